@@ -1,0 +1,33 @@
+//! The browser layer's errors: what can go wrong between a session call and Chromium.
+//!
+//! Each variant says what happened in words a person can act on; the RPC layer maps them to wire
+//! codes, kinds and remediations in one table (`rpc::error`).
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BrowserError {
+    #[error("no session with id {0:?} (it was closed, expired after its idle TTL, or never existed)")]
+    SessionNotFound(String),
+    #[error("{0}")]
+    UrlNotAllowed(String),
+    #[error("{0}")]
+    Timeout(String),
+    #[error("all {max} sessions are in use")]
+    CapacityExceeded { max: usize },
+    #[error("navigation to {url} failed: {reason}")]
+    NavigationFailed { url: String, reason: String },
+    #[error("{0}")]
+    EvaluationFailed(String),
+    #[error("the result cannot be returned as JSON: {0}")]
+    NotSerializable(String),
+    #[error("invalid selector {selector:?}: {reason}")]
+    InvalidSelector { selector: String, reason: String },
+    #[error("no element matches {0}")]
+    ElementNotFound(String),
+    #[error("{0}")]
+    InvalidOption(String),
+    #[error("Chromium is not available: {0}")]
+    Unavailable(String),
+    #[error("the browser rejected {method}: {message}")]
+    Protocol { method: String, message: String },
+}

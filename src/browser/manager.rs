@@ -1,0 +1,153 @@
+//! The session manager: the map of open sessions over the one shared Chromium.
+//!
+//! It enforces MAX_SESSIONS (a semaphore permit lives inside each session, so capacity is freed
+//! exactly when a session is gone), gives each call its session's turn, and closes sessions on
+//! request, on expiry (driven by the janitor) and at shutdown.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::chromium::Chromium;
+use super::error::BrowserError;
+use super::options::SessionOptions;
+use super::session::Session;
+use crate::metrics::Metrics;
+
+/// Why a session ended, for metrics and logs.
+#[derive(Debug, Clone, Copy)]
+pub enum CloseReason {
+    Closed,
+    Expired,
+    Shutdown,
+}
+
+impl CloseReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Closed => "closed",
+            Self::Expired => "expired",
+            Self::Shutdown => "shutdown",
+        }
+    }
+}
+
+pub struct SessionManager {
+    chromium: Arc<Chromium>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    capacity: Arc<Semaphore>,
+    max_sessions: usize,
+    ttl: Duration,
+    metrics: Metrics,
+}
+
+impl SessionManager {
+    pub fn new(chromium: Chromium, max_sessions: usize, ttl: Duration, metrics: Metrics) -> Self {
+        Self {
+            chromium: Arc::new(chromium),
+            sessions: Mutex::new(HashMap::new()),
+            capacity: Arc::new(Semaphore::new(max_sessions)),
+            max_sessions,
+            ttl,
+            metrics,
+        }
+    }
+
+    pub fn chromium(&self) -> &Arc<Chromium> {
+        &self.chromium
+    }
+
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.map().len()
+    }
+
+    pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
+        if !self.chromium.is_alive() {
+            return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
+        }
+        let permit = self
+            .capacity
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let session = Session::open(&self.chromium, options, permit, deadline).await?;
+        let id = session.id.clone();
+        self.map().insert(id.clone(), Arc::new(session));
+        self.metrics.sessions_created.inc();
+        self.metrics.sessions_open.set(self.open_count() as i64);
+        tracing::info!(session_id = %id, "session created");
+        Ok(id)
+    }
+
+    pub fn get(&self, id: &str) -> Result<Arc<Session>, BrowserError> {
+        self.map().get(id).cloned().ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))
+    }
+
+    /// Runs `op` on the session once it is this call's turn (calls on one session run in order).
+    pub async fn with_session<T, F, Fut>(&self, id: &str, deadline: Instant, op: F) -> Result<T, BrowserError>
+    where
+        F: FnOnce(Arc<Session>) -> Fut,
+        Fut: Future<Output = Result<T, BrowserError>>,
+    {
+        let session = self.get(id)?;
+        let _turn = tokio::time::timeout_at(deadline, session.turn.lock()).await.map_err(|_| {
+            BrowserError::Timeout("timed out waiting for this session's previous call to finish".into())
+        })?;
+        session.touch();
+        let result = op(session.clone()).await;
+        session.touch();
+        result
+    }
+
+    pub async fn close(&self, id: &str, reason: CloseReason) -> Result<(), BrowserError> {
+        let session = self.map().remove(id).ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))?;
+        self.metrics.sessions_open.set(self.open_count() as i64);
+        self.metrics.sessions_closed.with_label_values(&[reason.as_str()]).inc();
+        tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
+        let result = session.dispose(&self.chromium).await;
+        if let Err(err) = &result {
+            tracing::warn!(session_id = %id, error = %err, "disposing the browser context failed");
+        }
+        result
+    }
+
+    /// When the next idle session would expire if nothing touches it. Sessions in the middle of a
+    /// call are left out: the call touches them when it ends.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.map().values().filter(|s| !s.is_busy()).map(|s| s.last_used() + self.ttl).min()
+    }
+
+    /// Closes every session idle past the TTL (sessions in the middle of a call are left alone).
+    pub async fn close_expired(&self) {
+        let now = Instant::now();
+        let expired: Vec<String> = self
+            .map()
+            .values()
+            .filter(|s| s.last_used() + self.ttl <= now && !s.is_busy())
+            .map(|s| s.id.clone())
+            .collect();
+        for id in expired {
+            let _ = self.close(&id, CloseReason::Expired).await;
+        }
+    }
+
+    /// Closes every session; used at shutdown, before Chromium is stopped.
+    pub async fn close_all(&self) {
+        let ids: Vec<String> = self.map().keys().cloned().collect();
+        for id in ids {
+            let _ = self.close(&id, CloseReason::Shutdown).await;
+        }
+    }
+}

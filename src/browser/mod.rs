@@ -1,0 +1,28 @@
+//! The browser layer: one shared Chromium, sessions on top of it, and what a session can do.
+//!
+//! - `chromium`: launching Chromium and pumping its CDP connection
+//! - `manager`, `session`, `janitor`: session lifecycle (create, turn-taking, close, TTL expiry)
+//! - `options`: what a session is created with
+//! - `events`, `page_state`: page events folded into navigation and network state
+//! - `navigation`, `reading`, `evaluate`: what the RPC methods do with a page
+//! - `script`, `cdp`: helper scripts in an isolated world; raw CDP calls with deadlines
+//! - `policy`: which URLs may be loaded
+//! - `error`: this layer's error type
+
+pub mod cdp;
+pub mod chromium;
+pub mod error;
+pub mod evaluate;
+pub mod events;
+pub mod janitor;
+pub mod manager;
+pub mod navigation;
+pub mod options;
+pub mod page_state;
+pub mod policy;
+pub mod reading;
+pub mod script;
+pub mod session;
+
+pub use error::BrowserError;
+pub use manager::SessionManager;

@@ -1,0 +1,329 @@
+//! Configuration from environment variables, validated once at start-up.
+//!
+//! [`VARS`] is the one list of variable names, defaults and meanings: `--help` prints it and a test
+//! checks the README's table against it. A bad value stops start-up with a [`ConfigError`] that
+//! names the variable. Secrets (the API key) never appear in `Debug` output.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+
+/// The default allow-list: the local machine on any port, over http or https.
+pub const DEFAULT_ALLOW_HOST_REGEX: &str = r"^https?://(localhost|127\.0\.0\.1)(:\d+)?/";
+
+/// One environment variable the service reads.
+pub struct EnvVar {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+/// Every variable the service reads, in the order `--help` and the README list them.
+pub const VARS: &[EnvVar] = &[
+    EnvVar { name: "PORT", default: "3337", meaning: "listen port (0 picks a free one)" },
+    EnvVar { name: "HOST", default: "127.0.0.1", meaning: "bind address (the Docker image sets 0.0.0.0)" },
+    EnvVar {
+        name: "API_KEY",
+        default: "(none)",
+        meaning: "required x-api-key; when unset a random key is generated and printed once to stderr",
+    },
+    EnvVar { name: "ALLOW_HOST_REGEX", default: DEFAULT_ALLOW_HOST_REGEX, meaning: "URLs the browser may load" },
+    EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
+    EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
+    EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions" },
+    EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
+    EnvVar {
+        name: "MAX_CALL_MS",
+        default: "120000",
+        meaning: "upper bound on any single call, whatever timeout it asks for",
+    },
+    EnvVar {
+        name: "CHROME_PATH",
+        default: "auto",
+        meaning: "Chromium binary; else chromium, chromium-browser or google-chrome on PATH",
+    },
+    EnvVar { name: "HEADLESS", default: "true", meaning: "run Chromium headless" },
+    EnvVar { name: "LOG_FORMAT", default: "json", meaning: "json or pretty" },
+];
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    #[error("{var}={value:?} is not valid: {reason}")]
+    Invalid { var: &'static str, value: String, reason: String },
+    #[error(
+        "CHROME_PATH is not set and none of chromium, chromium-browser, google-chrome is on PATH; \
+         install Chromium (apt-get install -y chromium) or set CHROME_PATH"
+    )]
+    ChromeNotFound,
+}
+
+/// The API key clients must send in `x-api-key`. Its `Debug` never shows the key.
+#[derive(Clone, PartialEq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: String) -> Self {
+        Self(key)
+    }
+    /// A fresh random key (two v4 UUIDs: 244 random bits).
+    pub fn generate() -> Self {
+        Self(format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple()))
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub port: u16,
+    pub host: IpAddr,
+    pub api_key: ApiKey,
+    /// True when the key was generated because API_KEY was unset.
+    pub api_key_generated: bool,
+    pub allow_host_regex: Regex,
+    pub session_ttl: Duration,
+    pub rate_limit_max: u32,
+    pub max_sessions: usize,
+    pub max_body_bytes: usize,
+    pub max_call: Duration,
+    /// `None` means "look on PATH when launching" (resolved by [`Config::chrome_executable`]).
+    pub chrome_path: Option<PathBuf>,
+    pub headless: bool,
+    pub log_format: LogFormat,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads configuration through `lookup` (the environment, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let (api_key, api_key_generated) = match get("API_KEY") {
+            Some(key) => (ApiKey::new(key), false),
+            None => (ApiKey::generate(), true),
+        };
+        let allow = get("ALLOW_HOST_REGEX").unwrap_or_else(|| DEFAULT_ALLOW_HOST_REGEX.to_string());
+        let allow_host_regex = Regex::new(&allow).map_err(|e| ConfigError::Invalid {
+            var: "ALLOW_HOST_REGEX",
+            value: allow.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self {
+            port: parse_num(&get, "PORT", 3337, 0, u16::MAX as u64)? as u16,
+            host: match get("HOST") {
+                None => IpAddr::from([127, 0, 0, 1]),
+                Some(v) => v.trim().parse().map_err(|_| ConfigError::Invalid {
+                    var: "HOST",
+                    value: v.clone(),
+                    reason: "expected an IP address such as 127.0.0.1 or 0.0.0.0".into(),
+                })?,
+            },
+            api_key,
+            api_key_generated,
+            allow_host_regex,
+            session_ttl: Duration::from_millis(parse_num(&get, "SESSION_TTL_MS", 120_000, 1, u32::MAX as u64)?),
+            rate_limit_max: parse_num(&get, "RATE_LIMIT_MAX", 120, 1, 1_000_000)? as u32,
+            max_sessions: parse_num(&get, "MAX_SESSIONS", 8, 1, 1000)? as usize,
+            max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
+            max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
+            chrome_path: match get("CHROME_PATH") {
+                Some(v) if v.trim() != "auto" => Some(PathBuf::from(v.trim())),
+                _ => None,
+            },
+            headless: parse_bool(&get, "HEADLESS", true)?,
+            log_format: match get("LOG_FORMAT").as_deref().map(str::trim) {
+                None | Some("json") => LogFormat::Json,
+                Some("pretty") => LogFormat::Pretty,
+                Some(other) => {
+                    return Err(ConfigError::Invalid {
+                        var: "LOG_FORMAT",
+                        value: other.into(),
+                        reason: "expected json or pretty".into(),
+                    });
+                }
+            },
+        })
+    }
+
+    /// The Chromium binary to launch: CHROME_PATH, or the first known name found on PATH.
+    pub fn chrome_executable(&self) -> Result<PathBuf, ConfigError> {
+        if let Some(path) = &self.chrome_path {
+            return if path.is_file() {
+                Ok(path.clone())
+            } else {
+                Err(ConfigError::Invalid {
+                    var: "CHROME_PATH",
+                    value: path.display().to_string(),
+                    reason: "no such file".into(),
+                })
+            };
+        }
+        let path_var = std::env::var_os("PATH").unwrap_or_default();
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .flat_map(|name| std::env::split_paths(&path_var).map(move |dir| dir.join(name)))
+            .find(|candidate| candidate.is_file())
+            .ok_or(ConfigError::ChromeNotFound)
+    }
+}
+
+fn parse_num(
+    get: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<u64, ConfigError> {
+    let Some(raw) = get(var) else { return Ok(default) };
+    let invalid = |reason: String| ConfigError::Invalid { var, value: raw.clone(), reason };
+    let n: u64 = raw.trim().parse().map_err(|_| invalid("expected a whole number".into()))?;
+    if n < min || n > max {
+        return Err(invalid(format!("expected a number from {min} to {max}")));
+    }
+    Ok(n)
+}
+
+fn parse_bool(get: &impl Fn(&str) -> Option<String>, var: &'static str, default: bool) -> Result<bool, ConfigError> {
+    match get(var).as_deref().map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(default),
+        Some(v) if matches!(v.as_str(), "true" | "1" | "yes") => Ok(true),
+        Some(v) if matches!(v.as_str(), "false" | "0" | "no") => Ok(false),
+        Some(v) => Err(ConfigError::Invalid { var, value: v, reason: "expected true or false".into() }),
+    }
+}
+
+/// The text `text-browser --help` prints.
+pub fn help_text() -> String {
+    let mut out = String::from(
+        "text-browser: a JSON-RPC service (POST /rpc, WebSocket on /rpc) that lets agents see and drive web apps\n\
+         through one shared headless Chromium.\n\nUsage: text-browser [--help]\n\n\
+         Configuration (environment variables):\n",
+    );
+    for var in VARS {
+        out.push_str(&format!("  {:<18} default {:<12} {}\n", var.name, short_default(var), var.meaning));
+    }
+    out.push_str("\nEndpoints: POST /rpc, GET /healthz, GET /metrics. See README.md for the methods.\n");
+    out
+}
+
+fn short_default(var: &EnvVar) -> &'static str {
+    if var.name == "ALLOW_HOST_REGEX" { "localhost" } else { var.default }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_match_the_documented_table() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.port, 3337);
+        assert_eq!(c.host.to_string(), "127.0.0.1");
+        assert!(c.api_key_generated);
+        assert_eq!(c.allow_host_regex.as_str(), DEFAULT_ALLOW_HOST_REGEX);
+        assert_eq!(c.session_ttl, Duration::from_millis(120_000));
+        assert_eq!(c.rate_limit_max, 120);
+        assert_eq!(c.max_sessions, 8);
+        assert_eq!(c.max_body_bytes, 524_288);
+        assert!(c.headless);
+        assert_eq!(c.log_format, LogFormat::Json);
+        for var in VARS {
+            let documented = var.default;
+            let parsed = match var.name {
+                "PORT" => c.port.to_string(),
+                "SESSION_TTL_MS" => c.session_ttl.as_millis().to_string(),
+                "RATE_LIMIT_MAX" => c.rate_limit_max.to_string(),
+                "MAX_SESSIONS" => c.max_sessions.to_string(),
+                "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
+                "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
+                _ => continue,
+            };
+            assert_eq!(parsed, documented, "{}", var.name);
+        }
+    }
+
+    #[test]
+    fn default_allow_list_admits_localhost_and_refuses_others() {
+        let re = config(&[]).unwrap().allow_host_regex;
+        assert!(re.is_match("http://localhost:8080/x"));
+        assert!(re.is_match("https://127.0.0.1/"));
+        assert!(!re.is_match("http://localhost.evil.com/"));
+        assert!(!re.is_match("http://169.254.169.254/"));
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for (var, value) in [
+            ("PORT", "http"),
+            ("PORT", "70000"),
+            ("HOST", "my-host"),
+            ("ALLOW_HOST_REGEX", "(unclosed"),
+            ("SESSION_TTL_MS", "-5"),
+            ("MAX_SESSIONS", "0"),
+            ("HEADLESS", "maybe"),
+            ("LOG_FORMAT", "xml"),
+        ] {
+            let err = config(&[(var, value)]).unwrap_err();
+            assert!(err.to_string().starts_with(var), "{var}: {err}");
+        }
+    }
+
+    #[test]
+    fn explicit_values_are_used() {
+        let c = config(&[
+            ("PORT", "0"),
+            ("HOST", "0.0.0.0"),
+            ("API_KEY", "s3cret"),
+            ("HEADLESS", "false"),
+            ("LOG_FORMAT", "pretty"),
+            ("MAX_SESSIONS", "2"),
+        ])
+        .unwrap();
+        assert_eq!(c.port, 0);
+        assert_eq!(c.host.to_string(), "0.0.0.0");
+        assert_eq!(c.api_key.expose(), "s3cret");
+        assert!(!c.api_key_generated);
+        assert!(!c.headless);
+        assert_eq!(c.log_format, LogFormat::Pretty);
+        assert_eq!(c.max_sessions, 2);
+    }
+
+    #[test]
+    fn api_key_is_never_in_debug_output() {
+        let c = config(&[("API_KEY", "super-secret-key")]).unwrap();
+        assert!(!format!("{c:?}").contains("super-secret-key"));
+    }
+
+    #[test]
+    fn help_lists_every_variable() {
+        let help = help_text();
+        for var in VARS {
+            assert!(help.contains(var.name), "{}", var.name);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The HTTP side: the router and the layers in front of `/rpc`.
+//!
+//! `/rpc` sits behind, outermost first: rate limit (429), API key (401), body cap (413).
+//! `/healthz` and `/metrics` need no key. Every response carries an `x-request-id` (taken from
+//! the request or generated) and `cache-control: no-store`.
+
+pub mod auth;
+pub mod body_limit;
+pub mod rate_limit;
+pub mod rejection;
+pub mod rpc_service;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::get;
+use tower::ServiceBuilder;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::browser::SessionManager;
+use crate::config::ApiKey;
+use crate::metrics::Metrics;
+use rpc_service::RpcService;
+
+pub struct HttpParts {
+    pub rpc: RpcService,
+    pub api_key: Arc<ApiKey>,
+    pub max_body_bytes: usize,
+    pub rate_limit: Arc<rate_limit::Config>,
+    pub metrics: Metrics,
+    pub sessions: Arc<SessionManager>,
+}
+
+pub fn router(parts: HttpParts) -> Router {
+    let auth = auth::AuthState { key: parts.api_key, metrics: parts.metrics.clone() };
+    let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
+    let rpc = parts.rpc;
+    let rpc_routes =
+        Router::new().route_service("/rpc", tower::service_fn(move |request| rpc.clone().handle(request))).layer(
+            ServiceBuilder::new()
+                .layer(rate_limit::layer(parts.rate_limit, parts.metrics.clone()))
+                .layer(from_fn_with_state(auth, auth::require_api_key))
+                .layer(from_fn_with_state(body, body_limit::json_413))
+                .layer(RequestBodyLimitLayer::new(parts.max_body_bytes))
+                .map_request(|request: axum::http::Request<_>| request.map(axum::body::Body::new))
+                .layer(from_fn(body_limit::buffer_body)),
+        );
+    let metrics = parts.metrics.clone();
+    let sessions = parts.sessions;
+    Router::new()
+        .route("/healthz", get(|| async { axum::Json(serde_json::json!({ "ok": true })) }))
+        .route(
+            "/metrics",
+            get(move || {
+                let metrics = metrics.clone();
+                let sessions = sessions.clone();
+                async move {
+                    metrics.sessions_open.set(sessions.open_count() as i64);
+                    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], metrics.render())
+                }
+            }),
+        )
+        .merge(rpc_routes)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))),
+        )
+}

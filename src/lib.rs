@@ -1,0 +1,20 @@
+//! text-browser: a JSON-RPC service that lets AI agents see and drive JavaScript-heavy web apps
+//! through one shared headless Chromium.
+//!
+//! Layout (each module says more at its top):
+//! - `config`: environment variables → [`config::Config`], validated once
+//! - `telemetry`: the tracing subscriber (JSON or pretty)
+//! - `startup`: [`startup::Application`]: build, serve, shut down in order
+//! - `http`: the router and the layers in front of `/rpc` (key, rate limit, body cap)
+//! - `rpc`: the method list (names, params, results, handlers), errors, OpenRPC
+//! - `browser`: Chromium, sessions and everything a session does with its page
+//! - `metrics`: Prometheus collectors behind `/metrics`
+//! - `js/`: the helper scripts injected into pages (plain JS, embedded with `include_str!`)
+
+pub mod browser;
+pub mod config;
+pub mod http;
+pub mod metrics;
+pub mod rpc;
+pub mod startup;
+pub mod telemetry;

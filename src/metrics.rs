@@ -1,0 +1,78 @@
+//! Prometheus metrics, served at `/metrics`.
+//!
+//! Names follow Prometheus conventions (`text_browser_` prefix, `_total`, `_seconds`); labels are
+//! bounded (method names from our own list, outcomes from the error-kind table; never URLs or ids).
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
+
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Registry,
+    /// RPC calls by method and outcome (`ok` or the error kind).
+    pub rpc_requests: IntCounterVec,
+    pub rpc_duration: HistogramVec,
+    pub sessions_open: IntGauge,
+    pub sessions_created: IntCounter,
+    /// Closed sessions by reason (closed, expired, shutdown).
+    pub sessions_closed: IntCounterVec,
+    /// Requests refused before reaching a method, by HTTP status (401, 413, 429).
+    pub http_rejected: IntCounterVec,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let registry = Registry::new();
+        let rpc_requests = IntCounterVec::new(
+            Opts::new("text_browser_rpc_requests_total", "JSON-RPC calls by method and outcome"),
+            &["method", "outcome"],
+        )
+        .expect("valid metric");
+        let rpc_duration = HistogramVec::new(
+            HistogramOpts::new("text_browser_rpc_duration_seconds", "JSON-RPC call latency by method").buckets(vec![
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+            ]),
+            &["method"],
+        )
+        .expect("valid metric");
+        let sessions_open =
+            IntGauge::new("text_browser_sessions_open", "Sessions currently open").expect("valid metric");
+        let sessions_created =
+            IntCounter::new("text_browser_sessions_created_total", "Sessions created").expect("valid metric");
+        let sessions_closed = IntCounterVec::new(
+            Opts::new("text_browser_sessions_closed_total", "Sessions closed, by reason"),
+            &["reason"],
+        )
+        .expect("valid metric");
+        let http_rejected = IntCounterVec::new(
+            Opts::new("text_browser_http_rejected_total", "HTTP requests refused before dispatch, by status"),
+            &["status"],
+        )
+        .expect("valid metric");
+        for collector in [
+            Box::new(rpc_requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(rpc_duration.clone()),
+            Box::new(sessions_open.clone()),
+            Box::new(sessions_created.clone()),
+            Box::new(sessions_closed.clone()),
+            Box::new(http_rejected.clone()),
+        ] {
+            registry.register(collector).expect("unique metric names");
+        }
+        Self { registry, rpc_requests, rpc_duration, sessions_open, sessions_created, sessions_closed, http_rejected }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut buf);
+        String::from_utf8(buf).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,141 @@
+//! The application: build everything from a [`Config`], serve until told to stop, then shut
+//! down in order (stop accepting, close WebSockets, close sessions, stop Chromium, end tasks).
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::browser::chromium::Chromium;
+use crate::browser::policy::UrlPolicy;
+use crate::browser::{SessionManager, janitor};
+use crate::config::{Config, ConfigError};
+use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
+use crate::metrics::Metrics;
+use crate::rpc::{self, RpcContext};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Browser(#[from] crate::browser::BrowserError),
+}
+
+pub struct Application {
+    listener: TcpListener,
+    router: axum::Router,
+    sessions: Arc<SessionManager>,
+    stop_tasks: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+    rpc_server: jsonrpsee::server::ServerHandle,
+}
+
+impl Application {
+    pub async fn build(config: Config) -> Result<Self, StartupError> {
+        let executable = config.chrome_executable()?;
+        let addr = SocketAddr::new(config.host, config.port);
+        let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
+        let chromium = Chromium::launch(&executable, config.headless).await?;
+        let metrics = Metrics::new();
+        let sessions =
+            Arc::new(SessionManager::new(chromium, config.max_sessions, config.session_ttl, metrics.clone()));
+
+        let methods = rpc::all_methods();
+        let openrpc = rpc::openrpc::document(&methods);
+        let ctx = Arc::new(RpcContext {
+            sessions: sessions.clone(),
+            policy: UrlPolicy::new(config.allow_host_regex.clone()),
+            metrics: metrics.clone(),
+            max_call: config.max_call,
+            headless: config.headless,
+            openrpc,
+        });
+        let module = rpc::build_module(ctx, methods);
+        let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
+        let rate_limit = rate_limit::config(config.rate_limit_max);
+        let router = http::router(HttpParts {
+            rpc: RpcService::new(module, stop_handle, config.max_body_bytes),
+            api_key: Arc::new(config.api_key.clone()),
+            max_body_bytes: config.max_body_bytes,
+            rate_limit: rate_limit.clone(),
+            metrics,
+            sessions: sessions.clone(),
+        });
+
+        let (stop_tasks, stop_rx) = watch::channel(false);
+        let tasks = vec![
+            tokio::spawn(janitor::run(sessions.clone(), stop_rx.clone())),
+            tokio::spawn(rate_limit::housekeeping(rate_limit, stop_rx)),
+        ];
+        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// Serves until `shutdown` resolves, then shuts everything down in order.
+    pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server } = self;
+        tracing::info!(addr = %listener.local_addr()?, "listening");
+        let (draining_tx, mut draining) = watch::channel(false);
+        let rpc_server_for_signal = rpc_server.clone();
+        let graceful = async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            // Closes open WebSocket connections so the graceful drain can finish.
+            let _ = rpc_server_for_signal.stop();
+            let _ = draining_tx.send(true);
+        };
+        let serve = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(graceful);
+        let serve = async move {
+            // In-flight calls get a bounded time to finish once shutdown begins.
+            tokio::select! {
+                result = serve => result,
+                _ = async {
+                    janitor::stopped(&mut draining).await;
+                    tokio::time::sleep(Duration::from_secs(10)).await;
+                } => Ok(()),
+            }
+        };
+        let result = serve.await;
+        let _ = rpc_server.stop();
+        let _ = stop_tasks.send(true);
+        sessions.close_all().await;
+        for task in tasks {
+            let _ = task.await;
+        }
+        sessions.chromium().shutdown().await;
+        result
+    }
+}
+
+/// Resolves on SIGINT (ctrl-c) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}
