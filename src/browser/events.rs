@@ -17,17 +17,46 @@ pub const WATCHED: &[&str] = &[
     "Network.loadingFinished",
     "Network.loadingFailed",
     "Inspector.targetCrashed",
+    "Fetch.requestPaused",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageEvent {
-    Lifecycle { frame_id: String, loader_id: String, name: String },
-    FrameNavigated { frame_id: String, parent_id: Option<String>, loader_id: String, url: String },
-    RequestStarted { request_id: String },
-    ResponseReceived { request_id: String, frame_id: Option<String>, resource_type: String, status: u16 },
-    RequestFinished { request_id: String },
-    RequestFailed { request_id: String },
+    Lifecycle {
+        frame_id: String,
+        loader_id: String,
+        name: String,
+    },
+    FrameNavigated {
+        frame_id: String,
+        parent_id: Option<String>,
+        loader_id: String,
+        url: String,
+    },
+    RequestStarted {
+        request_id: String,
+        frame_id: Option<String>,
+        resource_type: String,
+    },
+    ResponseReceived {
+        request_id: String,
+        frame_id: Option<String>,
+        resource_type: String,
+        status: u16,
+    },
+    RequestFinished {
+        request_id: String,
+    },
+    RequestFailed {
+        request_id: String,
+        error_text: String,
+    },
     Crashed,
+    /// A request held by `Fetch.enable` interception, waiting for our decision.
+    RequestPaused {
+        request_id: String,
+        url: String,
+    },
 }
 
 impl PageEvent {
@@ -47,7 +76,11 @@ impl PageEvent {
                     url: p.frame.url,
                 }
             }
-            "Network.requestWillBeSent" => Self::RequestStarted { request_id: request_id(&params)? },
+            "Network.requestWillBeSent" => Self::RequestStarted {
+                request_id: request_id(&params)?,
+                frame_id: str_field(&params, "frameId"),
+                resource_type: str_field(&params, "type").unwrap_or_default(),
+            },
             "Network.responseReceived" => {
                 let p: ResponseReceived = serde_json::from_value(params).ok()?;
                 Self::ResponseReceived {
@@ -58,15 +91,26 @@ impl PageEvent {
                 }
             }
             "Network.loadingFinished" => Self::RequestFinished { request_id: request_id(&params)? },
-            "Network.loadingFailed" => Self::RequestFailed { request_id: request_id(&params)? },
+            "Network.loadingFailed" => Self::RequestFailed {
+                request_id: request_id(&params)?,
+                error_text: str_field(&params, "errorText").unwrap_or_default(),
+            },
             "Inspector.targetCrashed" => Self::Crashed,
+            "Fetch.requestPaused" => Self::RequestPaused {
+                request_id: request_id(&params)?,
+                url: params.get("request")?.get("url")?.as_str()?.to_owned(),
+            },
             _ => return None,
         })
     }
 }
 
 fn request_id(params: &Value) -> Option<String> {
-    params.get("requestId")?.as_str().map(str::to_owned)
+    str_field(params, "requestId")
+}
+
+fn str_field(params: &Value, name: &str) -> Option<String> {
+    params.get(name)?.as_str().map(str::to_owned)
 }
 
 #[derive(Deserialize)]
@@ -148,5 +192,32 @@ mod tests {
     fn unwatched_or_broken_events_are_ignored() {
         assert_eq!(PageEvent::parse("Page.somethingElse", json!({})), None);
         assert_eq!(PageEvent::parse("Network.loadingFinished", json!({"noRequestId": true})), None);
+    }
+
+    #[test]
+    fn request_events_keep_what_navigation_needs() {
+        let started = PageEvent::parse(
+            "Network.requestWillBeSent",
+            json!({"requestId":"L1","loaderId":"L1","frameId":"F","type":"Document","request":{"url":"http://x/"}}),
+        );
+        assert_eq!(
+            started,
+            Some(PageEvent::RequestStarted {
+                request_id: "L1".into(),
+                frame_id: Some("F".into()),
+                resource_type: "Document".into()
+            })
+        );
+        let failed = PageEvent::parse(
+            "Network.loadingFailed",
+            json!({"requestId":"L1","type":"Document","errorText":"net::ERR_CONNECTION_REFUSED","canceled":false}),
+        );
+        assert_eq!(
+            failed,
+            Some(PageEvent::RequestFailed {
+                request_id: "L1".into(),
+                error_text: "net::ERR_CONNECTION_REFUSED".into()
+            })
+        );
     }
 }

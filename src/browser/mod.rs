@@ -23,6 +23,7 @@ pub mod policy;
 pub mod reading;
 pub mod script;
 pub mod session;
+pub mod storage;
 
 pub use error::BrowserError;
 pub use manager::SessionManager;

@@ -1,18 +1,20 @@
 //! Navigating and waiting: `page.goto`, `page.reload`, `page.waitFor`.
 //!
-//! A navigation is finished when a document *newer than the one before the call* reaches the
-//! requested state; following the page's own redirects (a JS redirect before load) is therefore
-//! natural. `networkidle` means no request in flight for 500 ms, tracked by the page's pump.
+//! A navigation is finished when its document (or one that replaced it, such as a JS redirect
+//! before load) reaches the requested state; it fails when its document request fails.
+//! `networkidle` means no request in flight for 500 ms, tracked by the page's pump.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::time::Instant;
 
 use super::error::BrowserError;
 use super::page_state::NavState;
 use super::session::Session;
+
+const NAVIGATE_JS: &str = include_str!("../js/navigate.js");
 
 /// How long the network must be quiet for `networkidle`.
 pub const NETWORK_IDLE_QUIET: Duration = Duration::from_millis(500);
@@ -54,22 +56,45 @@ pub struct Landed {
 
 impl Session {
     pub async fn goto(&self, url: &str, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
-        let before = self.watch.nav.borrow().loader_id.clone();
-        let answer = self.cdp("Page.navigate", json!({ "url": url }), deadline).await?;
-        if let Some(error) = answer.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-            return Err(BrowserError::NavigationFailed { url: url.to_owned(), reason: error.to_owned() });
+        let what = format!("page.goto({url})");
+        let (current_url, requests_before) = {
+            let nav = self.watch.nav.borrow();
+            (nav.url.clone(), nav.document_requests)
+        };
+        self.call_helper(NAVIGATE_JS, &[json!(url)], deadline).await?;
+        if is_same_document(&current_url, url) {
+            return self.landed(deadline).await;
         }
-        // No loaderId: a same-document navigation (only the fragment changed); nothing to wait for.
-        if answer.get("loaderId").and_then(Value::as_str).is_some() {
-            self.wait_for_new_document(&before, wait_until, deadline, &format!("page.goto({url})")).await?;
-        }
+        // Our navigation is the first main-frame document request after the call; its request
+        // id is the loader id of the document it becomes.
+        let mut nav = self.watch.nav.clone();
+        let started = tokio::time::timeout_at(deadline, async {
+            nav.wait_for(|n| n.document_requests > requests_before || n.crashed)
+                .await
+                .map(|n| (n.crashed, n.last_document_request.clone()))
+        })
+        .await;
+        let loader = match started {
+            Ok(Ok((false, loader))) => loader,
+            Ok(Ok((true, _))) => return Err(crashed()),
+            Ok(Err(_)) => return Err(page_gone()),
+            Err(_) => return Err(BrowserError::Timeout(format!("{what} timed out before the request started"))),
+        };
+        self.wait_for_document(Target::Loader(&loader), wait_until, deadline, &what).await.map_err(
+            |err| match err {
+                BrowserError::NavigationFailed { reason, .. } => {
+                    BrowserError::NavigationFailed { url: url.to_owned(), reason }
+                }
+                other => other,
+            },
+        )?;
         self.landed(deadline).await
     }
 
     pub async fn reload(&self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
         let before = self.watch.nav.borrow().loader_id.clone();
         self.cdp("Page.reload", json!({}), deadline).await?;
-        self.wait_for_new_document(&before, wait_until, deadline, "page.reload").await?;
+        self.wait_for_document(Target::NewerThan(&before), wait_until, deadline, "page.reload").await?;
         self.landed(deadline).await
     }
 
@@ -94,23 +119,38 @@ impl Session {
         Ok(())
     }
 
-    async fn wait_for_new_document(
+    /// Waits until the `target` document (or one that replaced it) reaches `wait_until`.
+    async fn wait_for_document(
         &self,
-        before: &str,
+        target: Target<'_>,
         wait_until: WaitUntil,
         deadline: Instant,
         what: &str,
     ) -> Result<(), BrowserError> {
         let mut nav = self.watch.nav.clone();
+        let is_target = |n: &NavState| match target {
+            Target::Loader(loader) => n.loader_id == loader || n.replaced(loader),
+            Target::NewerThan(before) => n.loader_id != before,
+        };
+        let failure = |n: &NavState| match target {
+            Target::Loader(loader) => n.failure_of(loader).map(str::to_owned),
+            Target::NewerThan(_) => None,
+        };
         let waited = tokio::time::timeout_at(deadline, async {
-            nav.wait_for(|n| n.crashed || (n.loader_id != before && wait_until.reached(n))).await.map(|n| n.crashed)
+            nav.wait_for(|n| n.crashed || failure(n).is_some() || (is_target(n) && wait_until.reached(n)))
+                .await
+                .map(|n| (n.crashed, failure(&n)))
         })
         .await;
         match waited {
-            Ok(Ok(true)) => return Err(crashed()),
-            Ok(Ok(false)) => {}
+            Ok(Ok((true, _))) => return Err(crashed()),
+            Ok(Ok((false, Some(reason)))) => {
+                return Err(BrowserError::NavigationFailed { url: String::new(), reason });
+            }
+            Ok(Ok((false, None))) => {}
             Ok(Err(_)) => return Err(page_gone()),
             Err(_) => {
+                self.stop_loading().await;
                 return Err(BrowserError::Timeout(format!(
                     "{what} timed out waiting for the {} event",
                     if wait_until == WaitUntil::DomContentLoaded { "DOMContentLoaded" } else { "load" }
@@ -169,6 +209,30 @@ impl Session {
             title: value["title"].as_str().unwrap_or_default().to_owned(),
             status,
         })
+    }
+}
+
+/// True when going from `current` to `target` only changes the fragment (no new document).
+fn is_same_document(current: &str, target: &str) -> bool {
+    let base = |u: &str| u.split('#').next().unwrap_or_default().to_owned();
+    target.contains('#') && !current.is_empty() && base(current) == base(target)
+}
+
+/// Which document a navigation waits for.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// The one `Page.navigate` answered with.
+    Loader(&'a str),
+    /// Any document after the one that was current before the call (`Page.reload` names none).
+    NewerThan(&'a str),
+}
+
+impl Session {
+    /// Cancels a navigation that timed out, so the next call does not queue behind it. It must
+    /// finish before the next call navigates, or it would cancel that one instead.
+    async fn stop_loading(&self) {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let _ = super::cdp::call(&self.page, "Page.stopLoading", json!({}), deadline).await;
     }
 }
 

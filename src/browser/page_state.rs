@@ -25,6 +25,29 @@ pub struct NavState {
     pub document_status: Option<(String, u16)>,
     /// The renderer process died.
     pub crashed: bool,
+    /// The last few loader ids, oldest first, to tell whether a document was replaced.
+    pub history: VecDeque<String>,
+    /// How many main-frame document requests have started, and the latest one's id (which is
+    /// also the loader id of the document it will become).
+    pub document_requests: u64,
+    pub last_document_request: String,
+    /// Main-frame document requests that failed: (request id, error text), newest last.
+    pub failed_documents: VecDeque<(String, String)>,
+}
+
+/// How many past loader ids [`NavState::history`] keeps.
+const HISTORY: usize = 16;
+
+impl NavState {
+    /// True once `loader`'s document was committed and then replaced by a later one.
+    pub fn replaced(&self, loader: &str) -> bool {
+        self.history.iter().position(|l| l == loader).is_some_and(|i| i + 1 < self.history.len())
+    }
+
+    /// The error text if the document request `request` failed.
+    pub fn failure_of(&self, request: &str) -> Option<&str> {
+        self.failed_documents.iter().find(|(id, _)| id == request).map(|(_, e)| e.as_str())
+    }
 }
 
 /// Network activity of the page.
@@ -40,6 +63,8 @@ pub struct NetState {
 pub struct PageWatch {
     pub nav: watch::Receiver<NavState>,
     pub net: watch::Receiver<NetState>,
+    /// The last request held by Fetch interception: (request id, URL).
+    pub paused: watch::Receiver<Option<(String, String)>>,
 }
 
 /// Requests that ended before we saw them start (events come through separate channels, so their
@@ -51,6 +76,7 @@ pub struct PageTracker {
     main_frame: String,
     nav: watch::Sender<NavState>,
     net: watch::Sender<NetState>,
+    paused: watch::Sender<Option<(String, String)>>,
     in_flight: HashSet<String>,
     ended_early: VecDeque<String>,
 }
@@ -59,15 +85,21 @@ impl PageTracker {
     pub fn new(main_frame: String) -> (Self, PageWatch) {
         let (nav, nav_rx) = watch::channel(NavState::default());
         let (net, net_rx) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
-        let tracker = Self { main_frame, nav, net, in_flight: HashSet::new(), ended_early: VecDeque::new() };
-        (tracker, PageWatch { nav: nav_rx, net: net_rx })
+        let (paused, paused_rx) = watch::channel(None);
+        let tracker = Self { main_frame, nav, net, paused, in_flight: HashSet::new(), ended_early: VecDeque::new() };
+        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx })
     }
 
     pub fn apply(&mut self, event: PageEvent) {
+        tracing::trace!(?event, "page event");
         match event {
             PageEvent::Lifecycle { frame_id, loader_id, name } if frame_id == self.main_frame => {
                 self.nav.send_modify(|nav| {
                     if nav.loader_id != loader_id {
+                        if nav.history.len() == HISTORY {
+                            nav.history.pop_front();
+                        }
+                        nav.history.push_back(loader_id.clone());
                         nav.loader_id = loader_id;
                         nav.dom_content_loaded = false;
                         nav.loaded = false;
@@ -90,25 +122,48 @@ impl PageTracker {
             {
                 self.nav.send_modify(|nav| nav.document_status = Some((request_id, status)));
             }
-            PageEvent::RequestStarted { request_id } => {
+            PageEvent::RequestStarted { request_id, frame_id, resource_type } => {
+                if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
+                    self.nav.send_modify(|nav| {
+                        nav.document_requests += 1;
+                        nav.last_document_request = request_id.clone();
+                    });
+                }
                 if let Some(pos) = self.ended_early.iter().position(|id| *id == request_id) {
                     self.ended_early.remove(pos);
                 } else if self.in_flight.insert(request_id) {
                     self.publish_net();
                 }
             }
-            PageEvent::RequestFinished { request_id } | PageEvent::RequestFailed { request_id } => {
-                if self.in_flight.remove(&request_id) {
-                    self.publish_net();
-                } else {
-                    if self.ended_early.len() == EARLY_ENDS_REMEMBERED {
-                        self.ended_early.pop_front();
-                    }
-                    self.ended_early.push_back(request_id);
+            PageEvent::RequestFailed { request_id, error_text } => {
+                let is_document = self.nav.borrow().last_document_request == request_id;
+                if is_document {
+                    self.nav.send_modify(|nav| {
+                        if nav.failed_documents.len() == HISTORY {
+                            nav.failed_documents.pop_front();
+                        }
+                        nav.failed_documents.push_back((request_id.clone(), error_text));
+                    });
                 }
+                self.request_ended(request_id);
             }
+            PageEvent::RequestFinished { request_id } => self.request_ended(request_id),
             PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
+            PageEvent::RequestPaused { request_id, url } => {
+                self.paused.send_replace(Some((request_id, url)));
+            }
             _ => {}
+        }
+    }
+
+    fn request_ended(&mut self, request_id: String) {
+        if self.in_flight.remove(&request_id) {
+            self.publish_net();
+        } else {
+            if self.ended_early.len() == EARLY_ENDS_REMEMBERED {
+                self.ended_early.pop_front();
+            }
+            self.ended_early.push_back(request_id);
         }
     }
 
@@ -133,6 +188,28 @@ mod tests {
         PageEvent::Lifecycle { frame_id: "main".into(), loader_id: loader.into(), name: name.into() }
     }
 
+    fn started(id: &str) -> PageEvent {
+        PageEvent::RequestStarted {
+            request_id: id.into(),
+            frame_id: Some("other".into()),
+            resource_type: "Fetch".into(),
+        }
+    }
+
+    #[test]
+    fn a_failed_main_document_request_is_remembered() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(PageEvent::RequestStarted {
+            request_id: "D1".into(),
+            frame_id: Some("main".into()),
+            resource_type: "Document".into(),
+        });
+        assert_eq!(w.nav.borrow().document_requests, 1);
+        t.apply(PageEvent::RequestFailed { request_id: "D1".into(), error_text: "net::ERR_CONNECTION_REFUSED".into() });
+        assert_eq!(w.nav.borrow().failure_of("D1"), Some("net::ERR_CONNECTION_REFUSED"));
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
     #[test]
     fn a_new_loader_resets_the_load_flags() {
         let (mut t, w) = PageTracker::new("main".into());
@@ -146,6 +223,17 @@ mod tests {
     }
 
     #[test]
+    fn a_document_counts_as_replaced_once_a_later_one_commits() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(lifecycle("L1", "init"));
+        assert!(!w.nav.borrow().replaced("L1"));
+        t.apply(lifecycle("L2", "init"));
+        assert!(w.nav.borrow().replaced("L1"));
+        assert!(!w.nav.borrow().replaced("L2"));
+        assert!(!w.nav.borrow().replaced("never-seen"));
+    }
+
+    #[test]
     fn subframe_lifecycle_is_ignored() {
         let (mut t, w) = PageTracker::new("main".into());
         t.apply(PageEvent::Lifecycle { frame_id: "child".into(), loader_id: "X".into(), name: "load".into() });
@@ -155,22 +243,22 @@ mod tests {
     #[test]
     fn in_flight_counts_requests_even_when_the_end_arrives_first() {
         let (mut t, w) = PageTracker::new("main".into());
-        t.apply(PageEvent::RequestStarted { request_id: "a".into() });
-        t.apply(PageEvent::RequestStarted { request_id: "b".into() });
+        t.apply(started("a"));
+        t.apply(started("b"));
         assert_eq!(w.net.borrow().in_flight, 2);
         t.apply(PageEvent::RequestFinished { request_id: "a".into() });
         // "c" ends before its start is seen: it must not stay in flight forever.
-        t.apply(PageEvent::RequestFailed { request_id: "c".into() });
-        t.apply(PageEvent::RequestStarted { request_id: "c".into() });
-        t.apply(PageEvent::RequestFailed { request_id: "b".into() });
+        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "x".into() });
+        t.apply(started("c"));
+        t.apply(PageEvent::RequestFailed { request_id: "b".into(), error_text: "x".into() });
         assert_eq!(w.net.borrow().in_flight, 0);
     }
 
     #[test]
     fn a_redirect_hop_does_not_count_twice() {
         let (mut t, w) = PageTracker::new("main".into());
-        t.apply(PageEvent::RequestStarted { request_id: "r".into() });
-        t.apply(PageEvent::RequestStarted { request_id: "r".into() });
+        t.apply(started("r"));
+        t.apply(started("r"));
         t.apply(PageEvent::RequestFinished { request_id: "r".into() });
         assert_eq!(w.net.borrow().in_flight, 0);
     }

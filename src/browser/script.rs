@@ -50,10 +50,8 @@ impl Session {
 
     async fn helper_context(&self, deadline: Instant) -> Result<i64, BrowserError> {
         let loader = self.watch.nav.borrow().loader_id.clone();
-        if let Some((cached_loader, context)) = self.cached_world() {
-            if cached_loader == loader {
-                return Ok(context);
-            }
+        if let Some((_, context)) = self.cached_world().filter(|(cached, _)| *cached == loader) {
+            return Ok(context);
         }
         let frame_id = self.page.target_id().as_ref().to_owned();
         let answer = self

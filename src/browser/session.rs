@@ -140,19 +140,8 @@ impl Session {
                     )
                     .await?;
             }
-            for origin in &state.origins {
-                for item in &origin.local_storage {
-                    self.cdp(
-                        "DOMStorage.setDOMStorageItem",
-                        json!({
-                            "storageId": { "securityOrigin": origin.origin, "isLocalStorage": true },
-                            "key": item.name,
-                            "value": item.value,
-                        }),
-                        deadline,
-                    )
-                    .await?;
-                }
+            for origin in state.origins.iter().filter(|o| !o.local_storage.is_empty()) {
+                self.seed_local_storage(origin, deadline).await?;
             }
         }
         Ok(())
@@ -222,6 +211,7 @@ async fn subscribe(
     all.push(typed::<EventLoadingFinished>(page).await?);
     all.push(typed::<EventLoadingFailed>(page).await?);
     all.push(typed::<EventTargetCrashed>(page).await?);
+    all.push(typed::<chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused>(page).await?);
     let mut raw = raw;
     all.push(stream::poll_fn(move |cx| raw.poll_recv(cx)).boxed());
     Ok(all)

@@ -78,6 +78,21 @@ pub const KINDS: &[ErrorKind] = &[
         remediation: "Retry the call; if it keeps failing, close the session and create a new one.",
     },
     ErrorKind {
+        kind: "unauthorized",
+        code: -32020,
+        remediation: "Send the service's API key in the x-api-key header (or ?api_key= on a WebSocket upgrade).",
+    },
+    ErrorKind {
+        kind: "payload_too_large",
+        code: -32021,
+        remediation: "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches.",
+    },
+    ErrorKind {
+        kind: "rate_limited",
+        code: -32022,
+        remediation: "Wait the number of seconds in the Retry-After header, then retry.",
+    },
+    ErrorKind {
         kind: "internal_error",
         code: -32603,
         remediation: "Retry the call; if it keeps failing, report it with the x-request-id of the response.",

@@ -83,6 +83,7 @@ mod tests {
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
     #[allow(dead_code)]
     struct TextParams {
+        #[serde(rename = "session_id")]
         session_id: String,
         selector: Option<String>,
         max_chars: Option<u64>,

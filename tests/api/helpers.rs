@@ -1,0 +1,269 @@
+//! Test harness: starts the real `text-browser` and `fixtures` binaries on random ports and talks
+//! to them over HTTP, like any client.
+//!
+//! One shared service (and one fixtures server) serves the whole test binary; each test makes its
+//! own session. Tests that need other settings (TTL, caps, rate limits) start their own
+//! [`Instance`], stopped when dropped. Every child process gets PR_SET_PDEATHSIG, so nothing
+//! outlives the test binary. If Chromium is missing, start-up fails with the service's own
+//! message ("install Chromium (apt-get install -y chromium) or set CHROME_PATH").
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const API_KEY: &str = "test-key-0123456789";
+
+/// A running service and how to reach it.
+pub struct Service {
+    pub base: String,
+    pub pid: u32,
+    log: Arc<Mutex<String>>,
+}
+
+/// A JSON-RPC error answer.
+#[derive(Debug, Clone)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Value,
+}
+
+impl RpcError {
+    pub fn kind(&self) -> &str {
+        self.data["kind"].as_str().unwrap_or_default()
+    }
+}
+
+/// The service shared by every test in this binary.
+pub fn shared() -> &'static Service {
+    static SHARED: OnceLock<Service> = OnceLock::new();
+    SHARED.get_or_init(|| {
+        fixtures();
+        let (tx, rx) = mpsc::channel();
+        // The spawning thread must outlive every test: PDEATHSIG fires when it exits.
+        std::thread::spawn(move || {
+            let (child, service) = start_service(&[("RATE_LIMIT_MAX", "1000000"), ("MAX_SESSIONS", "64")]);
+            tx.send(service).expect("the test thread waits");
+            let _keep = child;
+            loop {
+                std::thread::park();
+            }
+        });
+        rx.recv().expect("the shared service started")
+    })
+}
+
+/// Base URL of the fixtures web app (shared by the whole binary).
+pub fn fixtures() -> &'static str {
+    static FIXTURES: OnceLock<String> = OnceLock::new();
+    FIXTURES.get_or_init(|| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_fixtures"));
+            cmd.env("PORT", "0").stdout(Stdio::piped()).stderr(Stdio::inherit());
+            let mut child = spawn_tied(cmd);
+            let stdout = child.stdout.take().expect("piped stdout");
+            let mut lines = BufReader::new(stdout).lines();
+            let line = lines.next().and_then(Result::ok).unwrap_or_default();
+            let url = line.strip_prefix("fixtures listening on ").expect("the fixtures server announces its address");
+            tx.send(url.trim().to_owned()).expect("the test thread waits");
+            let _keep = child;
+            loop {
+                std::thread::park();
+            }
+        });
+        rx.recv_timeout(Duration::from_secs(30)).expect("the fixtures server started")
+    })
+}
+
+/// A service with its own settings, stopped (SIGTERM, then wait) when dropped.
+pub struct Instance {
+    pub service: Service,
+    child: Child,
+}
+
+impl Instance {
+    pub fn start(env: &[(&str, &str)]) -> Self {
+        fixtures();
+        let (child, service) = start_service(env);
+        Self { service, child }
+    }
+}
+
+impl std::ops::Deref for Instance {
+    type Target = Service;
+    fn deref(&self) -> &Service {
+        &self.service
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on our own child's pid has no memory-safety concerns.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_tied(mut cmd: Command) -> Child {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no Rust state.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    cmd.spawn().expect("the binary was built by cargo")
+}
+
+/// Starts the service with `env` over test defaults and waits for its "listening" line.
+fn start_service(env: &[(&str, &str)]) -> (Child, Service) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_text-browser"));
+    cmd.env("PORT", "0").env("API_KEY", API_KEY).env("LOG_FORMAT", "json").env_remove("RUST_LOG");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = spawn_tied(cmd);
+    let stderr = child.stderr.take().expect("piped stderr");
+    let log = Arc::new(Mutex::new(String::new()));
+    let (tx, rx) = mpsc::channel();
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str::<Value>(&line)
+                && v["message"] == "listening"
+            {
+                let _ = tx.send(v["addr"].as_str().unwrap_or_default().to_owned());
+            }
+            let mut sink = sink.lock().unwrap();
+            sink.push_str(&line);
+            sink.push('\n');
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(addr) = rx.recv_timeout(Duration::from_millis(100)) {
+            let pid = child.id();
+            return (child, Service { base: format!("http://{addr}"), pid, log });
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            std::thread::sleep(Duration::from_millis(200));
+            panic!(
+                "text-browser exited ({status}) before it was ready. Its output:\n{}\n\
+                 (Chromium is needed: apt-get install -y chromium, or set CHROME_PATH.)",
+                log.lock().unwrap()
+            );
+        }
+        if Instant::now() > deadline {
+            panic!("text-browser was not ready within 60 s. Its output:\n{}", log.lock().unwrap());
+        }
+    }
+}
+
+impl Service {
+    pub fn rpc_url(&self) -> String {
+        format!("{}/rpc", self.base)
+    }
+
+    /// Everything the service has written to stderr so far.
+    pub fn logs(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// POSTs `body` to /rpc with the API key and a JSON content type.
+    pub async fn post(&self, body: impl Into<reqwest::Body>) -> reqwest::Response {
+        reqwest::Client::new()
+            .post(self.rpc_url())
+            .header("x-api-key", API_KEY)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("the service answers")
+    }
+
+    /// Calls `method` with named `params`.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let response = self.post(request.to_string()).await;
+        let status = response.status();
+        let body: Value =
+            response.json().await.unwrap_or_else(|e| panic!("{method}: HTTP {status}, body not JSON: {e}"));
+        if let Some(error) = body.get("error") {
+            return Err(RpcError {
+                code: error["code"].as_i64().unwrap_or_default(),
+                message: error["message"].as_str().unwrap_or_default().to_owned(),
+                data: error.get("data").cloned().unwrap_or(Value::Null),
+            });
+        }
+        Ok(body["result"].clone())
+    }
+
+    /// Calls `method` and expects success.
+    pub async fn ok(&self, method: &str, params: Value) -> Value {
+        self.call(method, params).await.unwrap_or_else(|e| panic!("{method} failed: {e:?}"))
+    }
+
+    /// Calls `method` and expects an error.
+    pub async fn err(&self, method: &str, params: Value) -> RpcError {
+        match self.call(method, params).await {
+            Ok(v) => panic!("{method} succeeded but should have failed: {v}"),
+            Err(e) => e,
+        }
+    }
+
+    /// Opens a session and returns its id.
+    pub async fn session(&self) -> String {
+        let result = self.ok("session.create", json!({})).await;
+        result["session_id"].as_str().expect("session_id").to_owned()
+    }
+
+    /// The /metrics text.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(format!("{}/metrics", self.base)).await.expect("metrics").text().await.expect("text")
+    }
+}
+
+/// Polls `check` every 50 ms until it returns `Some`, or panics after `limit` naming `what`.
+pub async fn eventually<T, F, Fut>(limit: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out after {limit:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A fixtures URL for `path`.
+pub fn page(path: &str) -> String {
+    format!("{}{}", fixtures(), path)
+}
+
+/// The value of a metric line `name` (with its labels, exactly as exposed), if present.
+pub fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}

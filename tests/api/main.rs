@@ -1,0 +1,12 @@
+//! Integration tests: the real service, real Chromium, the fixtures app. One binary, so one
+//! shared service (see `helpers`).
+
+mod helpers;
+
+mod client_examples;
+mod contract;
+mod errors;
+mod http_layers;
+mod navigation;
+mod reading;
+mod sessions;

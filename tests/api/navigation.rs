@@ -1,0 +1,111 @@
+//! page.goto, page.reload and page.waitFor against the fixtures.
+
+use serde_json::json;
+
+use crate::helpers::{page, shared};
+
+#[tokio::test]
+async fn goto_networkidle_waits_for_late_fetches() {
+    let svc = shared();
+    let sid = svc.session().await;
+    // /projects fills its list from an API that answers after 800 ms.
+    let nav = svc.ok("page.goto", json!({ "session_id": sid, "url": page("/projects") })).await;
+    assert_eq!(nav["title"], "Projects");
+    assert_eq!(nav["status"], 200);
+    let text = svc.ok("page.text", json!({ "session_id": sid })).await;
+    assert!(text["text"].as_str().unwrap().contains("Borealis API"), "{text}");
+    svc.ok("session.close", json!({ "session_id": sid })).await;
+}
+
+#[tokio::test]
+async fn goto_load_returns_before_late_fetches_finish() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/projects"), "waitUntil": "load" })).await;
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#status" })).await;
+    assert_eq!(text["text"], "Loading projects…");
+    // ...and waitFor networkidle then sees the list.
+    svc.ok("page.waitFor", json!({ "session_id": sid, "state": "networkidle" })).await;
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#status" })).await;
+    assert_eq!(text["text"], "3 projects");
+}
+
+#[tokio::test]
+async fn goto_domcontentloaded_is_accepted() {
+    let svc = shared();
+    let sid = svc.session().await;
+    let nav =
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "domcontentloaded" })).await;
+    assert_eq!(nav["title"], "Fixtures Home");
+}
+
+#[tokio::test]
+async fn goto_reports_http_error_status_without_failing() {
+    let svc = shared();
+    let sid = svc.session().await;
+    let nav =
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page("/no-such-page"), "waitUntil": "load" })).await;
+    assert_eq!(nav["status"], 404);
+    assert_eq!(nav["title"], "Not found");
+}
+
+#[tokio::test]
+async fn goto_disallowed_host_is_rejected() {
+    let svc = shared();
+    let sid = svc.session().await;
+    for url in
+        ["http://example.com/", "http://169.254.169.254/latest/meta-data/", "file:///etc/passwd", "javascript:alert(1)"]
+    {
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{url}: {err:?}");
+        assert!(err.data["remediation"].as_str().unwrap().contains("ALLOW_HOST_REGEX"));
+    }
+}
+
+#[tokio::test]
+async fn goto_refused_connection_is_navigation_failed() {
+    let svc = shared();
+    let sid = svc.session().await;
+    // A port nothing listens on: bind one, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": format!("http://127.0.0.1:{port}/") })).await;
+    assert_eq!(err.kind(), "navigation_failed", "{err:?}");
+    assert!(err.message.contains("ERR_CONNECTION_REFUSED"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn goto_slower_than_its_timeout_times_out_and_the_session_stays_usable() {
+    let svc = shared();
+    let sid = svc.session().await;
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": page("/slow?ms=5000"), "timeout": 700 })).await;
+    assert_eq!(err.kind(), "timeout", "{err:?}");
+    assert!(err.message.contains("/slow?ms=5000"), "{}", err.message);
+    let nav = svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    assert_eq!(nav["title"], "Fixtures Home");
+}
+
+#[tokio::test]
+async fn reload_loads_a_fresh_document() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "window.marker = 42" })).await;
+    let nav = svc.ok("page.reload", json!({ "session_id": sid, "waitUntil": "load" })).await;
+    assert_eq!(nav["title"], "Fixtures Home");
+    let marker = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "typeof window.marker" })).await;
+    assert_eq!(marker["result"], "undefined");
+}
+
+#[tokio::test]
+async fn wait_for_idle_for_needs_ms_and_returns_the_state() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let done = svc.ok("page.waitFor", json!({ "session_id": sid, "state": "idleFor", "ms": 200 })).await;
+    assert_eq!(done["state"], "idleFor");
+    let err = svc.err("page.waitFor", json!({ "session_id": sid, "state": "idleFor" })).await;
+    assert_eq!(err.data["param"], "ms");
+    let err = svc.err("page.waitFor", json!({ "session_id": sid, "state": "sleep" })).await;
+    assert_eq!(err.code, -32602);
+    assert_eq!(err.data["param"], "state");
+}

@@ -1,0 +1,187 @@
+//! Session lifecycle: options, isolation, capacity, TTL expiry, and no leaked Chromium targets.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Instance, eventually, fixtures, metric, page, shared};
+
+#[tokio::test]
+async fn session_create_applies_viewport_and_user_agent() {
+    let svc = shared();
+    let created = svc
+        .ok("session.create", json!({ "viewport": { "width": 640, "height": 480 }, "userAgent": "AgentBot/1.0" }))
+        .await;
+    let sid = created["session_id"].as_str().unwrap();
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let seen = svc
+        .ok(
+            "page.evaluate",
+            json!({ "session_id": sid, "expression": "[innerWidth, innerHeight, navigator.userAgent]" }),
+        )
+        .await;
+    assert_eq!(seen["result"], json!([640, 480, "AgentBot/1.0"]));
+}
+
+#[tokio::test]
+async fn session_default_viewport_is_1280_by_800() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let seen = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "[innerWidth, innerHeight]" })).await;
+    assert_eq!(seen["result"], json!([1280, 800]));
+}
+
+#[tokio::test]
+async fn session_create_restores_storage_state() {
+    let svc = shared();
+    let origin = fixtures().to_owned();
+    let created = svc
+        .ok(
+            "session.create",
+            json!({ "storageState": {
+                "cookies": [{ "name": "token", "value": "abc123", "domain": "127.0.0.1", "path": "/", "expires": -1 }],
+                "origins": [{ "origin": origin, "localStorage": [{ "name": "theme", "value": "dark" }] }]
+            }}),
+        )
+        .await;
+    let sid = created["session_id"].as_str().unwrap();
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let seen = svc
+        .ok(
+            "page.evaluate",
+            json!({ "session_id": sid, "expression": "[document.cookie, localStorage.getItem('theme')]" }),
+        )
+        .await;
+    assert_eq!(seen["result"], json!(["token=abc123", "dark"]));
+}
+
+#[tokio::test]
+async fn sessions_do_not_share_cookies_or_storage() {
+    let svc = shared();
+    let a = svc.session().await;
+    let b = svc.session().await;
+    for sid in [&a, &b] {
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    }
+    svc.ok(
+        "page.evaluate",
+        json!({ "session_id": a, "expression": "document.cookie = 'who=a'; localStorage.setItem('who', 'a'); 1" }),
+    )
+    .await;
+    let seen = svc
+        .ok("page.evaluate", json!({ "session_id": b, "expression": "[document.cookie, localStorage.getItem('who')]" }))
+        .await;
+    assert_eq!(seen["result"], json!(["", null]));
+}
+
+#[tokio::test]
+async fn session_create_rejects_bad_options_by_name() {
+    let svc = shared();
+    for (params, param) in [
+        (json!({ "viewport": { "width": 0, "height": 600 } }), "viewport"),
+        (json!({ "viewport": { "width": 800 } }), "viewport"),
+        (json!({ "proxy": { "server": "not a url" } }), "proxy"),
+        (json!({ "headless": false }), "headless"),
+        (json!({ "userAgent": 42 }), "userAgent"),
+        (json!({ "viewPort": { "width": 1, "height": 1 } }), "viewPort"),
+    ] {
+        let err = svc.err("session.create", params.clone()).await;
+        assert_eq!(err.code, -32602, "{params}: {err:?}");
+        assert_eq!(err.data["param"], param, "{params}: {err:?}");
+    }
+}
+
+#[tokio::test]
+async fn closed_session_is_gone() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("session.close", json!({ "session_id": sid })).await;
+    let err = svc.err("page.text", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "session_not_found");
+    let err = svc.err("session.close", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "session_not_found");
+}
+
+#[tokio::test]
+async fn session_create_beyond_max_sessions_is_capacity_exceeded() {
+    let svc = Instance::start(&[("MAX_SESSIONS", "2")]);
+    let a = svc.session().await;
+    let _b = svc.session().await;
+    let err = svc.err("session.create", json!({})).await;
+    assert_eq!(err.kind(), "capacity_exceeded");
+    assert!(err.message.contains('2'), "{}", err.message);
+    assert!(err.data["remediation"].as_str().unwrap().contains("session.close"));
+    svc.ok("session.close", json!({ "session_id": a })).await;
+    svc.session().await;
+}
+
+#[tokio::test]
+async fn idle_session_expires_after_its_ttl_but_a_busy_one_does_not() {
+    let svc = Instance::start(&[("SESSION_TTL_MS", "1500")]);
+    let idle = svc.session().await;
+    let busy = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": busy, "url": page("/"), "waitUntil": "load" })).await;
+    // Keep `busy` in use while `idle` expires.
+    let expired = eventually(Duration::from_secs(30), "the idle session to expire", || async {
+        svc.ok("page.text", json!({ "session_id": busy, "selector": "h1" })).await;
+        let metrics = svc.metrics().await;
+        metric(&metrics, "text_browser_sessions_closed_total{reason=\"expired\"}").filter(|n| *n >= 1.0)
+    })
+    .await;
+    assert_eq!(expired, 1.0);
+    let err = svc.err("page.text", json!({ "session_id": idle })).await;
+    assert_eq!(err.kind(), "session_not_found");
+    svc.ok("page.text", json!({ "session_id": busy })).await;
+}
+
+/// Chromium's own list of page targets, read through its DevTools HTTP endpoint.
+async fn chromium_page_targets(service_pid: u32) -> usize {
+    let port = devtools_port(service_pid);
+    let list: Vec<Value> = reqwest::get(format!("http://127.0.0.1:{port}/json/list"))
+        .await
+        .expect("Chromium's DevTools endpoint answers")
+        .json()
+        .await
+        .expect("a JSON target list");
+    list.iter().filter(|t| t["type"] == "page").count()
+}
+
+/// Finds the service's Chromium child and reads the port from its profile's DevToolsActivePort.
+fn devtools_port(service_pid: u32) -> u16 {
+    let tasks = std::fs::read_dir(format!("/proc/{service_pid}/task")).expect("the service runs");
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children.split_whitespace() {
+            let cmdline = std::fs::read_to_string(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            if let Some(dir) = cmdline.split('\0').find_map(|arg| arg.strip_prefix("--user-data-dir=")) {
+                let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
+                return file.lines().next().unwrap().trim().parse().expect("a port number");
+            }
+        }
+    }
+    panic!("no Chromium child found under the service (pid {service_pid})");
+}
+
+#[tokio::test]
+async fn thirty_create_close_cycles_leave_no_extra_chromium_targets() {
+    let svc = Instance::start(&[]);
+    let before = chromium_page_targets(svc.pid).await;
+    for i in 0..30 {
+        let sid = svc.session().await;
+        if i % 10 == 0 {
+            svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+            assert_eq!(chromium_page_targets(svc.pid).await, before + 1, "the open session's page is listed");
+        }
+        svc.ok("session.close", json!({ "session_id": sid })).await;
+    }
+    let after = eventually(Duration::from_secs(10), "Chromium to drop closed pages", || async {
+        let n = chromium_page_targets(svc.pid).await;
+        (n == before).then_some(n)
+    })
+    .await;
+    assert_eq!(after, before);
+    let metrics = svc.metrics().await;
+    assert_eq!(metric(&metrics, "text_browser_sessions_open"), Some(0.0));
+    assert_eq!(metric(&metrics, "text_browser_sessions_created_total"), Some(30.0));
+}
