@@ -24,6 +24,12 @@ pub enum BrowserError {
     InvalidSelector { selector: String, reason: String },
     #[error("no element matches {0}")]
     ElementNotFound(String),
+    #[error("{selector} matches {count} elements ({}); make it match exactly one, e.g. role=button[name=\"…\" s] or a more specific CSS selector", .candidates.join(", "))]
+    Ambiguous { selector: String, count: u64, candidates: Vec<String> },
+    #[error("{selector} {reason}")]
+    NotActionable { selector: String, reason: String },
+    #[error("axe-core is not available: {0}")]
+    AxeUnavailable(String),
     #[error("{0}")]
     InvalidOption(String),
     #[error("Chromium is not available: {0}")]

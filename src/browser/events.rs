@@ -18,6 +18,8 @@ pub const WATCHED: &[&str] = &[
     "Network.loadingFailed",
     "Inspector.targetCrashed",
     "Fetch.requestPaused",
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,12 +39,15 @@ pub enum PageEvent {
         request_id: String,
         frame_id: Option<String>,
         resource_type: String,
+        url: String,
+        method: String,
     },
     ResponseReceived {
         request_id: String,
         frame_id: Option<String>,
         resource_type: String,
         status: u16,
+        mime_type: String,
     },
     RequestFinished {
         request_id: String,
@@ -50,6 +55,16 @@ pub enum PageEvent {
     RequestFailed {
         request_id: String,
         error_text: String,
+    },
+    Console {
+        kind: String,
+        text: String,
+        url: Option<String>,
+        line: Option<u32>,
+    },
+    Exception {
+        message: String,
+        stack: Option<String>,
     },
     Crashed,
     /// A request held by `Fetch.enable` interception, waiting for our decision.
@@ -79,7 +94,9 @@ impl PageEvent {
             "Network.requestWillBeSent" => Self::RequestStarted {
                 request_id: request_id(&params)?,
                 frame_id: str_field(&params, "frameId"),
-                resource_type: str_field(&params, "type").unwrap_or_default(),
+                resource_type: str_field(&params, "type").unwrap_or_else(|| "Other".into()),
+                url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                method: params.pointer("/request/method").and_then(Value::as_str).unwrap_or("GET").to_owned(),
             },
             "Network.responseReceived" => {
                 let p: ResponseReceived = serde_json::from_value(params).ok()?;
@@ -88,13 +105,15 @@ impl PageEvent {
                     frame_id: p.frame_id,
                     resource_type: p.resource_type,
                     status: p.response.status.clamp(0.0, u16::MAX as f64) as u16,
+                    mime_type: p.response.mime_type,
                 }
             }
             "Network.loadingFinished" => Self::RequestFinished { request_id: request_id(&params)? },
-            "Network.loadingFailed" => Self::RequestFailed {
-                request_id: request_id(&params)?,
-                error_text: str_field(&params, "errorText").unwrap_or_default(),
-            },
+            "Network.loadingFailed" => {
+                Self::RequestFailed { request_id: request_id(&params)?, error_text: failure_text(&params) }
+            }
+            "Runtime.consoleAPICalled" => console(&params)?,
+            "Runtime.exceptionThrown" => exception(params.get("exceptionDetails")?),
             "Inspector.targetCrashed" => Self::Crashed,
             "Fetch.requestPaused" => Self::RequestPaused {
                 request_id: request_id(&params)?,
@@ -107,6 +126,61 @@ impl PageEvent {
 
 fn request_id(params: &Value) -> Option<String> {
     str_field(params, "requestId")
+}
+
+/// Why a request failed: Chromium's error text, or the blocking reason when it names one.
+fn failure_text(params: &Value) -> String {
+    if let Some(reason) = params.get("blockedReason").and_then(Value::as_str) {
+        return format!("blocked: {reason}");
+    }
+    let text = str_field(params, "errorText").unwrap_or_default();
+    if params.get("canceled").and_then(Value::as_bool) == Some(true) && text == "net::ERR_ABORTED" {
+        return "aborted".into();
+    }
+    text
+}
+
+fn console(params: &Value) -> Option<PageEvent> {
+    let kind = str_field(params, "type")?;
+    let text = params
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|args| args.iter().map(remote_object_text).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let frame = params.pointer("/stackTrace/callFrames/0");
+    let url = frame.and_then(|f| f.get("url")).and_then(Value::as_str).filter(|u| !u.is_empty()).map(str::to_owned);
+    let line = frame.and_then(|f| f.get("lineNumber")).and_then(Value::as_u64).map(|l| l as u32 + 1);
+    Some(PageEvent::Console { kind, text, url, line })
+}
+
+fn exception(details: &Value) -> PageEvent {
+    let description = details.pointer("/exception/description").and_then(Value::as_str);
+    let value = details.pointer("/exception/value").map(remote_value_text);
+    let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught exception");
+    match description {
+        Some(d) => PageEvent::Exception {
+            message: d.lines().next().unwrap_or(d).to_owned(),
+            stack: d.contains('\n').then(|| d.to_owned()),
+        },
+        None => PageEvent::Exception { message: value.unwrap_or_else(|| text.to_owned()), stack: None },
+    }
+}
+
+/// How a console argument reads: strings as themselves, objects by their description.
+fn remote_object_text(arg: &Value) -> String {
+    match (arg.get("value"), arg.get("unserializableValue"), arg.get("description")) {
+        (Some(v), _, _) => remote_value_text(v),
+        (None, Some(u), _) => u.as_str().unwrap_or_default().to_owned(),
+        (None, None, Some(d)) => d.as_str().unwrap_or_default().to_owned(),
+        _ => arg.get("type").and_then(Value::as_str).unwrap_or_default().to_owned(),
+    }
+}
+
+fn remote_value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 fn str_field(params: &Value, name: &str) -> Option<String> {
@@ -151,9 +225,12 @@ struct ResponseReceived {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Response {
     #[serde(default)]
     status: f64,
+    #[serde(default)]
+    mime_type: String,
 }
 
 #[cfg(test)]
@@ -183,7 +260,8 @@ mod tests {
                 request_id: "R".into(),
                 frame_id: Some("F".into()),
                 resource_type: "SomeNewType".into(),
-                status: 404
+                status: 404,
+                mime_type: String::new(),
             })
         );
     }
@@ -192,6 +270,45 @@ mod tests {
     fn unwatched_or_broken_events_are_ignored() {
         assert_eq!(PageEvent::parse("Page.somethingElse", json!({})), None);
         assert_eq!(PageEvent::parse("Network.loadingFinished", json!({"noRequestId": true})), None);
+    }
+
+    #[test]
+    fn console_calls_join_their_arguments_and_keep_the_location() {
+        let e = PageEvent::parse(
+            "Runtime.consoleAPICalled",
+            json!({"type":"error","args":[{"type":"string","value":"failed:"},{"type":"number","value":500},
+                   {"type":"object","description":"Error: x"}],
+                   "stackTrace":{"callFrames":[{"url":"http://app/main.js","lineNumber":9}]}}),
+        );
+        assert_eq!(
+            e,
+            Some(PageEvent::Console {
+                kind: "error".into(),
+                text: "failed: 500 Error: x".into(),
+                url: Some("http://app/main.js".into()),
+                line: Some(10),
+            })
+        );
+    }
+
+    #[test]
+    fn exceptions_split_message_and_stack() {
+        let e = PageEvent::parse(
+            "Runtime.exceptionThrown",
+            json!({"exceptionDetails":{"text":"Uncaught","exception":{"description":"TypeError: x is undefined\n    at f (a.js:1:2)"}}}),
+        );
+        assert_eq!(
+            e,
+            Some(PageEvent::Exception {
+                message: "TypeError: x is undefined".into(),
+                stack: Some("TypeError: x is undefined\n    at f (a.js:1:2)".into()),
+            })
+        );
+        let e = PageEvent::parse(
+            "Runtime.exceptionThrown",
+            json!({"exceptionDetails":{"text":"Uncaught","exception":{"type":"string","value":"thrown string"}}}),
+        );
+        assert_eq!(e, Some(PageEvent::Exception { message: "thrown string".into(), stack: None }));
     }
 
     #[test]
@@ -205,7 +322,9 @@ mod tests {
             Some(PageEvent::RequestStarted {
                 request_id: "L1".into(),
                 frame_id: Some("F".into()),
-                resource_type: "Document".into()
+                resource_type: "Document".into(),
+                url: "http://x/".into(),
+                method: "GET".into(),
             })
         );
         let failed = PageEvent::parse(

@@ -9,20 +9,26 @@
 //! - `policy`: which URLs may be loaded
 //! - `error`: this layer's error type
 
+pub mod actions;
 pub mod cdp;
 pub mod chromium;
 pub mod error;
 pub mod evaluate;
 pub mod events;
+pub mod inspect;
 pub mod janitor;
+pub mod keys;
 pub mod manager;
 pub mod navigation;
 pub mod options;
 pub mod page_state;
 pub mod policy;
 pub mod reading;
+pub mod screenshot;
 pub mod script;
+pub mod selector;
 pub mod session;
+pub mod signals;
 pub mod storage;
 
 pub use error::BrowserError;

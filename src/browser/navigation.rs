@@ -212,6 +212,19 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Waits for the document `loader` (or one that replaced it) to reach `wait_until`.
+    pub(super) async fn wait_for_loader(
+        &self,
+        loader: &str,
+        wait_until: WaitUntil,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<(), BrowserError> {
+        self.wait_for_document(Target::Loader(loader), wait_until, deadline, what).await
+    }
+}
+
 /// True when going from `current` to `target` only changes the fragment (no new document).
 fn is_same_document(current: &str, target: &str) -> bool {
     let base = |u: &str| u.split('#').next().unwrap_or_default().to_owned();

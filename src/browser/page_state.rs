@@ -5,13 +5,20 @@
 //! activity. Waiting methods (`page.goto`, `page.waitFor`) subscribe to these instead of polling.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use chromiumoxide::Page;
+use serde_json::{Value, json};
 
 use futures_util::StreamExt;
 use futures_util::stream::{BoxStream, SelectAll};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::cdp;
 use super::events::PageEvent;
+use super::signals::{ConsoleEntry, PageError, PendingRequest, Signals};
 
 /// The main frame's current document.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,6 +72,8 @@ pub struct PageWatch {
     pub net: watch::Receiver<NetState>,
     /// The last request held by Fetch interception: (request id, URL).
     pub paused: watch::Receiver<Option<(String, String)>>,
+    /// Console, page errors and network entries waiting to be pulled.
+    pub signals: Arc<Mutex<Signals>>,
 }
 
 /// Requests that ended before we saw them start (events come through separate channels, so their
@@ -77,6 +86,9 @@ pub struct PageTracker {
     nav: watch::Sender<NavState>,
     net: watch::Sender<NetState>,
     paused: watch::Sender<Option<(String, String)>>,
+    signals: Arc<Mutex<Signals>>,
+    /// Fetches error response bodies; absent in unit tests.
+    page: Option<Page>,
     in_flight: HashSet<String>,
     ended_early: VecDeque<String>,
 }
@@ -86,8 +98,28 @@ impl PageTracker {
         let (nav, nav_rx) = watch::channel(NavState::default());
         let (net, net_rx) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
         let (paused, paused_rx) = watch::channel(None);
-        let tracker = Self { main_frame, nav, net, paused, in_flight: HashSet::new(), ended_early: VecDeque::new() };
-        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx })
+        let signals = Arc::new(Mutex::new(Signals::default()));
+        let tracker = Self {
+            main_frame,
+            nav,
+            net,
+            paused,
+            signals: signals.clone(),
+            page: None,
+            in_flight: HashSet::new(),
+            ended_early: VecDeque::new(),
+        };
+        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals })
+    }
+
+    /// Lets the tracker fetch error response bodies from `page`.
+    pub fn with_page(mut self, page: Page) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    fn signals(&self) -> std::sync::MutexGuard<'_, Signals> {
+        self.signals.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn apply(&mut self, event: PageEvent) {
@@ -117,12 +149,21 @@ impl PageTracker {
             PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
                 self.nav.send_modify(|nav| nav.url = url);
             }
-            PageEvent::ResponseReceived { request_id, frame_id, resource_type, status }
-                if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) =>
-            {
-                self.nav.send_modify(|nav| nav.document_status = Some((request_id, status)));
+            PageEvent::ResponseReceived { request_id, frame_id, resource_type, status, mime_type } => {
+                if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
+                    self.nav.send_modify(|nav| nav.document_status = Some((request_id.clone(), status)));
+                }
+                self.signals().response(&request_id, status, mime_type);
             }
-            PageEvent::RequestStarted { request_id, frame_id, resource_type } => {
+            PageEvent::RequestStarted { request_id, frame_id, resource_type, url, method } => {
+                let pending = PendingRequest {
+                    url,
+                    method,
+                    resource_type: resource_type.clone(),
+                    status: None,
+                    mime_type: String::new(),
+                };
+                self.signals().request_started(request_id.clone(), pending);
                 if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
                     self.nav.send_modify(|nav| {
                         nav.document_requests += 1;
@@ -142,18 +183,53 @@ impl PageTracker {
                         if nav.failed_documents.len() == HISTORY {
                             nav.failed_documents.pop_front();
                         }
-                        nav.failed_documents.push_back((request_id.clone(), error_text));
+                        nav.failed_documents.push_back((request_id.clone(), error_text.clone()));
                     });
+                }
+                self.signals().request_failed(&request_id, error_text);
+                self.request_ended(request_id);
+            }
+            PageEvent::RequestFinished { request_id } => {
+                let wants_body = self.signals().request_finished(&request_id);
+                if wants_body {
+                    self.fetch_body(request_id.clone());
                 }
                 self.request_ended(request_id);
             }
-            PageEvent::RequestFinished { request_id } => self.request_ended(request_id),
+            PageEvent::Console { kind, text, url, line } => {
+                self.signals().console(ConsoleEntry { kind, text, url, line });
+            }
+            PageEvent::Exception { message, stack } => self.signals().page_error(PageError { message, stack }),
             PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
             }
             _ => {}
         }
+    }
+
+    /// Fetches an error response's body now, before Chromium evicts it, into the signals.
+    fn fetch_body(&self, request_id: String) {
+        let Some(page) = self.page.clone() else {
+            self.signals().body(&request_id, None);
+            return;
+        };
+        let signals = self.signals.clone();
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            let answer =
+                cdp::call(&page, "Network.getResponseBody", json!({ "requestId": request_id }), deadline).await;
+            let body = answer.ok().and_then(|a| {
+                let text = a.get("body")?.as_str()?;
+                if a.get("base64Encoded").and_then(Value::as_bool) == Some(true) {
+                    let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
+                    Some(String::from_utf8_lossy(&bytes).into_owned())
+                } else {
+                    Some(text.to_owned())
+                }
+            });
+            signals.lock().unwrap_or_else(|p| p.into_inner()).body(&request_id, body);
+        });
     }
 
     fn request_ended(&mut self, request_id: String) {
@@ -193,6 +269,8 @@ mod tests {
             request_id: id.into(),
             frame_id: Some("other".into()),
             resource_type: "Fetch".into(),
+            url: "http://x/".into(),
+            method: "GET".into(),
         }
     }
 
@@ -203,6 +281,8 @@ mod tests {
             request_id: "D1".into(),
             frame_id: Some("main".into()),
             resource_type: "Document".into(),
+            url: "http://x/".into(),
+            method: "GET".into(),
         });
         assert_eq!(w.nav.borrow().document_requests, 1);
         t.apply(PageEvent::RequestFailed { request_id: "D1".into(), error_text: "net::ERR_CONNECTION_REFUSED".into() });

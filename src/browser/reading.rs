@@ -2,10 +2,11 @@
 //!
 //! The browser extracts; normalization and clamping happen here in Rust, where they are unit-tested.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::error::BrowserError;
+use super::selector::Selector;
 use super::session::Session;
 
 const TEXT_JS: &str = include_str!("../js/text.js");
@@ -26,7 +27,12 @@ impl Session {
         normalize: bool,
         deadline: Instant,
     ) -> Result<PageText, BrowserError> {
-        let raw = self.call_helper(TEXT_JS, &[json!(selector)], deadline).await?;
+        let parsed = Selector::parse(selector)?;
+        let role = match &parsed {
+            Selector::Role(role) => Some(role),
+            _ => None,
+        };
+        let raw = self.call_helper_on(TEXT_JS, role, &[parsed.spec(selector)], deadline).await?;
         let raw = raw.as_str().unwrap_or_default();
         let text = if normalize { normalize_text(raw) } else { raw.to_owned() };
         Ok(clamp_chars(text, max_chars))

@@ -9,26 +9,50 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::error::BrowserError;
+use super::selector::RoleSelector;
 use super::session::Session;
 
 const WORLD_NAME: &str = "text-browser";
+const LIB_JS: &str = include_str!("../js/lib.js");
+
+/// Role-selector matches handed to a script, at most this many.
+const MAX_HANDLES: usize = 20;
+/// The object group role-selector handles live in, released after each call.
+const HANDLE_GROUP: &str = "text-browser-handles";
 
 impl Session {
     /// Calls `function` (the source of a JS function) with `args` in the helper world, awaiting a
     /// returned promise, and returns its JSON result.
     ///
     /// Helpers return `{ok: value}` or `{error: {kind, message}}`; an `error` becomes the matching
-    /// [`BrowserError`] (`invalid_selector`, `element_not_found`).
+    /// [`BrowserError`] (`invalid_selector`, `element_not_found`, `ambiguous_selector` …).
     pub async fn call_helper(
         &self,
         function: &'static str,
         args: &[Value],
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
-        let arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
+        self.call_helper_on(function, None, args, deadline).await
+    }
+
+    /// Like [`Session::call_helper`], with the elements a role selector matches (resolved through
+    /// Chromium's accessibility tree) passed as trailing arguments.
+    pub async fn call_helper_on(
+        &self,
+        function: &'static str,
+        role: Option<&RoleSelector>,
+        args: &[Value],
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
         let mut retried = false;
         loop {
             let context = self.helper_context(deadline).await?;
+            let mut arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
+            if let Some(role) = role {
+                for handle in self.role_handles(role, context, deadline).await? {
+                    arguments.push(json!({ "objectId": handle }));
+                }
+            }
             let params = json!({
                 "functionDeclaration": function,
                 "executionContextId": context,
@@ -36,7 +60,11 @@ impl Session {
                 "returnByValue": true,
                 "awaitPromise": true,
             });
-            match self.cdp("Runtime.callFunctionOn", params, deadline).await {
+            let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await;
+            if role.is_some() {
+                let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": HANDLE_GROUP }), deadline).await;
+            }
+            match answer {
                 // The document changed between making the world and using it: make a new one.
                 Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
                     self.forget_helper_context();
@@ -45,6 +73,51 @@ impl Session {
                 Err(err) => return Err(err),
                 Ok(answer) => return helper_outcome(answer),
             }
+        }
+    }
+
+    /// The elements matching a role selector, as object ids in the helper world.
+    async fn role_handles(
+        &self,
+        role: &RoleSelector,
+        context: i64,
+        deadline: Instant,
+    ) -> Result<Vec<String>, BrowserError> {
+        let document = self.cdp("DOM.getDocument", json!({ "depth": 0 }), deadline).await?;
+        let root = document.pointer("/root/backendNodeId").cloned().unwrap_or(Value::Null);
+        let answer = self
+            .cdp("Accessibility.queryAXTree", json!({ "backendNodeId": root, "role": role.role }), deadline)
+            .await?;
+        let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut handles = Vec::new();
+        for node in nodes.iter().filter(|n| role.matches(n)).take(MAX_HANDLES) {
+            let Some(backend) = node.get("backendDOMNodeId").and_then(Value::as_i64) else { continue };
+            let params =
+                json!({ "backendNodeId": backend, "executionContextId": context, "objectGroup": HANDLE_GROUP });
+            if let Ok(resolved) = self.cdp("DOM.resolveNode", params, deadline).await
+                && let Some(id) = resolved.pointer("/object/objectId").and_then(Value::as_str)
+            {
+                handles.push(id.to_owned());
+            }
+        }
+        Ok(handles)
+    }
+
+    /// Runs a whole script (such as a library) in the helper world.
+    pub(super) async fn evaluate_in_helper_world(&self, source: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let context = self.helper_context(deadline).await?;
+        let answer = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({ "expression": source, "contextId": context, "returnByValue": true }),
+                deadline,
+            )
+            .await?;
+        match answer.get("exceptionDetails") {
+            Some(details) => {
+                Err(BrowserError::EvaluationFailed(format!("a script failed to load: {}", exception_message(details))))
+            }
+            None => Ok(()),
         }
     }
 
@@ -66,6 +139,19 @@ impl Session {
                 method: "Page.createIsolatedWorld".into(),
                 message: "no executionContextId in the answer".into(),
             })?;
+        let installed = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({ "expression": LIB_JS, "contextId": context, "returnByValue": true }),
+                deadline,
+            )
+            .await?;
+        if let Some(details) = installed.get("exceptionDetails") {
+            return Err(BrowserError::EvaluationFailed(format!(
+                "the helper library failed to install: {}",
+                exception_message(details)
+            )));
+        }
         *self.helper_world.lock().unwrap_or_else(|p| p.into_inner()) = Some((loader, context));
         Ok(context)
     }
@@ -92,6 +178,16 @@ fn helper_outcome(mut answer: Value) -> Result<Value, BrowserError> {
         return Err(match kind {
             "invalid_selector" => BrowserError::InvalidSelector { selector: subject, reason: message },
             "element_not_found" => BrowserError::ElementNotFound(subject),
+            "ambiguous_selector" => BrowserError::Ambiguous {
+                selector: subject,
+                count: error["count"].as_u64().unwrap_or_default(),
+                candidates: error["candidates"]
+                    .as_array()
+                    .map(|c| c.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .unwrap_or_default(),
+            },
+            "not_actionable" => BrowserError::NotActionable { selector: subject, reason: message },
+            "axe_unavailable" => BrowserError::AxeUnavailable(message),
             _ => BrowserError::EvaluationFailed(message),
         });
     }

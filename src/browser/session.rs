@@ -95,7 +95,7 @@ impl Session {
         let cdp_session = page.session_id().as_ref().to_owned();
         chromium.routes().add(cdp_session, raw_tx);
         let events = subscribe(&page, raw_rx).await?;
-        let pump = tokio::spawn(tracker.run(events));
+        let pump = tokio::spawn(tracker.with_page(page.clone()).run(events));
 
         let session = Self {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -211,6 +211,8 @@ async fn subscribe(
     all.push(typed::<EventLoadingFinished>(page).await?);
     all.push(typed::<EventLoadingFailed>(page).await?);
     all.push(typed::<EventTargetCrashed>(page).await?);
+    all.push(typed::<chromiumoxide::cdp::js_protocol::runtime::EventConsoleApiCalled>(page).await?);
+    all.push(typed::<chromiumoxide::cdp::js_protocol::runtime::EventExceptionThrown>(page).await?);
     all.push(typed::<chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused>(page).await?);
     let mut raw = raw;
     all.push(stream::poll_fn(move |cx| raw.poll_recv(cx)).boxed());

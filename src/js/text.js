@@ -1,15 +1,18 @@
-// page.text: the visible text of the first element matching a CSS selector, with innerText
+// page.text: the visible text of the first element matching the selector, with innerText
 // semantics (display:none and visibility:hidden content excluded). Runs in the helper world.
+// Arguments: spec (see lib.js query), then element handles for role selectors.
 // Returns {ok: text} or {error: {kind, selector, message}}.
-function (selector) {
-  let element;
+function (spec, ...handles) {
+  const tb = globalThis.__textBrowser;
+  let found;
   try {
-    element = document.querySelector(selector);
+    found = tb.query(spec, handles);
   } catch (e) {
-    return { error: { kind: 'invalid_selector', selector, message: String(e && e.message) } };
+    return { error: { kind: 'invalid_selector', selector: spec.source, message: e.invalidSelector || String(e) } };
   }
+  const element = found[0];
   if (!element) {
-    return { error: { kind: 'element_not_found', selector } };
+    return { error: { kind: 'element_not_found', selector: spec.source } };
   }
   // innerText of an element that is not rendered falls back to textContent; a hidden element
   // shows no text to a user, so it has none here either.

@@ -60,12 +60,27 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind {
         kind: "invalid_selector",
         code: -32008,
-        remediation: "Fix the selector syntax (CSS, e.g. '#id', '.class', 'button[type=submit]').",
+        remediation: "Fix the selector: CSS by default, or role=button[name=\"Save\"], text=Sign in, xpath=//button.",
     },
     ErrorKind {
         kind: "element_not_found",
         code: -32009,
         remediation: "Check the selector against page.content, or wait for the element (page.waitFor) and retry.",
+    },
+    ErrorKind {
+        kind: "ambiguous_selector",
+        code: -32012,
+        remediation: "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id.",
+    },
+    ErrorKind {
+        kind: "not_actionable",
+        code: -32013,
+        remediation: "Act on a different element: the message says why this one cannot take this action.",
+    },
+    ErrorKind {
+        kind: "axe_unavailable",
+        code: -32014,
+        remediation: "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js.",
     },
     ErrorKind {
         kind: "browser_unavailable",
@@ -128,6 +143,9 @@ impl ApiError {
                 BrowserError::NotSerializable(_) => "result_not_serializable",
                 BrowserError::InvalidSelector { .. } => "invalid_selector",
                 BrowserError::ElementNotFound(_) => "element_not_found",
+                BrowserError::Ambiguous { .. } => "ambiguous_selector",
+                BrowserError::NotActionable { .. } => "not_actionable",
+                BrowserError::AxeUnavailable(_) => "axe_unavailable",
                 BrowserError::InvalidOption(_) => "invalid_params",
                 BrowserError::Unavailable(_) => "browser_unavailable",
                 BrowserError::Protocol { .. } => "browser_error",

@@ -6,11 +6,14 @@
 //! drift from the code. The wrapper around every handler parses params (`params`), bounds the call
 //! by MAX_CALL_MS, records metrics and writes one log line per call.
 
+pub mod actions;
 pub mod error;
+pub mod inspect;
 pub mod openrpc;
 pub mod page;
 pub mod params;
 pub mod session;
+pub mod signals;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -99,6 +102,9 @@ fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
 pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();
     methods.extend(page::methods());
+    methods.extend(actions::methods());
+    methods.extend(signals::methods());
+    methods.extend(inspect::methods());
     methods.push(method(
         "rpc.discover",
         "The OpenRPC document describing every method.",

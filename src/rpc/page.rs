@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::error::ApiError;
 use super::{MethodSpec, RpcContext, method};
 use crate::browser::navigation::{Landed, WaitUntil};
+use crate::browser::signals::SignalCounts;
 
 const DEFAULT_NAV_TIMEOUT_MS: u64 = 45_000;
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -45,11 +46,13 @@ pub struct NavigationResult {
     /// HTTP status of the main document (absent for pages not fetched over the network).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// New error entries waiting in logs.pull / network.pull since the last pull.
+    pub signals: SignalCounts,
 }
 
-impl From<Landed> for NavigationResult {
-    fn from(l: Landed) -> Self {
-        Self { url: l.url, title: l.title, status: l.status }
+impl NavigationResult {
+    fn new(landed: Landed, signals: SignalCounts) -> Self {
+        Self { url: landed.url, title: landed.title, status: landed.status, signals }
     }
 }
 
@@ -153,21 +156,27 @@ async fn goto(ctx: Arc<RpcContext>, p: GotoParams) -> Result<NavigationResult, A
     ctx.policy.check(&p.url)?;
     let deadline = ctx.deadline(p.timeout, DEFAULT_NAV_TIMEOUT_MS)?;
     let wait_until = p.wait_until.unwrap_or_default();
-    let landed = ctx
+    let result = ctx
         .sessions
-        .with_session(&p.session_id, deadline, |s| async move { s.goto(&p.url, wait_until, deadline).await })
+        .with_session(&p.session_id, deadline, |s| async move {
+            let landed = s.goto(&p.url, wait_until, deadline).await?;
+            Ok(NavigationResult::new(landed, s.signal_counts()))
+        })
         .await?;
-    Ok(landed.into())
+    Ok(result)
 }
 
 async fn reload(ctx: Arc<RpcContext>, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_NAV_TIMEOUT_MS)?;
     let wait_until = p.wait_until.unwrap_or_default();
-    let landed = ctx
+    let result = ctx
         .sessions
-        .with_session(&p.session_id, deadline, |s| async move { s.reload(wait_until, deadline).await })
+        .with_session(&p.session_id, deadline, |s| async move {
+            let landed = s.reload(wait_until, deadline).await?;
+            Ok(NavigationResult::new(landed, s.signal_counts()))
+        })
         .await?;
-    Ok(landed.into())
+    Ok(result)
 }
 
 async fn wait_for(ctx: Arc<RpcContext>, p: WaitForParams) -> Result<WaitForResult, ApiError> {

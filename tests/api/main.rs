@@ -3,10 +3,13 @@
 
 mod helpers;
 
+mod actions;
 mod client_examples;
 mod contract;
 mod errors;
 mod http_layers;
+mod inspect;
 mod navigation;
 mod reading;
 mod sessions;
+mod signals;

@@ -1,0 +1,216 @@
+//! Acting like a user: `page.click`, `page.fill`, `page.press`.
+//!
+//! Before acting, the element must be attached, visible, enabled, stable across two animation
+//! frames and (for clicks) the element that receives a click at its centre. `js/probe.js` checks
+//! that once; this module repeats the probe until it passes or the deadline, and a timeout says
+//! what was still missing ("role=button[name='Save'] is covered by div.modal"). Input is real:
+//! mouse and key events through CDP's Input domain.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::error::BrowserError;
+use super::keys;
+use super::navigation::WaitUntil;
+use super::selector::Selector;
+use super::session::Session;
+
+const PROBE_JS: &str = include_str!("../js/probe.js");
+const FINISH_FILL_JS: &str = include_str!("../js/finish_fill.js");
+
+/// How long after an action a navigation it started is looked for.
+const NAVIGATION_GRACE: Duration = Duration::from_millis(150);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub enum Modifier {
+    Alt,
+    Control,
+    Meta,
+    Shift,
+}
+
+impl Modifier {
+    fn bit(self) -> u32 {
+        match self {
+            Self::Alt => 1,
+            Self::Control => 2,
+            Self::Meta => 4,
+            Self::Shift => 8,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ClickOptions {
+    pub button: MouseButton,
+    pub modifiers: Vec<Modifier>,
+    pub click_count: u32,
+}
+
+/// Where an element ended up once it was ready.
+#[derive(Debug, Clone, Copy)]
+pub struct Ready {
+    pub x: f64,
+    pub y: f64,
+    pub page_x: f64,
+    pub page_y: f64,
+    pub width: f64,
+    pub height: f64,
+    /// The element takes a value rather than typed text (date, color, range inputs).
+    pub set_value: bool,
+}
+
+impl Session {
+    /// Repeats the actionability probe until `selector` is ready for `action` or `deadline`.
+    pub async fn wait_ready(
+        &self,
+        source: &str,
+        action: &str,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<Ready, BrowserError> {
+        let selector = Selector::parse(source)?;
+        let role = match &selector {
+            Selector::Role(role) => Some(role),
+            _ => None,
+        };
+        let started = Instant::now();
+        let mut reason = String::from("was still being checked");
+        loop {
+            let args = [selector.spec(source), json!(action)];
+            let state = self.call_helper_on(PROBE_JS, role, &args, deadline).await.map_err(|err| match err {
+                BrowserError::Timeout(_) => still_waiting(what, source, &reason, started),
+                other => other,
+            })?;
+            if let Some(x) = state.get("x").and_then(Value::as_f64) {
+                let num = |k: &str| state.get(k).and_then(Value::as_f64).unwrap_or_default();
+                return Ok(Ready {
+                    x,
+                    y: num("y"),
+                    page_x: num("pageX"),
+                    page_y: num("pageY"),
+                    width: num("width"),
+                    height: num("height"),
+                    set_value: state.get("setValue").and_then(Value::as_bool).unwrap_or(false),
+                });
+            }
+            reason = state.get("wait").and_then(Value::as_str).unwrap_or("is not ready").to_owned();
+            let pause = if reason == "matches no element" { 100 } else { 20 };
+            let next = Instant::now() + Duration::from_millis(pause);
+            if next >= deadline {
+                return Err(still_waiting(what, source, &reason, started));
+            }
+            tokio::time::sleep_until(next).await;
+        }
+    }
+
+    pub async fn click(&self, source: &str, options: &ClickOptions, deadline: Instant) -> Result<(), BrowserError> {
+        let ready = self.wait_ready(source, "click", "page.click", deadline).await?;
+        let documents_before = self.watch.nav.borrow().document_requests;
+        let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
+        let button = json!(options.button);
+        let at = |kind: &str, count: u32| {
+            json!({ "type": kind, "x": ready.x, "y": ready.y, "button": button, "clickCount": count,
+                    "modifiers": modifiers, "buttons": if kind == "mousePressed" { 1 } else { 0 } })
+        };
+        self.cdp(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": ready.x, "y": ready.y, "modifiers": modifiers }),
+            deadline,
+        )
+        .await?;
+        for count in 1..=options.click_count.max(1) {
+            self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline).await?;
+            self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline).await?;
+        }
+        self.follow_navigation(documents_before, deadline).await
+    }
+
+    pub async fn fill(&self, source: &str, value: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let ready = self.wait_ready(source, "fill", "page.fill", deadline).await?;
+        if ready.set_value {
+            self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;
+            return Ok(());
+        }
+        if value.is_empty() {
+            // The old text is selected: deleting it is what a user would do.
+            self.dispatch_key(&keys::parse("Delete")?, deadline).await?;
+        } else {
+            self.cdp("Input.insertText", json!({ "text": value }), deadline).await?;
+        }
+        self.call_helper(FINISH_FILL_JS, &[json!(value), json!(false)], deadline).await?;
+        Ok(())
+    }
+
+    pub async fn press(&self, source: &str, key: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let combo = keys::parse(key)?;
+        self.wait_ready(source, "press", "page.press", deadline).await?;
+        let documents_before = self.watch.nav.borrow().document_requests;
+        self.dispatch_key(&combo, deadline).await?;
+        self.follow_navigation(documents_before, deadline).await
+    }
+
+    async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
+        for modifier in &combo.modifiers {
+            self.key_event("rawKeyDown", modifier, combo.mask, deadline).await?;
+        }
+        let down = if combo.key.text.is_some() { "keyDown" } else { "rawKeyDown" };
+        self.key_event(down, &combo.key, combo.mask, deadline).await?;
+        self.key_event("keyUp", &combo.key, combo.mask, deadline).await?;
+        for modifier in combo.modifiers.iter().rev() {
+            self.key_event("keyUp", modifier, 0, deadline).await?;
+        }
+        Ok(())
+    }
+
+    async fn key_event(
+        &self,
+        kind: &str,
+        key: &keys::Key,
+        modifiers: u32,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        let mut event = json!({
+            "type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
+            "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers,
+        });
+        if kind == "keyDown"
+            && let Some(text) = &key.text
+        {
+            event["text"] = json!(text);
+            event["unmodifiedText"] = json!(text);
+        }
+        self.cdp("Input.dispatchKeyEvent", event, deadline).await.map(|_| ())
+    }
+
+    /// If the action started a navigation of the page, waits for the new document to load.
+    async fn follow_navigation(&self, documents_before: u64, deadline: Instant) -> Result<(), BrowserError> {
+        let mut nav = self.watch.nav.clone();
+        let grace = (Instant::now() + NAVIGATION_GRACE).min(deadline);
+        let started = tokio::time::timeout_at(grace, async {
+            nav.wait_for(|n| n.document_requests > documents_before).await.map(|n| n.last_document_request.clone())
+        })
+        .await;
+        match started {
+            Ok(Ok(loader)) => {
+                self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the navigation the action started").await
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn still_waiting(what: &str, source: &str, reason: &str, started: Instant) -> BrowserError {
+    BrowserError::Timeout(format!("{what} timed out after {} ms: {source} {reason}", started.elapsed().as_millis()))
+}

@@ -1,0 +1,173 @@
+// The helper library, installed once per document in text-browser's isolated world as
+// globalThis.__textBrowser. Operation scripts (text.js, probe.js …) call into it.
+// The isolated world shares the DOM with the page but not its globals, so page scripts cannot
+// tamper with anything used here.
+(() => {
+  if (globalThis.__textBrowser) return;
+
+  // Every element under `root`, descending into open shadow roots.
+  function* allElements(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    let node = walker.currentNode;
+    while (node) {
+      if (node.nodeType === 1) {
+        yield node;
+        if (node.shadowRoot) yield* allElements(node.shadowRoot);
+      }
+      node = walker.nextNode();
+    }
+  }
+
+  // CSS, piercing open shadow roots; document order; no duplicates.
+  function queryCss(css) {
+    const found = [];
+    const roots = [document];
+    for (const el of allElements(document)) if (el.shadowRoot) roots.push(el.shadowRoot);
+    for (const root of roots) for (const el of root.querySelectorAll(css)) found.push(el);
+    return found;
+  }
+
+  const collapse = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const SKIP_TEXT = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE']);
+
+  function elementText(el) {
+    if (el instanceof HTMLInputElement && (el.type === 'button' || el.type === 'submit' || el.type === 'reset')) {
+      return collapse(el.value);
+    }
+    return collapse(el.innerText !== undefined ? el.innerText : el.textContent);
+  }
+
+  // Elements whose text matches, innermost only (a match whose child also matches is left out).
+  function queryText(text, exact) {
+    const want = exact ? collapse(text) : collapse(text).toLowerCase();
+    const matches = (el) => {
+      const have = elementText(el);
+      return exact ? have === want : have.toLowerCase().includes(want);
+    };
+    const found = [];
+    for (const el of allElements(document.body || document.documentElement)) {
+      if (SKIP_TEXT.has(el.tagName) || !matches(el)) continue;
+      const children = el.shadowRoot ? [...el.children, ...el.shadowRoot.children] : [...el.children];
+      if (!children.some((c) => !SKIP_TEXT.has(c.tagName) && matches(c))) found.push(el);
+    }
+    return found;
+  }
+
+  function queryXPath(xpath) {
+    const result = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const found = [];
+    for (let i = 0; i < result.snapshotLength; i++) {
+      const node = result.snapshotItem(i);
+      if (node && node.nodeType === 1) found.push(node);
+    }
+    return found;
+  }
+
+  // spec: {kind: css|text|xpath|handles, value, exact}; handles: elements resolved by the service.
+  // Throws {invalidSelector: message} for syntax errors.
+  function query(spec, handles) {
+    try {
+      switch (spec.kind) {
+        case 'css': return queryCss(spec.value);
+        case 'text': return queryText(spec.value, spec.exact);
+        case 'xpath': return queryXPath(spec.value);
+        case 'handles': return handles.filter((h) => h && h.nodeType === 1);
+      }
+    } catch (e) {
+      throw { invalidSelector: String(e && e.message) };
+    }
+    throw { invalidSelector: 'unknown selector kind ' + spec.kind };
+  }
+
+  // A short human description: tag#id.class "text".
+  function describe(el) {
+    if (!el || el.nodeType !== 1) return String(el);
+    let d = el.tagName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : [];
+    if (classes.length) d += '.' + classes.slice(0, 3).join('.');
+    const label = el.getAttribute('aria-label') || elementText(el);
+    if (label) d += ' "' + (label.length > 40 ? label.slice(0, 40) + '…' : label) + '"';
+    return d;
+  }
+
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+  function isVisible(el) {
+    if (!el.isConnected) return false;
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility({ visibilityProperty: true })) return false;
+    const rect = el.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0;
+  }
+
+  function isDisabled(el) {
+    if (el.getAttribute('aria-disabled') === 'true') return true;
+    if (!('disabled' in el)) return false;
+    if (el.disabled) return true;
+    const fieldset = el.closest('fieldset[disabled]');
+    return !!fieldset && !fieldset.querySelector('legend')?.contains(el);
+  }
+
+  const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'password', 'tel', 'url', 'number']);
+  const VALUE_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+
+  function editableProblem(el) {
+    if (el instanceof HTMLTextAreaElement) return el.readOnly ? 'is read-only' : null;
+    if (el instanceof HTMLInputElement) {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (!TEXT_INPUTS.has(type) && !VALUE_INPUTS.has(type)) {
+        return 'is an <input type=' + type + '>, which cannot be filled; click it instead';
+      }
+      return el.readOnly ? 'is read-only' : null;
+    }
+    if (el.isContentEditable) return null;
+    return 'is not an input, textarea or contenteditable element';
+  }
+
+  // The deepest element at a viewport point, looking into open shadow roots.
+  function hitAt(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function contains(ancestor, node) {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === ancestor) return true;
+    return false;
+  }
+
+  // Waits one check's worth for `el` to be actionable for `action` (click | fill | press | read).
+  // Returns {x, y} (viewport centre) when ready, or {wait: reason} saying what is missing.
+  async function actionable(el, action) {
+    if (!el.isConnected) return { wait: 'is no longer attached to the document' };
+    if (!isVisible(el)) return { wait: 'is not visible' };
+    if (action !== 'read' && isDisabled(el)) return { wait: 'is disabled' };
+    if (action === 'fill') {
+      const problem = editableProblem(el);
+      if (problem) return { fatal: problem };
+    }
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const before = el.getBoundingClientRect();
+    await nextFrame();
+    await nextFrame();
+    const rect = el.getBoundingClientRect();
+    if (before.x !== rect.x || before.y !== rect.y || before.width !== rect.width || before.height !== rect.height) {
+      return { wait: 'is not stable (it is moving or resizing)' };
+    }
+    const x = rect.x + rect.width / 2;
+    const y = rect.y + rect.height / 2;
+    if (action === 'click') {
+      const hit = hitAt(x, y);
+      if (hit && !contains(el, hit)) return { wait: 'is covered by ' + describe(hit) };
+    }
+    return { x, y, width: rect.width, height: rect.height, pageX: rect.x + window.scrollX, pageY: rect.y + window.scrollY };
+  }
+
+  Object.defineProperty(globalThis, '__textBrowser', {
+    value: Object.freeze({ query, describe, actionable, elementText, collapse, VALUE_INPUTS }),
+  });
+})();

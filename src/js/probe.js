@@ -1,0 +1,42 @@
+// Finds the element for an action and reports whether it can be acted on now.
+// Arguments: spec (see lib.js query), action (click | fill | press | read), then element handles
+// for role selectors. Returns {ok: {x, y, …}} when ready, {ok: {wait: reason}} to try again,
+// or {error: {kind, …}} when waiting cannot help. `read` uses the first match; actions need one.
+async function (spec, action, ...handles) {
+  const tb = globalThis.__textBrowser;
+  let found;
+  try {
+    found = tb.query(spec, handles);
+  } catch (e) {
+    return { error: { kind: 'invalid_selector', selector: spec.source, message: e.invalidSelector || String(e) } };
+  }
+  if (found.length === 0) return { ok: { wait: 'matches no element' } };
+  if (found.length > 1 && action !== 'read') {
+    return { error: { kind: 'ambiguous_selector', selector: spec.source, count: found.length,
+      candidates: found.slice(0, 5).map(tb.describe) } };
+  }
+  const el = found[0];
+  const state = await tb.actionable(el, action);
+  if (state.fatal) return { error: { kind: 'not_actionable', selector: spec.source, message: state.fatal } };
+  if (state.wait) return { ok: state };
+  if (action === 'fill' || action === 'press') {
+    el.focus();
+    if (action === 'fill') {
+      if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+        if (tb.VALUE_INPUTS.has(el.type)) return { ok: Object.assign(state, { setValue: true }) };
+        el.select();
+      } else {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+      }
+    }
+    if (document.activeElement !== el && !el.contains(document.activeElement) &&
+        !(el.shadowRoot && el.shadowRoot.activeElement)) {
+      return { ok: { wait: 'cannot take keyboard focus' } };
+    }
+  }
+  return { ok: state };
+}

@@ -1,0 +1,90 @@
+//! logs.pull and network.pull: the page's console, errors and failed requests.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{eventually, page, shared};
+
+#[tokio::test]
+async fn logs_pull_returns_the_console_and_drains() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/projects") })).await;
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    let texts: Vec<&str> = logs["console"].as_array().unwrap().iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert!(texts.contains(&"projects page loaded"), "{texts:?}");
+    assert!(texts.contains(&"loaded 3 projects"), "{texts:?}");
+    let again = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    assert_eq!(again["console"], json!([]), "a second pull only returns newer entries");
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "console.info('newer'); 1" })).await;
+    let newer = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    assert_eq!(newer["console"][0]["text"], "newer");
+}
+
+#[tokio::test]
+async fn logs_pull_filters_by_level_and_reports_page_errors() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/errors") })).await;
+    let logs = eventually(Duration::from_secs(10), "both page errors", || async {
+        let logs = svc.ok("logs.pull", json!({ "session_id": sid, "level": "warning" })).await;
+        (logs["pageErrors"].as_array().unwrap().len() == 2).then_some(logs)
+    })
+    .await;
+    let console = logs["console"].as_array().unwrap();
+    let kinds: Vec<&str> = console.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["warning", "error"], "log and debug are below warning");
+    assert_eq!(console[1]["text"], "something failed: 42");
+    assert!(console[1]["url"].as_str().unwrap().ends_with("/errors/"));
+    assert!(console[1]["line"].as_u64().unwrap() > 0);
+    let messages: Vec<&str> =
+        logs["pageErrors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert!(messages.iter().any(|m| m.contains("TypeError: undefinedThing is not a function")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.contains("unhandled rejection here")), "{messages:?}");
+    let err = svc.err("logs.pull", json!({ "session_id": sid, "level": "loud" })).await;
+    assert_eq!(err.data["param"], "level");
+}
+
+#[tokio::test]
+async fn network_pull_returns_the_500_with_its_body_and_the_refused_request() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/projects") })).await;
+    let net = svc.ok("network.pull", json!({ "session_id": sid })).await;
+    let requests = net["requests"].as_array().unwrap();
+    let fail = requests.iter().find(|r| r["url"].as_str().unwrap().ends_with("/api/fail")).expect("the /api/fail 500");
+    assert_eq!(fail["status"], 500);
+    assert_eq!(fail["method"], "GET");
+    assert_eq!(fail["resourceType"], "Fetch");
+    assert!(fail["body"].as_str().unwrap().contains("database connection refused"), "{fail}");
+    assert!(
+        requests.iter().all(|r| r["status"].as_u64().unwrap_or(0) >= 400 || r.get("failure").is_some()),
+        "only errors by default"
+    );
+    assert_eq!(svc.ok("network.pull", json!({ "session_id": sid })).await["requests"], json!([]), "drained");
+
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/errors") })).await;
+    let all = svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false })).await;
+    let requests = all["requests"].as_array().unwrap();
+    let refused =
+        requests.iter().find(|r| r["url"].as_str().unwrap().contains(":65533/")).expect("the refused request");
+    assert_eq!(refused["failure"], "net::ERR_CONNECTION_REFUSED");
+    assert!(requests.iter().any(|r| r["status"] == 200), "onlyErrors=false keeps successes: {requests:?}");
+}
+
+#[tokio::test]
+async fn buffers_keep_the_newest_thousand_and_count_the_dropped() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/flood"), "waitUntil": "load" })).await;
+    let logs: Value = eventually(Duration::from_secs(10), "the last flood message", || async {
+        let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+        (logs["console"].as_array().unwrap().last().map(|e| e["text"] == "flood done") == Some(true)).then_some(logs)
+    })
+    .await;
+    // 1101 messages went into a 1000-entry buffer (this first pull sees them all at once).
+    assert_eq!(logs["console"].as_array().unwrap().len(), 1000);
+    assert_eq!(logs["dropped"], 101);
+    assert_eq!(logs["console"][0]["text"], "message 101");
+}
