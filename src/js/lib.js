@@ -79,6 +79,15 @@
     throw { invalidSelector: 'unknown selector kind ' + spec.kind };
   }
 
+  // query() for operation scripts: {elements} or {error} in the shape helpers answer with.
+  function find(spec, handles) {
+    try {
+      return { elements: query(spec, handles) };
+    } catch (e) {
+      return { error: { kind: 'invalid_selector', selector: spec.source, message: e.invalidSelector || String(e) } };
+    }
+  }
+
   // A short human description: tag#id.class "text".
   function describe(el) {
     if (!el || el.nodeType !== 1) return String(el);
@@ -168,6 +177,6 @@
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
-    value: Object.freeze({ query, describe, actionable, elementText, collapse, VALUE_INPUTS }),
+    value: Object.freeze({ query, find, describe, actionable, elementText, collapse, VALUE_INPUTS }),
   });
 })();

@@ -4,12 +4,8 @@
 // or {error: {kind, …}} when waiting cannot help. `read` uses the first match; actions need one.
 async function (spec, action, ...handles) {
   const tb = globalThis.__textBrowser;
-  let found;
-  try {
-    found = tb.query(spec, handles);
-  } catch (e) {
-    return { error: { kind: 'invalid_selector', selector: spec.source, message: e.invalidSelector || String(e) } };
-  }
+  const { elements: found, error } = tb.find(spec, handles);
+  if (error) return { error };
   if (found.length === 0) return { ok: { wait: 'matches no element' } };
   if (found.length > 1 && action !== 'read') {
     return { error: { kind: 'ambiguous_selector', selector: spec.source, count: found.length,

@@ -3,14 +3,9 @@
 // Arguments: spec (see lib.js query), then element handles for role selectors.
 // Returns {ok: text} or {error: {kind, selector, message}}.
 function (spec, ...handles) {
-  const tb = globalThis.__textBrowser;
-  let found;
-  try {
-    found = tb.query(spec, handles);
-  } catch (e) {
-    return { error: { kind: 'invalid_selector', selector: spec.source, message: e.invalidSelector || String(e) } };
-  }
-  const element = found[0];
+  const { elements, error } = globalThis.__textBrowser.find(spec, handles);
+  if (error) return { error };
+  const element = elements[0];
   if (!element) {
     return { error: { kind: 'element_not_found', selector: spec.source } };
   }
