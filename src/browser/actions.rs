@@ -20,8 +20,8 @@ use super::session::Session;
 const PROBE_JS: &str = include_str!("../js/probe.js");
 const FINISH_FILL_JS: &str = include_str!("../js/finish_fill.js");
 
-/// How long after an action a navigation it started is looked for.
-const NAVIGATION_GRACE: Duration = Duration::from_millis(150);
+/// How long a navigation an action asked for may take to start its request.
+const NAVIGATION_START: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -117,7 +117,7 @@ impl Session {
 
     pub async fn click(&self, source: &str, options: &ClickOptions, deadline: Instant) -> Result<(), BrowserError> {
         let ready = self.wait_ready(source, "click", "page.click", deadline).await?;
-        let documents_before = self.watch.nav.borrow().document_requests;
+        let before = self.navigation_marks();
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
         let button = json!(options.button);
         let at = |kind: &str, count: u32| {
@@ -134,7 +134,7 @@ impl Session {
             self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline).await?;
             self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline).await?;
         }
-        self.follow_navigation(documents_before, deadline).await
+        self.follow_navigation(before, deadline).await
     }
 
     pub async fn fill(&self, source: &str, value: &str, deadline: Instant) -> Result<(), BrowserError> {
@@ -156,9 +156,9 @@ impl Session {
     pub async fn press(&self, source: &str, key: &str, deadline: Instant) -> Result<(), BrowserError> {
         let combo = keys::parse(key)?;
         self.wait_ready(source, "press", "page.press", deadline).await?;
-        let documents_before = self.watch.nav.borrow().document_requests;
+        let before = self.navigation_marks();
         self.dispatch_key(&combo, deadline).await?;
-        self.follow_navigation(documents_before, deadline).await
+        self.follow_navigation(before, deadline).await
     }
 
     async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
@@ -195,19 +195,35 @@ impl Session {
     }
 
     /// If the action started a navigation of the page, waits for the new document to load.
-    async fn follow_navigation(&self, documents_before: u64, deadline: Instant) -> Result<(), BrowserError> {
-        let mut nav = self.watch.nav.clone();
-        let grace = (Instant::now() + NAVIGATION_GRACE).min(deadline);
-        let started = tokio::time::timeout_at(grace, async {
-            nav.wait_for(|n| n.document_requests > documents_before).await.map(|n| n.last_document_request.clone())
+    /// Chromium reports the navigation request before it acknowledges the input, so once the
+    /// pump has caught up, a navigation this action started has been counted.
+    async fn follow_navigation(&self, before: (u64, u64), deadline: Instant) -> Result<(), BrowserError> {
+        self.settle_events(deadline).await;
+        let (documents_before, requests_before) = before;
+        let nav = self.watch.nav.borrow().clone();
+        if nav.navigation_requests == requests_before && nav.document_requests == documents_before {
+            return Ok(());
+        }
+        // The request itself starts at once (only its answer may be slow); one that has not
+        // started within this bound was cancelled (a download, a beforeunload refusal …).
+        let start_by = (Instant::now() + NAVIGATION_START).min(deadline);
+        let mut watch = self.watch.nav.clone();
+        let started = tokio::time::timeout_at(start_by, async {
+            watch.wait_for(|n| n.document_requests > documents_before).await.map(|n| n.last_document_request.clone())
         })
         .await;
         match started {
             Ok(Ok(loader)) => {
                 self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the navigation the action started").await
             }
+            // Asked for but never started (cancelled, or a download): nothing to wait for.
             _ => Ok(()),
         }
+    }
+
+    fn navigation_marks(&self) -> (u64, u64) {
+        let nav = self.watch.nav.borrow();
+        (nav.document_requests, nav.navigation_requests)
     }
 }
 

@@ -20,6 +20,7 @@ pub const WATCHED: &[&str] = &[
     "Fetch.requestPaused",
     "Runtime.consoleAPICalled",
     "Runtime.exceptionThrown",
+    "Page.frameRequestedNavigation",
 ];
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +66,12 @@ pub enum PageEvent {
     Exception {
         message: String,
         stack: Option<String>,
+    },
+    /// The page asked to navigate a frame (a link, a form, `location = …`).
+    NavigationRequested {
+        frame_id: String,
+        disposition: String,
+        url: String,
     },
     Crashed,
     /// A request held by `Fetch.enable` interception, waiting for our decision.
@@ -115,6 +122,11 @@ impl PageEvent {
             "Runtime.consoleAPICalled" => console(&params)?,
             "Runtime.exceptionThrown" => exception(params.get("exceptionDetails")?),
             "Inspector.targetCrashed" => Self::Crashed,
+            "Page.frameRequestedNavigation" => Self::NavigationRequested {
+                frame_id: str_field(&params, "frameId")?,
+                disposition: str_field(&params, "disposition").unwrap_or_else(|| "currentTab".into()),
+                url: str_field(&params, "url").unwrap_or_default(),
+            },
             "Fetch.requestPaused" => Self::RequestPaused {
                 request_id: request_id(&params)?,
                 url: params.get("request")?.get("url")?.as_str()?.to_owned(),

@@ -11,9 +11,9 @@ use base64::Engine;
 use chromiumoxide::Page;
 use serde_json::{Value, json};
 
-use futures_util::StreamExt;
 use futures_util::stream::{BoxStream, SelectAll};
-use tokio::sync::watch;
+use futures_util::{FutureExt, StreamExt};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::cdp;
@@ -38,6 +38,8 @@ pub struct NavState {
     /// also the loader id of the document it will become).
     pub document_requests: u64,
     pub last_document_request: String,
+    /// How many navigations of the main frame the page has asked for (links, forms, scripts).
+    pub navigation_requests: u64,
     /// Main-frame document requests that failed: (request id, error text), newest last.
     pub failed_documents: VecDeque<(String, String)>,
 }
@@ -200,6 +202,16 @@ impl PageTracker {
                 self.signals().console(ConsoleEntry { kind, text, url, line });
             }
             PageEvent::Exception { message, stack } => self.signals().page_error(PageError { message, stack }),
+            PageEvent::NavigationRequested { frame_id, disposition, url }
+                if frame_id == self.main_frame && disposition == "currentTab" =>
+            {
+                // A link to a fragment of the same document loads nothing.
+                let base = |u: &str| u.split('#').next().unwrap_or_default().to_owned();
+                let same_document = url.contains('#') && base(&url) == base(&self.nav.borrow().url);
+                if !same_document {
+                    self.nav.send_modify(|nav| nav.navigation_requests += 1);
+                }
+            }
             PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
@@ -248,10 +260,26 @@ impl PageTracker {
         self.net.send_replace(NetState { in_flight, last_activity: Instant::now() });
     }
 
-    /// Drains `events` until every stream has ended (the page is gone).
-    pub async fn run(mut self, mut events: SelectAll<BoxStream<'static, PageEvent>>) {
-        while let Some(event) = events.next().await {
-            self.apply(event);
+    /// Drains `events` until every stream has ended (the page is gone). A message on `barriers`
+    /// is answered once every event already delivered has been applied.
+    pub async fn run(
+        mut self,
+        mut events: SelectAll<BoxStream<'static, PageEvent>>,
+        mut barriers: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+    ) {
+        loop {
+            tokio::select! {
+                event = events.next() => match event {
+                    Some(event) => self.apply(event),
+                    None => break,
+                },
+                Some(done) = barriers.recv() => {
+                    while let Some(Some(event)) = events.next().now_or_never() {
+                        self.apply(event);
+                    }
+                    let _ = done.send(());
+                }
+            }
         }
     }
 }

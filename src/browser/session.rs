@@ -37,6 +37,8 @@ pub struct Session {
     /// (loader id, execution context id).
     pub(super) helper_world: Mutex<Option<(String, i64)>>,
     routes: Arc<EventRoutes>,
+    /// Asks the pump to apply every event delivered so far (see [`Session::settle_events`]).
+    barrier: mpsc::UnboundedSender<tokio::sync::oneshot::Sender<()>>,
     pump: JoinHandle<()>,
     _capacity: OwnedSemaphorePermit,
 }
@@ -95,7 +97,8 @@ impl Session {
         let cdp_session = page.session_id().as_ref().to_owned();
         chromium.routes().add(cdp_session, raw_tx);
         let events = subscribe(&page, raw_rx).await?;
-        let pump = tokio::spawn(tracker.with_page(page.clone()).run(events));
+        let (barrier, barriers) = mpsc::unbounded_channel();
+        let pump = tokio::spawn(tracker.with_page(page.clone()).run(events, barriers));
 
         let session = Self {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -106,6 +109,7 @@ impl Session {
             last_used: Mutex::new(Instant::now()),
             helper_world: Mutex::new(None),
             routes: chromium.routes().clone(),
+            barrier,
             pump,
             _capacity: capacity,
         };
@@ -160,6 +164,17 @@ impl Session {
         cdp::call(&self.page, method, params, deadline).await
     }
 
+    /// Returns once the pump has applied every event Chromium sent before now. chromiumoxide hands
+    /// events to listeners just after it answers the command that followed them, hence the short
+    /// pause first.
+    pub(super) async fn settle_events(&self, deadline: Instant) {
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+        let (done, applied) = tokio::sync::oneshot::channel();
+        if self.barrier.send(done).is_ok() {
+            let _ = tokio::time::timeout_at(deadline, applied).await;
+        }
+    }
+
     pub fn touch(&self) {
         *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
@@ -211,6 +226,7 @@ async fn subscribe(
     all.push(typed::<EventLoadingFinished>(page).await?);
     all.push(typed::<EventLoadingFailed>(page).await?);
     all.push(typed::<EventTargetCrashed>(page).await?);
+    all.push(typed::<chromiumoxide::cdp::browser_protocol::page::EventFrameRequestedNavigation>(page).await?);
     all.push(typed::<chromiumoxide::cdp::js_protocol::runtime::EventConsoleApiCalled>(page).await?);
     all.push(typed::<chromiumoxide::cdp::js_protocol::runtime::EventExceptionThrown>(page).await?);
     all.push(typed::<chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused>(page).await?);

@@ -211,3 +211,24 @@ async fn action_results_carry_signal_counts() {
     assert!(signals["pageErrors"].as_u64().unwrap() >= 2, "{signals}");
     assert!(signals["failedRequests"].as_u64().unwrap() >= 2, "{signals}");
 }
+
+#[tokio::test]
+async fn clicking_a_link_returns_once_the_new_page_has_loaded() {
+    let svc = shared();
+    let sid = on("/").await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "role=link[name=\"Login\"]" })).await;
+    assert_eq!(text(&sid, "h1").await, "Login");
+    // A fragment link loads nothing: the click returns and the page is the same document.
+    svc.ok(
+        "page.evaluate",
+        json!({ "session_id": sid,
+        "expression": "document.body.insertAdjacentHTML('beforeend', '<a id=frag href=\"#bottom\">down</a>')" }),
+    )
+    .await;
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "window.sameDocument = true" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#frag" })).await;
+    let same = svc
+        .ok("page.evaluate", json!({ "session_id": sid, "expression": "[window.sameDocument, location.hash]" }))
+        .await;
+    assert_eq!(same["result"], json!([true, "#bottom"]));
+}
