@@ -106,13 +106,13 @@ impl Session {
     /// Runs a whole script (such as a library) in the helper world.
     pub(super) async fn evaluate_in_helper_world(&self, source: &str, deadline: Instant) -> Result<(), BrowserError> {
         let context = self.helper_context(deadline).await?;
-        let answer = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": source, "contextId": context, "returnByValue": true }),
-                deadline,
-            )
-            .await?;
+        self.load_script(context, source, deadline).await
+    }
+
+    /// Evaluates `source` in the execution context `context`; an exception is an error.
+    async fn load_script(&self, context: i64, source: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let params = json!({ "expression": source, "contextId": context, "returnByValue": true });
+        let answer = self.cdp("Runtime.evaluate", params, deadline).await?;
         match answer.get("exceptionDetails") {
             Some(details) => {
                 Err(BrowserError::EvaluationFailed(format!("a script failed to load: {}", exception_message(details))))
@@ -139,19 +139,7 @@ impl Session {
                 method: "Page.createIsolatedWorld".into(),
                 message: "no executionContextId in the answer".into(),
             })?;
-        let installed = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": LIB_JS, "contextId": context, "returnByValue": true }),
-                deadline,
-            )
-            .await?;
-        if let Some(details) = installed.get("exceptionDetails") {
-            return Err(BrowserError::EvaluationFailed(format!(
-                "the helper library failed to install: {}",
-                exception_message(details)
-            )));
-        }
+        self.load_script(context, LIB_JS, deadline).await?;
         *self.helper_world.lock().unwrap_or_else(|p| p.into_inner()) = Some((loader, context));
         Ok(context)
     }
