@@ -8,11 +8,13 @@
 //! - `http`: the router and the layers in front of `/rpc` (key, rate limit, body cap)
 //! - `rpc`: the method list (names, params, results, handlers), errors, OpenRPC
 //! - `browser`: Chromium, sessions and everything a session does with its page
+//! - `egress`: the policy every request the browser makes must pass, and the proxy enforcing it
 //! - `metrics`: Prometheus collectors behind `/metrics`
 //! - `js/`: the helper scripts injected into pages (plain JS, embedded with `include_str!`)
 
 pub mod browser;
 pub mod config;
+pub mod egress;
 pub mod http;
 pub mod metrics;
 pub mod rpc;

@@ -11,9 +11,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::browser::chromium::Chromium;
-use crate::browser::policy::UrlPolicy;
 use crate::browser::{SessionManager, janitor};
 use crate::config::{Config, ConfigError};
+use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
 use crate::metrics::Metrics;
 use crate::rpc::{self, RpcContext};
@@ -44,14 +44,15 @@ impl Application {
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let chromium = Chromium::launch(&executable, config.headless).await?;
         let metrics = Metrics::new();
+        let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
         let sessions =
-            Arc::new(SessionManager::new(chromium, config.max_sessions, config.session_ttl, metrics.clone()));
+            Arc::new(SessionManager::new(chromium, policy, config.max_sessions, config.session_ttl, metrics.clone()));
 
         let methods = rpc::all_methods();
         let openrpc = rpc::openrpc::document(&methods);
         let ctx = Arc::new(RpcContext {
             sessions: sessions.clone(),
-            policy: UrlPolicy::new(config.allow_host_regex.clone()),
+            refuse_password_fill: config.refuse_password_fill,
             metrics: metrics.clone(),
             max_call: config.max_call,
             headless: config.headless,

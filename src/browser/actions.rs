@@ -69,6 +69,8 @@ pub struct Ready {
     pub height: f64,
     /// The element takes a value rather than typed text (date, color, range inputs).
     pub set_value: bool,
+    /// The element is a password field (reported for fills only).
+    pub password: bool,
 }
 
 impl Session {
@@ -103,6 +105,7 @@ impl Session {
                     width: num("width"),
                     height: num("height"),
                     set_value: state.get("setValue").and_then(Value::as_bool).unwrap_or(false),
+                    password: state.get("password").and_then(Value::as_bool).unwrap_or(false),
                 });
             }
             reason = state.get("wait").and_then(Value::as_str).unwrap_or("is not ready").to_owned();
@@ -137,8 +140,21 @@ impl Session {
         self.follow_navigation(before, deadline).await
     }
 
-    pub async fn fill(&self, source: &str, value: &str, deadline: Instant) -> Result<(), BrowserError> {
+    /// Types `value` into the element, replacing its text. With `refuse_password`
+    /// (REFUSE_PASSWORD_FILL), password fields are refused before anything is typed.
+    pub async fn fill(
+        &self,
+        source: &str,
+        value: &str,
+        refuse_password: bool,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
         let ready = self.wait_ready(source, "fill", "page.fill", deadline).await?;
+        if ready.password && refuse_password {
+            return Err(BrowserError::NotAllowed(format!(
+                "page.fill into the password field {source} is refused: the operator set REFUSE_PASSWORD_FILL"
+            )));
+        }
         if ready.set_value {
             self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;
             return Ok(());

@@ -40,6 +40,9 @@ const CHROMIUM_ARGS: &[&str] = &[
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
 const DISABLED_FEATURES: &str = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter";
 
+/// A proxy address nothing listens on (the discard port), for traffic outside any session.
+const NOWHERE_PROXY: &str = "http://127.0.0.1:9";
+
 /// Where raw events for each page go, keyed by CDP session id.
 #[derive(Default)]
 pub struct EventRoutes(Mutex<HashMap<String, mpsc::UnboundedSender<PageEvent>>>);
@@ -114,7 +117,11 @@ impl Chromium {
             // Our own deadlines bound every call; this only has to be longer than any of them.
             .request_timeout(Duration::from_secs(3600))
             .args(CHROMIUM_ARGS.iter().copied())
-            .arg(("disable-features", DISABLED_FEATURES));
+            .arg(("disable-features", DISABLED_FEATURES))
+            // Sessions' contexts each get their own egress proxy. Anything outside them (the
+            // default context) is pointed at a closed port, loopback included: it reaches nothing.
+            .arg(("proxy-server", NOWHERE_PROXY))
+            .arg(("proxy-bypass-list", "<-loopback>"));
         if !headless {
             builder = builder.with_head();
         }

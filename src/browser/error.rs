@@ -28,6 +28,8 @@ pub enum BrowserError {
     Ambiguous { selector: String, count: u64, candidates: Vec<String> },
     #[error("{selector} {reason}")]
     NotActionable { selector: String, reason: String },
+    #[error("{0}")]
+    NotAllowed(String),
     #[error("axe-core is not available: {0}")]
     AxeUnavailable(String),
     #[error("{0}")]
@@ -36,4 +38,10 @@ pub enum BrowserError {
     Unavailable(String),
     #[error("the browser rejected {method}: {message}")]
     Protocol { method: String, message: String },
+}
+
+impl From<crate::egress::EgressError> for BrowserError {
+    fn from(err: crate::egress::EgressError) -> Self {
+        Self::UrlNotAllowed(err.to_string())
+    }
 }

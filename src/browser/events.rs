@@ -8,6 +8,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::egress::failures::FAILURE_HEADER;
+
 /// The CDP event names [`PageEvent::parse`] understands.
 pub const WATCHED: &[&str] = &[
     "Page.lifecycleEvent",
@@ -38,6 +40,8 @@ pub enum PageEvent {
     },
     RequestStarted {
         request_id: String,
+        /// The document the request belongs to.
+        loader_id: String,
         frame_id: Option<String>,
         resource_type: String,
         url: String,
@@ -49,6 +53,8 @@ pub enum PageEvent {
         resource_type: String,
         status: u16,
         mime_type: String,
+        /// The egress proxy did not deliver it: its own answer names the failure.
+        failure: Option<String>,
     },
     RequestFinished {
         request_id: String,
@@ -100,6 +106,7 @@ impl PageEvent {
             }
             "Network.requestWillBeSent" => Self::RequestStarted {
                 request_id: request_id(&params)?,
+                loader_id: str_field(&params, "loaderId").unwrap_or_default(),
                 frame_id: str_field(&params, "frameId"),
                 resource_type: str_field(&params, "type").unwrap_or_else(|| "Other".into()),
                 url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
@@ -113,6 +120,13 @@ impl PageEvent {
                     resource_type: p.resource_type,
                     status: p.response.status.clamp(0.0, u16::MAX as f64) as u16,
                     mime_type: p.response.mime_type,
+                    failure: p
+                        .response
+                        .headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(FAILURE_HEADER))
+                        .and_then(|(_, v)| v.as_str())
+                        .map(str::to_owned),
                 }
             }
             "Network.loadingFinished" => Self::RequestFinished { request_id: request_id(&params)? },
@@ -243,6 +257,8 @@ struct Response {
     status: f64,
     #[serde(default)]
     mime_type: String,
+    #[serde(default)]
+    headers: serde_json::Map<String, Value>,
 }
 
 #[cfg(test)]
@@ -274,8 +290,19 @@ mod tests {
                 resource_type: "SomeNewType".into(),
                 status: 404,
                 mime_type: String::new(),
+                failure: None,
             })
         );
+    }
+
+    #[test]
+    fn the_egress_proxys_own_answer_carries_its_failure() {
+        let e = PageEvent::parse(
+            "Network.responseReceived",
+            json!({"requestId":"R","type":"Image",
+                   "response":{"status":403,"headers":{"X-Text-Browser-Failure":"blocked_by_policy"}}}),
+        );
+        assert!(matches!(e, Some(PageEvent::ResponseReceived { failure: Some(f), .. }) if f == "blocked_by_policy"));
     }
 
     #[test]
@@ -333,6 +360,7 @@ mod tests {
             started,
             Some(PageEvent::RequestStarted {
                 request_id: "L1".into(),
+                loader_id: "L1".into(),
                 frame_id: Some("F".into()),
                 resource_type: "Document".into(),
                 url: "http://x/".into(),

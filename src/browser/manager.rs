@@ -16,6 +16,7 @@ use super::chromium::Chromium;
 use super::error::BrowserError;
 use super::options::SessionOptions;
 use super::session::Session;
+use crate::egress::EgressPolicy;
 use crate::metrics::Metrics;
 
 /// Why a session ended, for metrics and logs.
@@ -38,6 +39,7 @@ impl CloseReason {
 
 pub struct SessionManager {
     chromium: Arc<Chromium>,
+    policy: Arc<EgressPolicy>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     capacity: Arc<Semaphore>,
     max_sessions: usize,
@@ -46,9 +48,16 @@ pub struct SessionManager {
 }
 
 impl SessionManager {
-    pub fn new(chromium: Chromium, max_sessions: usize, ttl: Duration, metrics: Metrics) -> Self {
+    pub fn new(
+        chromium: Chromium,
+        policy: Arc<EgressPolicy>,
+        max_sessions: usize,
+        ttl: Duration,
+        metrics: Metrics,
+    ) -> Self {
         Self {
             chromium: Arc::new(chromium),
+            policy,
             sessions: Mutex::new(HashMap::new()),
             capacity: Arc::new(Semaphore::new(max_sessions)),
             max_sessions,
@@ -59,6 +68,10 @@ impl SessionManager {
 
     pub fn chromium(&self) -> &Arc<Chromium> {
         &self.chromium
+    }
+
+    pub fn policy(&self) -> &Arc<EgressPolicy> {
+        &self.policy
     }
 
     pub fn ttl(&self) -> Duration {
@@ -82,7 +95,7 @@ impl SessionManager {
             .clone()
             .try_acquire_owned()
             .map_err(|_| BrowserError::CapacityExceeded { max: self.max_sessions })?;
-        let session = Session::open(&self.chromium, options, permit, deadline).await?;
+        let session = Session::open(&self.chromium, &self.policy, options, permit, deadline).await?;
         let id = session.id.clone();
         self.map().insert(id.clone(), Arc::new(session));
         self.metrics.sessions_created.inc();

@@ -6,7 +6,6 @@
 //! - `events`, `page_state`: page events folded into navigation and network state
 //! - `navigation`, `reading`, `evaluate`: what the RPC methods do with a page
 //! - `script`, `cdp`: helper scripts in an isolated world; raw CDP calls with deadlines
-//! - `policy`: which URLs may be loaded
 //! - `error`: this layer's error type
 
 pub mod actions;
@@ -22,7 +21,6 @@ pub mod manager;
 pub mod navigation;
 pub mod options;
 pub mod page_state;
-pub mod policy;
 pub mod reading;
 pub mod screenshot;
 pub mod script;

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use super::error::BrowserError;
 use super::page_state::NavState;
 use super::session::Session;
+use crate::egress::failures::BLOCKED_BY_POLICY;
 
 const NAVIGATE_JS: &str = include_str!("../js/navigate.js");
 
@@ -145,6 +146,9 @@ impl Session {
         match waited {
             Ok(Ok((true, _))) => return Err(crashed()),
             Ok(Ok((false, Some(reason)))) => {
+                if let Some(why) = reason.strip_prefix(BLOCKED_BY_POLICY) {
+                    return Err(BrowserError::UrlNotAllowed(format!("{what} was blocked by the egress policy{why}")));
+                }
                 return Err(BrowserError::NavigationFailed { url: String::new(), reason });
             }
             Ok(Ok((false, None))) => {}
@@ -178,10 +182,12 @@ impl Session {
                 return Ok(());
             }
             if now >= deadline {
+                let urls = self.watch.signals.lock().unwrap_or_else(|p| p.into_inner()).pending_urls(3);
                 return Err(BrowserError::Timeout(format!(
-                    "{what} timed out waiting for the network to be idle for {} ms ({} request(s) still in flight)",
+                    "{what} timed out waiting for the network to be idle for {} ms ({} request(s) still in flight{})",
                     quiet.as_millis(),
-                    state.in_flight
+                    state.in_flight,
+                    if urls.is_empty() { String::new() } else { format!(", e.g. {}", urls.join(", ")) }
                 )));
             }
             let wake = if state.in_flight == 0 { (state.last_activity + quiet).min(deadline) } else { deadline };

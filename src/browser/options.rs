@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::egress::proxy::Upstream;
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Viewport {
@@ -33,28 +35,26 @@ impl Viewport {
     }
 }
 
-/// A per-session proxy for all of the session's traffic.
+/// A per-session upstream proxy: the session's traffic still passes the egress policy first, then
+/// goes on through this proxy (http:// only), except for hosts in `bypass`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Proxy {
-    /// e.g. `http://127.0.0.1:8080` or `socks5://127.0.0.1:1080`.
+    /// e.g. `http://127.0.0.1:8080`.
     pub server: String,
-    /// Comma-separated hosts that skip the proxy, e.g. `localhost,.internal`.
+    /// Comma-separated hosts that go direct instead, e.g. `localhost,.internal`.
     #[serde(default)]
     pub bypass: Option<String>,
 }
 
 impl Proxy {
     pub fn validate(&self) -> Result<(), String> {
-        let ok_scheme = ["http://", "https://", "socks4://", "socks5://"].iter().any(|s| self.server.starts_with(s));
-        if ok_scheme && self.server.len() > 10 && !self.server.contains(char::is_whitespace) {
-            Ok(())
-        } else {
-            Err(format!(
-                "proxy.server {:?} is not a proxy URL: expected http://, https://, socks4:// or socks5:// host:port",
-                self.server
-            ))
-        }
+        self.upstream().map(|_| ())
+    }
+
+    /// Where the session's egress proxy sends allowed traffic.
+    pub fn upstream(&self) -> Result<Upstream, String> {
+        Upstream::parse(&self.server, self.bypass.as_deref())
     }
 }
 

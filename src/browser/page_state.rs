@@ -4,7 +4,7 @@
 //! and folds them into two `watch` channels: the main frame's navigation state and the network
 //! activity. Waiting methods (`page.goto`, `page.waitFor`) subscribe to these instead of polling.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use super::cdp;
 use super::events::PageEvent;
 use super::signals::{ConsoleEntry, PageError, PendingRequest, Signals};
+use crate::egress::failures::{BLOCKED_BY_POLICY, Failure, FailureLog};
 
 /// The main frame's current document.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,9 +79,16 @@ pub struct PageWatch {
     pub signals: Arc<Mutex<Signals>>,
 }
 
-/// Requests that ended before we saw them start (events come through separate channels, so their
-/// order across channels is not guaranteed). Bounded; old entries are forgotten.
-const EARLY_ENDS_REMEMBERED: usize = 512;
+/// Responses and ends of requests whose start we have not seen yet (events come through separate
+/// channels, so their order across channels is not guaranteed). Bounded; old entries are forgotten.
+const EARLY_EVENTS_REMEMBERED: usize = 512;
+
+/// How a request ended.
+#[derive(Debug)]
+enum Ending {
+    Finished,
+    Failed(String),
+}
 
 /// The pump's side: folds events into the watch channels.
 pub struct PageTracker {
@@ -91,8 +99,14 @@ pub struct PageTracker {
     signals: Arc<Mutex<Signals>>,
     /// Fetches error response bodies; absent in unit tests.
     page: Option<Page>,
-    in_flight: HashSet<String>,
-    ended_early: VecDeque<String>,
+    /// Requests started and not yet ended: request id → the loader id of their document.
+    in_flight: HashMap<String, String>,
+    /// Events of requests whose start has not arrived yet, replayed when it does.
+    early: VecDeque<(String, PageEvent)>,
+    /// Requests that finished before their response arrived; filed when it does.
+    awaiting_response: VecDeque<String>,
+    /// What the session's egress proxy failed to deliver, and why.
+    egress: Arc<FailureLog>,
 }
 
 impl PageTracker {
@@ -108,10 +122,18 @@ impl PageTracker {
             paused,
             signals: signals.clone(),
             page: None,
-            in_flight: HashSet::new(),
-            ended_early: VecDeque::new(),
+            in_flight: HashMap::new(),
+            early: VecDeque::new(),
+            awaiting_response: VecDeque::new(),
+            egress: Arc::default(),
         };
         (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals })
+    }
+
+    /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
+    pub fn with_egress(mut self, egress: Arc<FailureLog>) -> Self {
+        self.egress = egress;
+        self
     }
 
     /// Lets the tracker fetch error response bodies from `page`.
@@ -126,15 +148,31 @@ impl PageTracker {
 
     pub fn apply(&mut self, event: PageEvent) {
         tracing::trace!(?event, "page event");
+        // A response that comes after its request's end (each event type has its own channel):
+        // the end was held back for it.
+        let finish_after = match &event {
+            PageEvent::ResponseReceived { request_id, .. } => self.take_awaiting_response(request_id),
+            _ => None,
+        };
+        self.apply_in_order(event, finish_after.is_some());
+        if let Some(request_id) = finish_after {
+            self.record_end(&request_id, Ending::Finished);
+        }
+    }
+
+    fn apply_in_order(&mut self, event: PageEvent, ended: bool) {
         match event {
             PageEvent::Lifecycle { frame_id, loader_id, name } if frame_id == self.main_frame => {
+                if self.nav.borrow().loader_id != loader_id {
+                    self.forget_requests_of_old_documents(&loader_id);
+                }
                 self.nav.send_modify(|nav| {
                     if nav.loader_id != loader_id {
                         if nav.history.len() == HISTORY {
                             nav.history.pop_front();
                         }
                         nav.history.push_back(loader_id.clone());
-                        nav.loader_id = loader_id;
+                        nav.loader_id = loader_id.clone();
                         nav.dom_content_loaded = false;
                         nav.loaded = false;
                     }
@@ -151,13 +189,24 @@ impl PageTracker {
             PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
                 self.nav.send_modify(|nav| nav.url = url);
             }
-            PageEvent::ResponseReceived { request_id, frame_id, resource_type, status, mime_type } => {
+            PageEvent::ResponseReceived { ref request_id, .. }
+                if !ended && !self.in_flight.contains_key(request_id) =>
+            {
+                self.remember_early(request_id.clone(), event);
+            }
+            PageEvent::ResponseReceived { request_id, frame_id, failure: Some(failure), .. } => {
+                let is_document = frame_id.as_deref() == Some(self.main_frame.as_str())
+                    && self.nav.borrow().last_document_request == request_id;
+                let detail = self.egress_failure_of(&request_id).map(|f| f.detail);
+                self.not_delivered(&request_id, is_document, failure, detail);
+            }
+            PageEvent::ResponseReceived { request_id, frame_id, resource_type, status, mime_type, .. } => {
                 if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
                     self.nav.send_modify(|nav| nav.document_status = Some((request_id.clone(), status)));
                 }
                 self.signals().response(&request_id, status, mime_type);
             }
-            PageEvent::RequestStarted { request_id, frame_id, resource_type, url, method } => {
+            PageEvent::RequestStarted { request_id, loader_id, frame_id, resource_type, url, method } => {
                 let pending = PendingRequest {
                     url,
                     method,
@@ -172,32 +221,21 @@ impl PageTracker {
                         nav.last_document_request = request_id.clone();
                     });
                 }
-                if let Some(pos) = self.ended_early.iter().position(|id| *id == request_id) {
-                    self.ended_early.remove(pos);
-                } else if self.in_flight.insert(request_id) {
+                if self.in_flight.insert(request_id.clone(), loader_id).is_none() {
                     self.publish_net();
+                }
+                // Its response or end may have come first (each event type has its own channel).
+                let (early, rest): (VecDeque<_>, VecDeque<_>) =
+                    self.early.drain(..).partition(|(id, _)| *id == request_id);
+                self.early = rest;
+                for (_, event) in early {
+                    self.apply(event);
                 }
             }
             PageEvent::RequestFailed { request_id, error_text } => {
-                let is_document = self.nav.borrow().last_document_request == request_id;
-                if is_document {
-                    self.nav.send_modify(|nav| {
-                        if nav.failed_documents.len() == HISTORY {
-                            nav.failed_documents.pop_front();
-                        }
-                        nav.failed_documents.push_back((request_id.clone(), error_text.clone()));
-                    });
-                }
-                self.signals().request_failed(&request_id, error_text);
-                self.request_ended(request_id);
+                self.request_ended(request_id, Ending::Failed(error_text));
             }
-            PageEvent::RequestFinished { request_id } => {
-                let wants_body = self.signals().request_finished(&request_id);
-                if wants_body {
-                    self.fetch_body(request_id.clone());
-                }
-                self.request_ended(request_id);
-            }
+            PageEvent::RequestFinished { request_id } => self.request_ended(request_id, Ending::Finished),
             PageEvent::Console { kind, text, url, line } => {
                 self.signals().console(ConsoleEntry { kind, text, url, line });
             }
@@ -218,6 +256,34 @@ impl PageTracker {
             }
             _ => {}
         }
+    }
+
+    /// What the egress proxy recorded for a pending request's host, if it failed to deliver one.
+    fn egress_failure_of(&self, request_id: &str) -> Option<Failure> {
+        let url = self.signals().pending_url(request_id)?.to_owned();
+        self.egress.failure_for(&url)
+    }
+
+    /// Records a request the egress proxy did not deliver as failed with the proxy's `failure`
+    /// (`blocked_by_policy`, `net::ERR_CONNECTION_REFUSED` …), as a direct connection would show.
+    fn not_delivered(&mut self, request_id: &str, is_document: bool, failure: String, detail: Option<String>) {
+        if is_document {
+            let reason = match (failure == BLOCKED_BY_POLICY, detail) {
+                (true, Some(detail)) => format!("{BLOCKED_BY_POLICY}: {detail}"),
+                _ => failure.clone(),
+            };
+            self.document_failed(request_id, reason);
+        }
+        self.signals().request_failed(request_id, failure);
+    }
+
+    fn document_failed(&self, request_id: &str, reason: String) {
+        self.nav.send_modify(|nav| {
+            if nav.failed_documents.len() == HISTORY {
+                nav.failed_documents.pop_front();
+            }
+            nav.failed_documents.push_back((request_id.to_owned(), reason));
+        });
     }
 
     /// Fetches an error response's body now, before Chromium evicts it, into the signals.
@@ -244,14 +310,67 @@ impl PageTracker {
         });
     }
 
-    fn request_ended(&mut self, request_id: String) {
-        if self.in_flight.remove(&request_id) {
+    /// A request ended; if its start has not arrived yet, the end waits for it.
+    fn request_ended(&mut self, request_id: String, ending: Ending) {
+        if self.in_flight.remove(&request_id).is_some() {
+            self.record_end(&request_id, ending);
             self.publish_net();
         } else {
-            if self.ended_early.len() == EARLY_ENDS_REMEMBERED {
-                self.ended_early.pop_front();
+            let event = match ending {
+                Ending::Finished => PageEvent::RequestFinished { request_id: request_id.clone() },
+                Ending::Failed(error_text) => PageEvent::RequestFailed { request_id: request_id.clone(), error_text },
+            };
+            self.remember_early(request_id, event);
+        }
+    }
+
+    /// A new main document committed: requests of earlier documents will not be reported ended
+    /// (Chromium does not always say so, e.g. for a worker's script), so they stop counting.
+    fn forget_requests_of_old_documents(&mut self, new_loader: &str) {
+        let before = self.in_flight.len();
+        self.in_flight.retain(|id, loader| loader == new_loader || id == new_loader);
+        if self.in_flight.len() != before {
+            self.publish_net();
+        }
+    }
+
+    fn take_awaiting_response(&mut self, request_id: &str) -> Option<String> {
+        let pos = self.awaiting_response.iter().position(|id| id == request_id)?;
+        self.awaiting_response.remove(pos)
+    }
+
+    fn remember_early(&mut self, request_id: String, event: PageEvent) {
+        if self.early.len() == EARLY_EVENTS_REMEMBERED {
+            self.early.pop_front();
+        }
+        self.early.push_back((request_id, event));
+    }
+
+    /// Files a request's end in the signals (and the navigation state, for the main document).
+    fn record_end(&mut self, request_id: &str, ending: Ending) {
+        match ending {
+            Ending::Finished if self.signals().awaits_response(request_id) => {
+                if self.awaiting_response.len() == EARLY_EVENTS_REMEMBERED {
+                    self.awaiting_response.pop_front();
+                }
+                self.awaiting_response.push_back(request_id.to_owned());
             }
-            self.ended_early.push_back(request_id);
+            Ending::Finished => {
+                if self.signals().request_finished(request_id) {
+                    self.fetch_body(request_id.to_owned());
+                }
+            }
+            Ending::Failed(error_text) => {
+                let is_document = self.nav.borrow().last_document_request == request_id;
+                if let Some(egress) = self.egress_failure_of(request_id) {
+                    self.not_delivered(request_id, is_document, egress.failure, Some(egress.detail));
+                } else {
+                    if is_document {
+                        self.document_failed(request_id, error_text.clone());
+                    }
+                    self.signals().request_failed(request_id, error_text);
+                }
+            }
         }
     }
 
@@ -295,6 +414,7 @@ mod tests {
     fn started(id: &str) -> PageEvent {
         PageEvent::RequestStarted {
             request_id: id.into(),
+            loader_id: "L1".into(),
             frame_id: Some("other".into()),
             resource_type: "Fetch".into(),
             url: "http://x/".into(),
@@ -307,6 +427,7 @@ mod tests {
         let (mut t, w) = PageTracker::new("main".into());
         t.apply(PageEvent::RequestStarted {
             request_id: "D1".into(),
+            loader_id: "D1".into(),
             frame_id: Some("main".into()),
             resource_type: "Document".into(),
             url: "http://x/".into(),
@@ -360,6 +481,58 @@ mod tests {
         t.apply(started("c"));
         t.apply(PageEvent::RequestFailed { request_id: "b".into(), error_text: "x".into() });
         assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn requests_of_an_old_document_stop_counting_once_a_new_one_commits() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(lifecycle("L1", "init"));
+        t.apply(started("worker-script"));
+        assert_eq!(w.net.borrow().in_flight, 1);
+        t.apply(lifecycle("L2", "init"));
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn a_response_that_arrives_after_its_requests_end_is_still_reported() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("r"));
+        t.apply(PageEvent::RequestFinished { request_id: "r".into() });
+        assert_eq!(w.net.borrow().in_flight, 0, "the network is quiet once the request ended");
+        t.apply(PageEvent::ResponseReceived {
+            request_id: "r".into(),
+            frame_id: None,
+            resource_type: "Image".into(),
+            status: 404,
+            mime_type: "image/png".into(),
+            failure: None,
+        });
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the request is in the ring");
+        assert_eq!(entry.status, Some(404));
+    }
+
+    #[test]
+    fn a_failure_that_arrives_before_its_start_is_still_reported() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "net::ERR_FAILED".into() });
+        t.apply(started("c"));
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the failed request is in the ring");
+        assert_eq!((entry.url.as_str(), entry.failure.as_deref()), ("http://x/", Some("net::ERR_FAILED")));
+    }
+
+    #[test]
+    fn a_request_the_egress_proxy_refused_is_reported_as_blocked_by_policy() {
+        let log = Arc::new(FailureLog::default());
+        log.record("x", 80, Some("http://x/"), BLOCKED_BY_POLICY, "http://x/ does not match".into());
+        let (t, w) = PageTracker::new("main".into());
+        let mut t = t.with_egress(log);
+        t.apply(started("r"));
+        t.apply(PageEvent::RequestFailed { request_id: "r".into(), error_text: "net::ERR_FAILED".into() });
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the refused request is in the ring");
+        assert_eq!(entry.failure.as_deref(), Some(BLOCKED_BY_POLICY));
     }
 
     #[test]

@@ -23,6 +23,8 @@ use super::error::BrowserError;
 use super::events::PageEvent;
 use super::options::SessionOptions;
 use super::page_state::{PageTracker, PageWatch};
+use crate::egress::EgressPolicy;
+use crate::egress::proxy::EgressProxy;
 
 pub struct Session {
     pub id: String,
@@ -40,6 +42,8 @@ pub struct Session {
     /// Asks the pump to apply every event delivered so far (see [`Session::settle_events`]).
     barrier: mpsc::UnboundedSender<tokio::sync::oneshot::Sender<()>>,
     pump: JoinHandle<()>,
+    /// The proxy all of this context's traffic goes through; stops when the session is dropped.
+    _egress: EgressProxy,
     _capacity: OwnedSemaphorePermit,
 }
 
@@ -48,17 +52,22 @@ impl Session {
     /// On any failure the context is disposed again: nothing is left behind.
     pub(super) async fn open(
         chromium: &Chromium,
+        policy: &Arc<EgressPolicy>,
         options: &SessionOptions,
         capacity: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
-        let mut ctx_params = json!({ "disposeOnDetach": true });
-        if let Some(proxy) = &options.proxy {
-            ctx_params["proxyServer"] = json!(proxy.server);
-            if let Some(bypass) = &proxy.bypass {
-                ctx_params["proxyBypassList"] = json!(bypass);
-            }
-        }
+        let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
+        let egress = EgressProxy::start(policy.clone(), upstream)
+            .await
+            .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
+        // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
+        // proxy (and its policy) like every other host.
+        let ctx_params = json!({
+            "disposeOnDetach": true,
+            "proxyServer": egress.server(),
+            "proxyBypassList": "<-loopback>",
+        });
         let created = chromium.call("Target.createBrowserContext", ctx_params, deadline).await?;
         let context_id = created
             .get("browserContextId")
@@ -68,7 +77,7 @@ impl Session {
                 message: "no browserContextId in the answer".into(),
             })?
             .to_owned();
-        match Self::open_page(chromium, &context_id, options, capacity, deadline).await {
+        match Self::open_page(chromium, &context_id, egress, options, capacity, deadline).await {
             Ok(session) => Ok(session),
             Err(err) => {
                 let _ = dispose_context(chromium, &context_id).await;
@@ -80,6 +89,7 @@ impl Session {
     async fn open_page(
         chromium: &Chromium,
         context_id: &str,
+        egress: EgressProxy,
         options: &SessionOptions,
         capacity: OwnedSemaphorePermit,
         deadline: Instant,
@@ -98,7 +108,8 @@ impl Session {
         chromium.routes().add(cdp_session, raw_tx);
         let events = subscribe(&page, raw_rx).await?;
         let (barrier, barriers) = mpsc::unbounded_channel();
-        let pump = tokio::spawn(tracker.with_page(page.clone()).run(events, barriers));
+        let tracker = tracker.with_page(page.clone()).with_egress(egress.log().clone());
+        let pump = tokio::spawn(tracker.run(events, barriers));
 
         let session = Self {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -111,6 +122,7 @@ impl Session {
             routes: chromium.routes().clone(),
             barrier,
             pump,
+            _egress: egress,
             _capacity: capacity,
         };
         session.apply_options(chromium, options, deadline).await?;

@@ -187,6 +187,21 @@ impl Signals {
         wants_body
     }
 
+    /// The URL of a request that has started and not yet ended.
+    pub fn pending_url(&self, id: &str) -> Option<&str> {
+        self.pending.get(id).map(|p| p.url.as_str())
+    }
+
+    /// True for a request that has started but whose response has not been seen.
+    pub fn awaits_response(&self, id: &str) -> bool {
+        self.pending.get(id).is_some_and(|p| p.status.is_none())
+    }
+
+    /// Up to `limit` URLs of requests still in flight (for timeout messages).
+    pub fn pending_urls(&self, limit: usize) -> Vec<String> {
+        self.pending.values().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
+    }
+
     pub fn request_failed(&mut self, id: &str, failure: String) {
         if let Some(pending) = self.pending.remove(id) {
             self.push_network(id, pending, Some(failure), false);

@@ -15,6 +15,7 @@ async function (spec, action, ...handles) {
   const state = await tb.actionable(el, action);
   if (state.fatal) return { error: { kind: 'not_actionable', selector: spec.source, message: state.fatal } };
   if (state.wait) return { ok: state };
+  if (action === 'fill' && el instanceof HTMLInputElement && el.type === 'password') state.password = true;
   if (action === 'fill' || action === 'press') {
     el.focus();
     if (action === 'fill') {

@@ -90,10 +90,11 @@ async fn click(ctx: Arc<RpcContext>, p: ClickParams) -> Result<ActionResult, Api
 
 async fn fill(ctx: Arc<RpcContext>, p: FillParams) -> Result<ActionResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_ACTION_TIMEOUT_MS)?;
+    let refuse_password = ctx.refuse_password_fill;
     let signals = ctx
         .sessions
         .with_session(&p.session_id, deadline, |s| async move {
-            s.fill(&p.selector, &p.value, deadline).await?;
+            s.fill(&p.selector, &p.value, refuse_password, deadline).await?;
             Ok(s.signal_counts())
         })
         .await?;

@@ -68,6 +68,11 @@ pub const KINDS: &[ErrorKind] = &[
         remediation: "Check the selector against page.content, or wait for the element (page.waitFor) and retry.",
     },
     ErrorKind {
+        kind: "not_allowed",
+        code: -32015,
+        remediation: "Do not retry: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL); ask a person to do it.",
+    },
+    ErrorKind {
         kind: "ambiguous_selector",
         code: -32012,
         remediation: "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id.",
@@ -146,6 +151,7 @@ impl ApiError {
                 BrowserError::Ambiguous { .. } => "ambiguous_selector",
                 BrowserError::NotActionable { .. } => "not_actionable",
                 BrowserError::AxeUnavailable(_) => "axe_unavailable",
+                BrowserError::NotAllowed(_) => "not_allowed",
                 BrowserError::InvalidOption(_) => "invalid_params",
                 BrowserError::Unavailable(_) => "browser_unavailable",
                 BrowserError::Protocol { .. } => "browser_error",

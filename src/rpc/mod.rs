@@ -29,14 +29,14 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::browser::SessionManager;
-use crate::browser::policy::UrlPolicy;
 use crate::metrics::Metrics;
 use error::ApiError;
 
 /// What every handler can reach.
 pub struct RpcContext {
     pub sessions: Arc<SessionManager>,
-    pub policy: UrlPolicy,
+    /// REFUSE_PASSWORD_FILL: page.fill into password fields is refused.
+    pub refuse_password_fill: bool,
     pub metrics: Metrics,
     pub max_call: Duration,
     pub headless: bool,

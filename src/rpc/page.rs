@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::{MethodSpec, RpcContext, method};
+use crate::browser::BrowserError;
 use crate::browser::navigation::{Landed, WaitUntil};
 use crate::browser::signals::SignalCounts;
 
@@ -153,7 +154,7 @@ pub fn methods() -> Vec<MethodSpec> {
 }
 
 async fn goto(ctx: Arc<RpcContext>, p: GotoParams) -> Result<NavigationResult, ApiError> {
-    ctx.policy.check(&p.url)?;
+    ctx.sessions.policy().check(&p.url).map_err(BrowserError::from)?;
     let deadline = ctx.deadline(p.timeout, DEFAULT_NAV_TIMEOUT_MS)?;
     let wait_until = p.wait_until.unwrap_or_default();
     let result = ctx

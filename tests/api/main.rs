@@ -6,6 +6,7 @@ mod helpers;
 mod actions;
 mod client_examples;
 mod contract;
+mod egress;
 mod errors;
 mod http_layers;
 mod inspect;

@@ -1,0 +1,15 @@
+//! The egress layer's errors: why a URL or a connection was refused or could not be made.
+
+use std::net::IpAddr;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EgressError {
+    #[error("{url:?} is not a valid URL: {reason}")]
+    Malformed { url: String, reason: String },
+    #[error("{url:?} is a {scheme}: URL; only http:// and https:// URLs can be loaded")]
+    NotHttp { url: String, scheme: String },
+    #[error("{url} does not match ALLOW_HOST_REGEX ({pattern})")]
+    NotAllowed { url: String, pattern: String },
+    #[error("{host} resolves to {ip}, a private, loopback or link-local address (BLOCK_PRIVATE_IPS is on)")]
+    PrivateAddress { host: String, ip: IpAddr },
+}

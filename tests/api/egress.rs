@@ -1,0 +1,184 @@
+//! The egress policy holds for every request the browser makes, not only page.goto's URL.
+//!
+//! An "internal" server on 127.0.0.2 (outside the default allow-list) counts every connection it
+//! receives; a fixture page aims every way a page can reach a host at it. The count must stay 0.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::helpers::{Instance, Service, eventually, page, shared};
+
+/// A server on 127.0.0.2 that counts every connection it accepts (and answers 200 if asked).
+struct Internal {
+    origin: String,
+    hits: Arc<AtomicUsize>,
+}
+
+impl Internal {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counter = hits.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = stream.read(&mut buf).await;
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 8\r\nconnection: close\r\n\r\ninternal")
+                        .await;
+                });
+            }
+        });
+        Self { origin, hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
+
+/// Pulls network entries until every path in `wanted` shows up as blocked by the policy.
+async fn blocked_paths(svc: &Service, sid: &str, internal: &Internal, wanted: &[&str]) -> BTreeSet<String> {
+    let seen = std::sync::Mutex::new(BTreeSet::new());
+    let seen_ref = &seen;
+    eventually(Duration::from_secs(20), &format!("blocked requests for {wanted:?}"), || async move {
+        let net = svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": true })).await;
+        let mut seen = seen_ref.lock().unwrap();
+        for entry in net["requests"].as_array().unwrap() {
+            let url = entry["url"].as_str().unwrap_or_default();
+            if let Some(path) = url.strip_prefix(&internal.origin) {
+                assert_eq!(entry["failure"], "blocked_by_policy", "{entry}");
+                seen.insert(path.to_owned());
+            }
+        }
+        wanted.iter().all(|w| seen.contains(*w)).then_some(())
+    })
+    .await;
+    seen.into_inner().unwrap()
+}
+
+#[tokio::test]
+async fn every_way_a_page_reaches_a_disallowed_host_is_blocked_before_the_network() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let target = internal.origin.clone();
+    let sid = svc.session().await;
+    let egress_page = page(&format!("/egress/?target={target}"));
+    svc.ok("page.goto", json!({ "session_id": sid, "url": egress_page })).await;
+
+    // Subresources and everything a script can send: img, iframe, fetch, XHR, WebSocket,
+    // EventSource, sendBeacon, a worker's fetch and importScripts, prefetch, stylesheet, script.
+    // (WebSocket handshakes and a worker's own requests are not in the page's network log; the
+    // hit count below covers them.)
+    let fired = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "fireSubresources()" })).await;
+    assert_eq!(fired["result"], "fired");
+    let page_requests =
+        ["/img", "/iframe", "/fetch", "/xhr", "/beacon", "/sse", "/prefetch", "/style.css", "/script.js"];
+    let seen = blocked_paths(svc, &sid, &internal, &page_requests).await;
+
+    // A link click and a form post navigate the page: the call fails with url_not_allowed.
+    let err = svc.err("page.click", json!({ "session_id": sid, "selector": "#link" })).await;
+    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+    assert!(err.message.contains("127.0.0.2"), "{}", err.message);
+    svc.ok("page.goto", json!({ "session_id": sid, "url": egress_page })).await;
+    let err = svc.err("page.click", json!({ "session_id": sid, "selector": "#submit" })).await;
+    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+
+    // A redirect hop from an allowed URL, and a meta refresh.
+    let redirect = page(&format!("/redirect?to={target}/redirect"));
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": redirect })).await;
+    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+    let refresh = page(&format!("/meta-refresh?to={target}/meta"));
+    svc.ok("page.goto", json!({ "session_id": sid, "url": refresh })).await;
+    let later = blocked_paths(svc, &sid, &internal, &["/meta"]).await;
+
+    // A popup opens in the same browser context, so it goes through the same proxy (it is a page of
+    // its own, so its requests are not in this page's network.pull; the hit count covers it).
+    svc.ok("page.goto", json!({ "session_id": sid, "url": egress_page })).await;
+    let popup = format!("window.open({:?}) ? 'opened' : 'refused'", format!("{target}/popup"));
+    let opened = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": popup })).await;
+    assert_eq!(opened["result"], "opened");
+    let settle = svc.ok(
+        "page.evaluate",
+        json!({ "session_id": sid, "expression": "new Promise(r => setTimeout(() => r(1), 500))" }),
+    );
+    settle.await;
+
+    assert_eq!(internal.hits(), 0, "the internal server was reached; blocked so far: {seen:?} {later:?}");
+    svc.ok("session.close", json!({ "session_id": sid })).await;
+}
+
+#[tokio::test]
+async fn goto_refuses_url_tricks_and_other_schemes() {
+    let svc = shared();
+    let sid = svc.session().await;
+    for url in [
+        "http://localhost@127.0.0.2/",
+        "http://2130706434/",
+        "http://0x7f000002/",
+        "http://[::ffff:127.0.0.2]/",
+        "http://LOCALHOST.evil.example/",
+        "http://169.254.169.254/latest/meta-data/",
+        "file:///etc/passwd",
+        "data:text/html,hi",
+        "javascript:alert(1)",
+        "chrome://version",
+        "about:blank",
+        "view-source:http://localhost/",
+        "ftp://localhost/",
+    ] {
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{url}: {err:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_page_cannot_navigate_itself_to_a_local_file() {
+    let svc = shared();
+    let sid = svc.session().await;
+    let start = page("/form");
+    svc.ok("page.goto", json!({ "session_id": sid, "url": start })).await;
+    for url in ["file:///etc/passwd", "chrome://version", "view-source:http://localhost/"] {
+        let expression = format!("location.href = {url:?}; 'asked'");
+        svc.ok("page.evaluate", json!({ "session_id": sid, "expression": expression })).await;
+    }
+    let text = svc.ok("page.text", json!({ "session_id": sid })).await;
+    let body = text["text"].as_str().unwrap();
+    assert!(!body.contains("root:"), "{body}");
+    let here = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "location.protocol" })).await;
+    assert_eq!(here["result"], "http:");
+}
+
+#[tokio::test]
+async fn block_private_ips_refuses_hosts_that_resolve_to_loopback() {
+    let svc = Instance::start(&[("ALLOW_HOST_REGEX", "^https?://[^/]+/"), ("BLOCK_PRIVATE_IPS", "true")]);
+    let sid = svc.session().await;
+    for url in [page("/"), page("/").replace("127.0.0.1", "localhost")] {
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{url}: {err:?}");
+        assert!(err.message.contains("BLOCK_PRIVATE_IPS"), "{}", err.message);
+    }
+}
+
+#[tokio::test]
+async fn refuse_password_fill_refuses_password_fields_only() {
+    let svc = Instance::start(&[("REFUSE_PASSWORD_FILL", "true")]);
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/login") })).await;
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#username", "value": "ada" })).await;
+    let err = svc.err("page.fill", json!({ "session_id": sid, "selector": "#password", "value": "hunter2" })).await;
+    assert_eq!(err.kind(), "not_allowed", "{err:?}");
+    assert!(!err.message.contains("hunter2"), "{}", err.message);
+    let typed: Value = svc
+        .ok("page.evaluate", json!({ "session_id": sid, "expression": "document.querySelector('#password').value" }))
+        .await;
+    assert_eq!(typed["result"], "", "nothing was typed");
+}
