@@ -61,7 +61,8 @@ async fn egress(chromium: &Chromium, base: &str) {
 
 async fn open_page(chromium: &Chromium, proxy: Option<&str>) -> Page {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let mut params = json!({ "disposeOnDetach": true });
+    // "direct://" overrides the launch-time proxy that keeps traffic outside sessions nowhere.
+    let mut params = json!({ "disposeOnDetach": true, "proxyServer": "direct://" });
     if let Some(server) = proxy {
         params["proxyServer"] = json!(server);
         params["proxyBypassList"] = json!("<-loopback>");

@@ -83,23 +83,29 @@ impl Session {
         deadline: Instant,
     ) -> Result<Ready, BrowserError> {
         let selector = Selector::parse(source)?;
-        let role = match &selector {
-            Selector::Role(role) => Some(role),
-            _ => None,
-        };
         let started = Instant::now();
         let mut reason = String::from("was still being checked");
         loop {
             let args = [selector.spec(source), json!(action)];
-            let state = self.call_helper_on(PROBE_JS, role, &args, deadline).await.map_err(|err| match err {
-                BrowserError::Timeout(_) => still_waiting(what, source, &reason, started),
-                other => other,
-            })?;
+            let state =
+                self.call_helper_on(PROBE_JS, Some(&selector), &args, deadline).await.map_err(|err| match err {
+                    BrowserError::Timeout(_) => still_waiting(what, source, &reason, started),
+                    other => other,
+                })?;
             if let Some(x) = state.get("x").and_then(Value::as_f64) {
                 let num = |k: &str| state.get(k).and_then(Value::as_f64).unwrap_or_default();
+                // The probe measures in its own frame; a child frame's element is clicked where
+                // Chromium places it on the page.
+                let (x, y) = match &selector {
+                    Selector::Ref(name) => match self.ref_child_frame(name) {
+                        Some(target) => self.node_center(target.backend_node_id, deadline).await?,
+                        None => (x, num("y")),
+                    },
+                    _ => (x, num("y")),
+                };
                 return Ok(Ready {
                     x,
-                    y: num("y"),
+                    y,
                     page_x: num("pageX"),
                     page_y: num("pageY"),
                     width: num("width"),
@@ -116,6 +122,23 @@ impl Session {
             }
             tokio::time::sleep_until(next).await;
         }
+    }
+
+    /// The centre of a node's first content quad, in the page's viewport coordinates.
+    async fn node_center(&self, backend_node_id: i64, deadline: Instant) -> Result<(f64, f64), BrowserError> {
+        let quads = self.cdp("DOM.getContentQuads", json!({ "backendNodeId": backend_node_id }), deadline).await?;
+        let quad: Vec<f64> = quads
+            .pointer("/quads/0")
+            .and_then(Value::as_array)
+            .map(|q| q.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        if quad.len() != 8 {
+            return Err(BrowserError::NotActionable {
+                selector: format!("node {backend_node_id}"),
+                reason: "has no box on the page".into(),
+            });
+        }
+        Ok(((quad[0] + quad[2] + quad[4] + quad[6]) / 4.0, (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0))
     }
 
     pub async fn click(&self, source: &str, options: &ClickOptions, deadline: Instant) -> Result<(), BrowserError> {

@@ -35,10 +35,14 @@ const CHROMIUM_ARGS: &[&str] = &[
     "disable-default-apps",
     "mute-audio",
     "hide-scrollbars",
+    "disable-site-isolation-trials",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
-const DISABLED_FEATURES: &str = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter";
+/// Site isolation is off so cross-origin iframes live in their page's renderer: one CDP session
+/// then sees (and page.snapshot and refs reach) every frame. Sessions stay apart by context.
+const DISABLED_FEATURES: &str =
+    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter,IsolateOrigins,site-per-process";
 
 /// A proxy address nothing listens on (the discard port), for traffic outside any session.
 const NOWHERE_PROXY: &str = "http://127.0.0.1:9";

@@ -30,6 +30,8 @@ pub enum BrowserError {
     NotActionable { selector: String, reason: String },
     #[error("{0}")]
     NotAllowed(String),
+    #[error("{0}; take a new page.snapshot")]
+    StaleRef(String),
     #[error("axe-core is not available: {0}")]
     AxeUnavailable(String),
     #[error("{0}")]

@@ -35,9 +35,10 @@ impl Session {
             let quoted = serde_json::to_string(name).unwrap_or_default();
             source.push_str(&format!("[name={quoted}{}]", if exact { " s" } else { "" }));
         }
-        let Selector::Role(query) = Selector::parse(&source)? else {
+        let query = Selector::parse(&source)?;
+        if !matches!(query, Selector::Role(_)) {
             return Err(BrowserError::InvalidOption(format!("{role:?} is not a role name")));
-        };
+        }
         let found =
             self.call_helper_on(UNIQUE_SELECTOR_JS, Some(&query), &[], deadline).await.map_err(|err| match err {
                 BrowserError::ElementNotFound(_) => BrowserError::ElementNotFound(source.clone()),

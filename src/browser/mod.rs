@@ -22,11 +22,13 @@ pub mod navigation;
 pub mod options;
 pub mod page_state;
 pub mod reading;
+pub mod refs;
 pub mod screenshot;
 pub mod script;
 pub mod selector;
 pub mod session;
 pub mod signals;
+pub mod snapshot;
 pub mod storage;
 
 pub use error::BrowserError;

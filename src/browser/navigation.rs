@@ -199,7 +199,8 @@ impl Session {
     }
 
     /// The page's URL and title after a navigation, plus the document's HTTP status.
-    async fn landed(&self, deadline: Instant) -> Result<Landed, BrowserError> {
+    /// The current URL and title (and the main document's HTTP status).
+    pub async fn landed(&self, deadline: Instant) -> Result<Landed, BrowserError> {
         let answer = self
             .cdp(
                 "Runtime.evaluate",

@@ -28,11 +28,7 @@ impl Session {
         deadline: Instant,
     ) -> Result<PageText, BrowserError> {
         let parsed = Selector::parse(selector)?;
-        let role = match &parsed {
-            Selector::Role(role) => Some(role),
-            _ => None,
-        };
-        let raw = self.call_helper_on(TEXT_JS, role, &[parsed.spec(selector)], deadline).await?;
+        let raw = self.call_helper_on(TEXT_JS, Some(&parsed), &[parsed.spec(selector)], deadline).await?;
         let raw = raw.as_str().unwrap_or_default();
         let text = if normalize { normalize_text(raw) } else { raw.to_owned() };
         Ok(clamp_chars(text, max_chars))

@@ -9,11 +9,13 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::error::BrowserError;
-use super::selector::RoleSelector;
+use super::selector::{RoleSelector, Selector};
 use super::session::Session;
 
 const WORLD_NAME: &str = "text-browser";
 const LIB_JS: &str = include_str!("../js/lib.js");
+/// The first element a selector spec matches, as an object (or null).
+const FIRST_MATCH_JS: &str = include_str!("../js/first_match.js");
 
 /// Role-selector matches handed to a script, at most this many.
 const MAX_HANDLES: usize = 20;
@@ -35,24 +37,32 @@ impl Session {
         self.call_helper_on(function, None, args, deadline).await
     }
 
-    /// Like [`Session::call_helper`], with the elements a role selector matches (resolved through
-    /// Chromium's accessibility tree) passed as trailing arguments.
+    /// Like [`Session::call_helper`], for a selector resolved outside the page: the elements a
+    /// role selector matches (through Chromium's accessibility tree) or a ref's element are passed
+    /// as trailing arguments. A ref's script runs in its element's frame.
     pub async fn call_helper_on(
         &self,
         function: &'static str,
-        role: Option<&RoleSelector>,
+        selector: Option<&Selector>,
         args: &[Value],
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
         let mut retried = false;
+        let resolved_outside = matches!(selector, Some(Selector::Role(_) | Selector::Ref(_)));
         loop {
-            let context = self.helper_context(deadline).await?;
-            let mut arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
-            if let Some(role) = role {
-                for handle in self.role_handles(role, context, deadline).await? {
-                    arguments.push(json!({ "objectId": handle }));
+            let (context, handles) = match selector {
+                Some(Selector::Role(role)) => {
+                    let context = self.helper_context(deadline).await?;
+                    (context, self.role_handles(role, context, deadline).await?)
                 }
-            }
+                Some(Selector::Ref(name)) => {
+                    let (context, handle) = self.ref_handle(name, HANDLE_GROUP, deadline).await?;
+                    (context, vec![handle])
+                }
+                _ => (self.helper_context(deadline).await?, Vec::new()),
+            };
+            let mut arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
+            arguments.extend(handles.into_iter().map(|handle| json!({ "objectId": handle })));
             let params = json!({
                 "functionDeclaration": function,
                 "executionContextId": context,
@@ -61,7 +71,7 @@ impl Session {
                 "awaitPromise": true,
             });
             let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await;
-            if role.is_some() {
+            if resolved_outside {
                 let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": HANDLE_GROUP }), deadline).await;
             }
             match answer {
@@ -74,6 +84,49 @@ impl Session {
                 Ok(answer) => return helper_outcome(answer),
             }
         }
+    }
+
+    /// The backend node id of the first element `selector` matches (refs resolve without the page).
+    pub(super) async fn element_backend_id(&self, selector: &str, deadline: Instant) -> Result<i64, BrowserError> {
+        let parsed = Selector::parse(selector)?;
+        if let Selector::Ref(name) = &parsed {
+            let loader = self.watch.nav.borrow().loader_id.clone();
+            let refs = self.refs.lock().unwrap_or_else(|p| p.into_inner());
+            return refs.resolve(&loader, name).map(|t| t.backend_node_id).map_err(BrowserError::StaleRef);
+        }
+        let context = self.helper_context(deadline).await?;
+        let mut arguments = vec![json!({ "value": parsed.spec(selector) })];
+        if let Selector::Role(role) = &parsed {
+            for handle in self.role_handles(role, context, deadline).await? {
+                arguments.push(json!({ "objectId": handle }));
+            }
+        }
+        let params = json!({
+            "functionDeclaration": FIRST_MATCH_JS,
+            "executionContextId": context,
+            "arguments": arguments,
+            "objectGroup": HANDLE_GROUP,
+        });
+        let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await;
+        let found = async {
+            let answer = answer?;
+            if let Some(details) = answer.get("exceptionDetails") {
+                return Err(BrowserError::InvalidSelector {
+                    selector: selector.to_owned(),
+                    reason: exception_message(details),
+                });
+            }
+            let Some(object) = answer.pointer("/result/objectId").and_then(Value::as_str) else {
+                return Err(BrowserError::ElementNotFound(selector.to_owned()));
+            };
+            let node = self.cdp("DOM.describeNode", json!({ "objectId": object }), deadline).await?;
+            node.pointer("/node/backendNodeId")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| BrowserError::ElementNotFound(selector.to_owned()))
+        }
+        .await;
+        let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": HANDLE_GROUP }), deadline).await;
+        found
     }
 
     /// The elements matching a role selector, as object ids in the helper world.
@@ -144,6 +197,28 @@ impl Session {
         Ok(context)
     }
 
+    /// The helper world of a frame: the main frame's cached one, or a fresh one in a child frame
+    /// (child frames are only reached through refs, so the cost is paid per action there).
+    pub(super) async fn frame_context(&self, frame_id: &str, deadline: Instant) -> Result<i64, BrowserError> {
+        if frame_id == self.page.target_id().as_ref() {
+            return self.helper_context(deadline).await;
+        }
+        let answer = self
+            .cdp(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": true }),
+                deadline,
+            )
+            .await?;
+        let context =
+            answer.get("executionContextId").and_then(Value::as_i64).ok_or_else(|| BrowserError::Protocol {
+                method: "Page.createIsolatedWorld".into(),
+                message: "no executionContextId in the answer".into(),
+            })?;
+        self.load_script(context, LIB_JS, deadline).await?;
+        Ok(context)
+    }
+
     fn cached_world(&self) -> Option<(String, i64)> {
         self.helper_world.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
@@ -175,6 +250,7 @@ fn helper_outcome(mut answer: Value) -> Result<Value, BrowserError> {
                     .unwrap_or_default(),
             },
             "not_actionable" => BrowserError::NotActionable { selector: subject, reason: message },
+            "stale_ref" => BrowserError::StaleRef(format!("{subject}: {message}")),
             "axe_unavailable" => BrowserError::AxeUnavailable(message),
             _ => BrowserError::EvaluationFailed(message),
         });

@@ -18,9 +18,14 @@ use super::error::BrowserError;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Selector {
     Css(String),
-    Text { text: String, exact: bool },
+    Text {
+        text: String,
+        exact: bool,
+    },
     XPath(String),
     Role(RoleSelector),
+    /// `ref=e5`: an element page.snapshot named.
+    Ref(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -42,6 +47,13 @@ impl Selector {
         let s = input.trim();
         if s.is_empty() {
             return Err(invalid("the selector is empty"));
+        }
+        if let Some(rest) = s.strip_prefix("ref=") {
+            let name = rest.trim();
+            if !super::refs::is_ref(name) {
+                return Err(invalid("ref= needs a ref from page.snapshot, such as ref=e5"));
+            }
+            return Ok(Selector::Ref(name.to_owned()));
         }
         if let Some(rest) = s.strip_prefix("role=") {
             return parse_role(rest).map(Selector::Role).map_err(|r| invalid(&r));
@@ -85,7 +97,7 @@ impl Selector {
                 json!({ "kind": "text", "value": text, "exact": exact, "source": original })
             }
             Selector::XPath(xpath) => json!({ "kind": "xpath", "value": xpath, "source": original }),
-            Selector::Role(_) => json!({ "kind": "handles", "source": original }),
+            Selector::Role(_) | Selector::Ref(_) => json!({ "kind": "handles", "source": original }),
         }
     }
 }

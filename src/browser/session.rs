@@ -23,6 +23,7 @@ use super::error::BrowserError;
 use super::events::PageEvent;
 use super::options::SessionOptions;
 use super::page_state::{PageTracker, PageWatch};
+use super::refs::RefTable;
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::EgressProxy;
 
@@ -38,6 +39,8 @@ pub struct Session {
     /// The isolated world our helper scripts run in, for the document it was made for:
     /// (loader id, execution context id).
     pub(super) helper_world: Mutex<Option<(String, i64)>>,
+    /// The refs page.snapshot issued (see `refs`).
+    pub(super) refs: Mutex<RefTable>,
     routes: Arc<EventRoutes>,
     /// Asks the pump to apply every event delivered so far (see [`Session::settle_events`]).
     barrier: mpsc::UnboundedSender<tokio::sync::oneshot::Sender<()>>,
@@ -119,6 +122,7 @@ impl Session {
             turn: tokio::sync::Mutex::new(()),
             last_used: Mutex::new(Instant::now()),
             helper_world: Mutex::new(None),
+            refs: Mutex::new(RefTable::default()),
             routes: chromium.routes().clone(),
             barrier,
             pump,

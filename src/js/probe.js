@@ -30,8 +30,9 @@ async function (spec, action, ...handles) {
         selection.addRange(range);
       }
     }
-    if (document.activeElement !== el && !el.contains(document.activeElement) &&
-        !(el.shadowRoot && el.shadowRoot.activeElement)) {
+    // Inside a shadow root, the document's active element is the host; the root knows better.
+    const focused = el.getRootNode().activeElement;
+    if (focused !== el && !el.contains(focused) && !(el.shadowRoot && el.shadowRoot.activeElement)) {
       return { ok: { wait: 'cannot take keyboard focus' } };
     }
   }

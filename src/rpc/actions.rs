@@ -1,4 +1,5 @@
-//! `page.click`, `page.fill`, `page.press`: acting like a user, with auto-waiting.
+//! `page.click`, `page.fill`, `page.press`: acting like a user, with auto-waiting. Each takes a
+//! selector or a ref, and can return the page's snapshot afterwards (`snapshot: true`).
 
 use std::sync::Arc;
 
@@ -6,8 +7,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
+use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::{MethodSpec, RpcContext, method};
+use crate::browser::BrowserError;
 use crate::browser::actions::{ClickOptions, Modifier, MouseButton};
+use crate::browser::refs::is_ref;
+use crate::browser::session::Session;
 use crate::browser::signals::SignalCounts;
 
 const DEFAULT_ACTION_TIMEOUT_MS: u64 = 15_000;
@@ -17,8 +22,11 @@ const DEFAULT_ACTION_TIMEOUT_MS: u64 = 15_000;
 pub struct ClickParams {
     #[serde(rename = "session_id")]
     pub session_id: String,
-    /// CSS (default), role=button[name="Save"], text=Save, or xpath=//button.
-    pub selector: String,
+    /// CSS (default), role=button[name="Save"], text=Save, xpath=//button, or ref=e5. Give this or `ref`.
+    pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
     /// left (default), right or middle.
     pub button: Option<MouseButton>,
     /// Keys held during the click: Alt, Control, Meta, Shift.
@@ -27,6 +35,10 @@ pub struct ClickParams {
     pub click_count: Option<u32>,
     /// Milliseconds to wait for the element to be actionable (default 15000).
     pub timeout: Option<u64>,
+    /// Return the page's snapshot, url and title once the action has settled (default false).
+    pub snapshot: Option<bool>,
+    /// Upper bound on that snapshot's characters (default 20000).
+    pub max_chars: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -34,12 +46,19 @@ pub struct ClickParams {
 pub struct FillParams {
     #[serde(rename = "session_id")]
     pub session_id: String,
-    /// An input, textarea or contenteditable element.
-    pub selector: String,
+    /// The input, textarea or contenteditable element: any selector form, or ref=e5. Give this or `ref`.
+    pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
     /// Replaces the current value, typed like a user (input and change events fire).
     pub value: String,
     /// Milliseconds (default 15000).
     pub timeout: Option<u64>,
+    /// Return the page's snapshot, url and title once the action has settled (default false).
+    pub snapshot: Option<bool>,
+    /// Upper bound on that snapshot's characters (default 20000).
+    pub max_chars: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -47,12 +66,19 @@ pub struct FillParams {
 pub struct PressParams {
     #[serde(rename = "session_id")]
     pub session_id: String,
-    /// The element that gets keyboard focus first.
-    pub selector: String,
+    /// The element that gets keyboard focus first: any selector form, or ref=e5. Give this or `ref`.
+    pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
     /// Playwright key names: Enter, Tab, ArrowDown, Control+A, a.
     pub key: String,
     /// Milliseconds (default 15000).
     pub timeout: Option<u64>,
+    /// Return the page's snapshot, url and title once the action has settled (default false).
+    pub snapshot: Option<bool>,
+    /// Upper bound on that snapshot's characters (default 20000).
+    pub max_chars: Option<u64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -60,6 +86,36 @@ pub struct ActionResult {
     pub ok: bool,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
+    /// The page after the action, when called with `snapshot: true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageAfterAction>,
+}
+
+/// The selector an action targets: `selector`, or `ref` as `ref=e5` (exactly one of them).
+fn target(selector: Option<String>, element_ref: Option<String>) -> Result<String, ApiError> {
+    match (selector, element_ref) {
+        (Some(selector), None) => Ok(selector),
+        (None, Some(name)) if is_ref(name.trim()) => Ok(format!("ref={}", name.trim())),
+        (None, Some(name)) => {
+            Err(ApiError::invalid("ref", format!("{name:?} is not a ref; refs look like e5 (from page.snapshot)")))
+        }
+        (Some(_), Some(_)) => Err(ApiError::invalid("ref", "give selector or ref, not both")),
+        (None, None) => Err(ApiError::invalid("selector", "missing selector (or ref)")),
+    }
+}
+
+/// Signals, plus the page's snapshot when asked for.
+async fn outcome(
+    ctx: &RpcContext,
+    s: &Session,
+    snapshot: Option<bool>,
+    max: usize,
+) -> Result<ActionResult, BrowserError> {
+    let page = match snapshot {
+        Some(true) => Some(after_action(ctx, s, max).await?),
+        _ => None,
+    };
+    Ok(ActionResult { ok: true, signals: s.signal_counts(), page })
 }
 
 pub fn methods() -> Vec<MethodSpec> {
@@ -78,38 +134,47 @@ async fn click(ctx: Arc<RpcContext>, p: ClickParams) -> Result<ActionResult, Api
     }
     let options =
         ClickOptions { button: p.button.unwrap_or_default(), modifiers: p.modifiers.unwrap_or_default(), click_count };
-    let signals = ctx
+    let selector = target(p.selector, p.element_ref)?;
+    let max = max_chars(p.max_chars)?;
+    let c = ctx.clone();
+    let result = ctx
         .sessions
         .with_session(&p.session_id, deadline, |s| async move {
-            s.click(&p.selector, &options, deadline).await?;
-            Ok(s.signal_counts())
+            s.click(&selector, &options, deadline).await?;
+            outcome(&c, &s, p.snapshot, max).await
         })
         .await?;
-    Ok(ActionResult { ok: true, signals })
+    Ok(result)
 }
 
 async fn fill(ctx: Arc<RpcContext>, p: FillParams) -> Result<ActionResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_ACTION_TIMEOUT_MS)?;
     let refuse_password = ctx.refuse_password_fill;
-    let signals = ctx
+    let selector = target(p.selector, p.element_ref)?;
+    let max = max_chars(p.max_chars)?;
+    let c = ctx.clone();
+    let result = ctx
         .sessions
         .with_session(&p.session_id, deadline, |s| async move {
-            s.fill(&p.selector, &p.value, refuse_password, deadline).await?;
-            Ok(s.signal_counts())
+            s.fill(&selector, &p.value, refuse_password, deadline).await?;
+            outcome(&c, &s, p.snapshot, max).await
         })
         .await?;
-    Ok(ActionResult { ok: true, signals })
+    Ok(result)
 }
 
 async fn press(ctx: Arc<RpcContext>, p: PressParams) -> Result<ActionResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_ACTION_TIMEOUT_MS)?;
     crate::browser::keys::parse(&p.key).map_err(|e| ApiError::invalid("key", e.to_string()))?;
-    let signals = ctx
+    let selector = target(p.selector, p.element_ref)?;
+    let max = max_chars(p.max_chars)?;
+    let c = ctx.clone();
+    let result = ctx
         .sessions
         .with_session(&p.session_id, deadline, |s| async move {
-            s.press(&p.selector, &p.key, deadline).await?;
-            Ok(s.signal_counts())
+            s.press(&selector, &p.key, deadline).await?;
+            outcome(&c, &s, p.snapshot, max).await
         })
         .await?;
-    Ok(ActionResult { ok: true, signals })
+    Ok(result)
 }

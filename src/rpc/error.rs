@@ -73,6 +73,11 @@ pub const KINDS: &[ErrorKind] = &[
         remediation: "Do not retry: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL); ask a person to do it.",
     },
     ErrorKind {
+        kind: "stale_ref",
+        code: -32016,
+        remediation: "Take a new page.snapshot and act on the ref it shows for that element; never reuse refs across navigations.",
+    },
+    ErrorKind {
         kind: "ambiguous_selector",
         code: -32012,
         remediation: "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id.",
@@ -152,6 +157,7 @@ impl ApiError {
                 BrowserError::NotActionable { .. } => "not_actionable",
                 BrowserError::AxeUnavailable(_) => "axe_unavailable",
                 BrowserError::NotAllowed(_) => "not_allowed",
+                BrowserError::StaleRef(_) => "stale_ref",
                 BrowserError::InvalidOption(_) => "invalid_params",
                 BrowserError::Unavailable(_) => "browser_unavailable",
                 BrowserError::Protocol { .. } => "browser_error",

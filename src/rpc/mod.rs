@@ -14,6 +14,7 @@ pub mod page;
 pub mod params;
 pub mod session;
 pub mod signals;
+pub mod snapshot;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -103,6 +104,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();
     methods.extend(page::methods());
     methods.extend(actions::methods());
+    methods.extend(snapshot::methods());
     methods.extend(signals::methods());
     methods.extend(inspect::methods());
     methods.push(method(

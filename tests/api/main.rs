@@ -14,3 +14,4 @@ mod navigation;
 mod reading;
 mod sessions;
 mod signals;
+mod snapshot;
