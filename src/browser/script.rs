@@ -180,19 +180,7 @@ impl Session {
             return Ok(context);
         }
         let frame_id = self.page.target_id().as_ref().to_owned();
-        let answer = self
-            .cdp(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": true }),
-                deadline,
-            )
-            .await?;
-        let context =
-            answer.get("executionContextId").and_then(Value::as_i64).ok_or_else(|| BrowserError::Protocol {
-                method: "Page.createIsolatedWorld".into(),
-                message: "no executionContextId in the answer".into(),
-            })?;
-        self.load_script(context, LIB_JS, deadline).await?;
+        let context = self.new_world(&frame_id, deadline).await?;
         *self.helper_world.lock().unwrap_or_else(|p| p.into_inner()) = Some((loader, context));
         Ok(context)
     }
@@ -203,6 +191,11 @@ impl Session {
         if frame_id == self.page.target_id().as_ref() {
             return self.helper_context(deadline).await;
         }
+        self.new_world(frame_id, deadline).await
+    }
+
+    /// Makes an isolated world in `frame_id` with lib.js loaded, and returns its context id.
+    async fn new_world(&self, frame_id: &str, deadline: Instant) -> Result<i64, BrowserError> {
         let answer = self
             .cdp(
                 "Page.createIsolatedWorld",
