@@ -137,12 +137,18 @@ impl Session {
             Target::Loader(loader) => n.failure_of(loader).map(str::to_owned),
             Target::NewerThan(_) => None,
         };
-        let waited = tokio::time::timeout_at(deadline, async {
+        let mut waited = tokio::time::timeout_at(deadline, async {
             nav.wait_for(|n| n.crashed || failure(n).is_some() || (is_target(n) && wait_until.reached(n)))
                 .await
                 .map(|n| (n.crashed, failure(&n)))
         })
         .await;
+        // The document's failure (its response event) may still be on its way on another event
+        // channel than the load that ended the wait: apply what has arrived, then look again.
+        if let Ok(Ok((false, None))) = waited {
+            self.settle_events(deadline).await;
+            waited = Ok(Ok((false, failure(&self.watch.nav.borrow()))));
+        }
         match waited {
             Ok(Ok((true, _))) => return Err(crashed()),
             Ok(Ok((false, Some(reason)))) => {
