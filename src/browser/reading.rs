@@ -1,4 +1,5 @@
-//! Reading the page: visible text (`page.text`) and post-JavaScript HTML (`page.content`).
+//! Reading the page: visible text (`page.text`, plain or as Markdown) and post-JavaScript HTML
+//! (`page.content`).
 //!
 //! The browser extracts; normalization and clamping happen here in Rust, where they are unit-tested.
 
@@ -10,7 +11,19 @@ use super::selector::Selector;
 use super::session::Session;
 
 const TEXT_JS: &str = include_str!("../js/text.js");
+const MARKDOWN_JS: &str = include_str!("../js/markdown.js");
 const CONTENT_JS: &str = include_str!("../js/content.js");
+
+/// How `page.text` renders what is visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TextFormat {
+    /// What innerText shows.
+    #[default]
+    Text,
+    /// The same text with headings, lists, links, tables and code blocks marked up.
+    Markdown,
+}
 
 /// Visible text, possibly clamped.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,12 +36,17 @@ impl Session {
     pub async fn text(
         &self,
         selector: &str,
+        format: TextFormat,
         max_chars: usize,
         normalize: bool,
         deadline: Instant,
     ) -> Result<PageText, BrowserError> {
         let parsed = Selector::parse(selector)?;
-        let raw = self.call_helper_on(TEXT_JS, Some(&parsed), &[parsed.spec(selector)], deadline).await?;
+        let script = match format {
+            TextFormat::Text => TEXT_JS,
+            TextFormat::Markdown => MARKDOWN_JS,
+        };
+        let raw = self.call_helper_on(script, Some(&parsed), &[parsed.spec(selector)], deadline).await?;
         let raw = raw.as_str().unwrap_or_default();
         let text = if normalize { normalize_text(raw) } else { raw.to_owned() };
         Ok(clamp_chars(text, max_chars))

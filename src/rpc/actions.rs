@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::snapshot::{PageAfterAction, after_action, max_chars};
+use super::target;
 use super::{MethodSpec, RpcContext, method};
 use crate::browser::BrowserError;
 use crate::browser::actions::{ClickOptions, Modifier, MouseButton};
-use crate::browser::refs::is_ref;
 use crate::browser::session::Session;
 use crate::browser::signals::SignalCounts;
 
@@ -91,19 +91,6 @@ pub struct ActionResult {
     pub page: Option<PageAfterAction>,
 }
 
-/// The selector an action targets: `selector`, or `ref` as `ref=e5` (exactly one of them).
-fn target(selector: Option<String>, element_ref: Option<String>) -> Result<String, ApiError> {
-    match (selector, element_ref) {
-        (Some(selector), None) => Ok(selector),
-        (None, Some(name)) if is_ref(name.trim()) => Ok(format!("ref={}", name.trim())),
-        (None, Some(name)) => {
-            Err(ApiError::invalid("ref", format!("{name:?} is not a ref; refs look like e5 (from page.snapshot)")))
-        }
-        (Some(_), Some(_)) => Err(ApiError::invalid("ref", "give selector or ref, not both")),
-        (None, None) => Err(ApiError::invalid("selector", "missing selector (or ref)")),
-    }
-}
-
 /// Signals, plus the page's snapshot when asked for.
 async fn outcome(
     ctx: &RpcContext,
@@ -134,7 +121,7 @@ async fn click(ctx: Arc<RpcContext>, p: ClickParams) -> Result<ActionResult, Api
     }
     let options =
         ClickOptions { button: p.button.unwrap_or_default(), modifiers: p.modifiers.unwrap_or_default(), click_count };
-    let selector = target(p.selector, p.element_ref)?;
+    let selector = target::required(p.selector, p.element_ref)?;
     let max = max_chars(p.max_chars)?;
     let c = ctx.clone();
     let result = ctx
@@ -150,7 +137,7 @@ async fn click(ctx: Arc<RpcContext>, p: ClickParams) -> Result<ActionResult, Api
 async fn fill(ctx: Arc<RpcContext>, p: FillParams) -> Result<ActionResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_ACTION_TIMEOUT_MS)?;
     let refuse_password = ctx.refuse_password_fill;
-    let selector = target(p.selector, p.element_ref)?;
+    let selector = target::required(p.selector, p.element_ref)?;
     let max = max_chars(p.max_chars)?;
     let c = ctx.clone();
     let result = ctx
@@ -166,7 +153,7 @@ async fn fill(ctx: Arc<RpcContext>, p: FillParams) -> Result<ActionResult, ApiEr
 async fn press(ctx: Arc<RpcContext>, p: PressParams) -> Result<ActionResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_ACTION_TIMEOUT_MS)?;
     crate::browser::keys::parse(&p.key).map_err(|e| ApiError::invalid("key", e.to_string()))?;
-    let selector = target(p.selector, p.element_ref)?;
+    let selector = target::required(p.selector, p.element_ref)?;
     let max = max_chars(p.max_chars)?;
     let c = ctx.clone();
     let result = ctx

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
+use super::target;
 use super::{MethodSpec, RpcContext, method};
 use crate::browser::BrowserError;
 use crate::browser::screenshot::{ImageType, ShotOptions};
@@ -21,8 +22,11 @@ pub struct ScreenshotParams {
     pub full_page: Option<bool>,
     /// image/png (default) or image/jpeg.
     pub mime: Option<ImageType>,
-    /// Only this element (the first match).
+    /// Only this element (the first match): any selector form, or ref=e5.
     pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
     /// JPEG quality 0-100.
     pub quality: Option<u8>,
     /// Milliseconds (default 30000).
@@ -93,11 +97,11 @@ async fn screenshot(ctx: Arc<RpcContext>, p: ScreenshotParams) -> Result<Screens
     if p.quality.is_some() && mime != ImageType::Jpeg {
         return Err(ApiError::invalid("quality", "quality only applies to mime image/jpeg"));
     }
-    if p.selector.is_some() && p.full_page == Some(true) {
+    let selector = target::optional(p.selector, p.element_ref)?;
+    if selector.is_some() && p.full_page == Some(true) {
         return Err(ApiError::invalid("fullPage", "give either selector or fullPage, not both"));
     }
-    let options =
-        ShotOptions { full_page: p.full_page.unwrap_or(false), mime, quality: p.quality, selector: p.selector };
+    let options = ShotOptions { full_page: p.full_page.unwrap_or(false), mime, quality: p.quality, selector };
     let base64 = ctx
         .sessions
         .with_session(&p.session_id, deadline, |s| async move { s.screenshot(&options, deadline).await })

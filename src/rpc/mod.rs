@@ -15,6 +15,7 @@ pub mod params;
 pub mod session;
 pub mod signals;
 pub mod snapshot;
+pub mod target;
 
 use std::future::Future;
 use std::sync::Arc;

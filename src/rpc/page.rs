@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
+use super::target;
 use super::{MethodSpec, RpcContext, method};
 use crate::browser::BrowserError;
 use crate::browser::navigation::{Landed, WaitUntil};
+use crate::browser::reading::TextFormat;
 use crate::browser::signals::SignalCounts;
 
 const DEFAULT_NAV_TIMEOUT_MS: u64 = 45_000;
@@ -92,8 +94,14 @@ pub struct WaitForResult {
 pub struct TextParams {
     #[serde(rename = "session_id")]
     pub session_id: String,
-    /// CSS selector of the element to read (default body; the first match is read).
+    /// The element to read (default body; the first match): any selector form, or ref=e5.
     pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
+    /// text (default): what innerText shows; markdown: the same text with headings, lists,
+    /// [links](href), tables and code blocks marked up.
+    pub format: Option<TextFormat>,
     /// Upper bound on the returned characters (default 90000).
     pub max_chars: Option<u64>,
     /// Tidy whitespace (default true).
@@ -211,22 +219,20 @@ async fn wait_for(ctx: Arc<RpcContext>, p: WaitForParams) -> Result<WaitForResul
 
 async fn text(ctx: Arc<RpcContext>, p: TextParams) -> Result<TextResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, DEFAULT_TIMEOUT_MS)?;
-    let selector = p.selector.unwrap_or_else(|| "body".into());
-    if selector.trim().is_empty() {
-        return Err(ApiError::invalid("selector", "selector must not be empty (omit it to read the whole body)"));
-    }
+    let selector = target::optional(p.selector, p.element_ref)?.unwrap_or_else(|| "body".into());
+    let format = p.format.unwrap_or_default();
     let max_chars = match p.max_chars {
         None => 90_000,
         Some(n) if (1..=10_000_000).contains(&n) => n as usize,
         Some(_) => return Err(ApiError::invalid("maxChars", "maxChars must be 1 to 10000000")),
     };
     let normalize = p.normalize.unwrap_or(true);
-    let text =
-        ctx.sessions
-            .with_session(&p.session_id, deadline, |s| async move {
-                s.text(&selector, max_chars, normalize, deadline).await
-            })
-            .await?;
+    let text = ctx
+        .sessions
+        .with_session(&p.session_id, deadline, |s| async move {
+            s.text(&selector, format, max_chars, normalize, deadline).await
+        })
+        .await?;
     Ok(TextResult { text: text.text, truncated: text.truncated })
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::error::ApiError;
+use super::target;
 use super::{MethodSpec, RpcContext, method};
 use crate::browser::session::Session;
 use crate::browser::snapshot::{Snapshot, SnapshotOptions};
@@ -26,6 +27,9 @@ pub struct SnapshotParams {
     pub session_id: String,
     /// Only the subtree of the first element this selector matches (any selector form, or ref=e5).
     pub selector: Option<String>,
+    /// A ref from page.snapshot (e5); the same as selector ref=e5.
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
     /// Only elements with refs, plus headings and landmarks for context (default false).
     pub interactive_only: Option<bool>,
     /// Upper bound on the snapshot's characters (default 20000, at least 200).
@@ -82,7 +86,7 @@ pub fn max_chars(value: Option<u64>) -> Result<usize, ApiError> {
 async fn snapshot(ctx: Arc<RpcContext>, p: SnapshotParams) -> Result<SnapshotResult, ApiError> {
     let deadline = ctx.deadline(p.timeout, 30_000)?;
     let options = SnapshotOptions {
-        selector: p.selector,
+        selector: target::optional(p.selector, p.element_ref)?,
         interactive_only: p.interactive_only.unwrap_or(false),
         max_chars: max_chars(p.max_chars)?,
         depth: p.depth.map(|d| d as usize),

@@ -146,3 +146,121 @@ async fn evaluate_stuck_script_times_out_and_the_page_recovers() {
         svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.title", "timeout": 10000 })).await;
     assert_eq!(title["result"], "Fixtures Home");
 }
+
+/// The markdown the fixtures' release notes page should read as.
+const RELEASE_NOTES_MARKDOWN: &str = r#"# Release notes
+
+Version **2.4** adds *faster* exports. See the [project list](APP/projects/) or [the docs](https://example.test/docs?a=1&b=2).
+
+Hidden word and LOUD text.
+
+## Changes
+
+- Export to CSV
+  - with headers
+  - without `NULL` values
+- New [details page](APP/markdown/details.html)
+
+3. Third step
+4. Fourth step
+
+### Numbers
+
+| Name | Count |
+| --- | --- |
+| Alpha | 12 |
+| Be\|ta | 7 |
+
+```rust
+fn main() {
+    println!("hi");
+}
+```
+
+> Quoted line
+
+Card one
+Card two
+Name Ada [x] Remember me
+More
+
+Line one
+Line two
+
+Hello, **World**!"#;
+
+#[tokio::test]
+async fn markdown_keeps_headings_lists_links_tables_and_code() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/markdown/") })).await;
+    let md = svc.ok("page.text", json!({ "session_id": sid, "format": "markdown" })).await;
+    let app = page("").trim_end_matches('/').to_owned();
+    assert_eq!(md["text"].as_str().unwrap(), RELEASE_NOTES_MARKDOWN.replace("APP", &app));
+    let list = svc.ok("page.text", json!({ "session_id": sid, "format": "markdown", "selector": "ol" })).await;
+    assert_eq!(list["text"], "3. Third step\n4. Fourth step");
+}
+
+/// Every word page.text shows, in order of first appearance, is in the markdown too.
+#[tokio::test]
+async fn markdown_drops_nothing_that_text_shows() {
+    let svc = shared();
+    let sid = svc.session().await;
+    for path in ["/", "/markdown/", "/snapshot/", "/big/", "/form/", "/projects/"] {
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page(path) })).await;
+        let text = svc.ok("page.text", json!({ "session_id": sid })).await;
+        let md = svc.ok("page.text", json!({ "session_id": sid, "format": "markdown" })).await;
+        let md = md["text"].as_str().unwrap();
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+        };
+        let have: std::collections::HashSet<String> = words(md).into_iter().collect();
+        let missing: Vec<String> =
+            words(text["text"].as_str().unwrap()).into_iter().filter(|w| !have.contains(w)).collect();
+        assert!(missing.is_empty(), "{path}: markdown lacks {missing:?}\n{md}");
+    }
+}
+
+#[tokio::test]
+async fn text_reads_an_element_by_ref() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/markdown/") })).await;
+    let snap = svc.ok("page.snapshot", json!({ "session_id": sid })).await;
+    let snap = snap["snapshot"].as_str().unwrap();
+    let line = snap.lines().find(|l| l.contains("link \"details page\"")).unwrap_or_else(|| panic!("{snap}"));
+    let r = line.split("[ref=").nth(1).unwrap().split(']').next().unwrap();
+    let text = svc.ok("page.text", json!({ "session_id": sid, "ref": r })).await;
+    assert_eq!(text["text"], "details page");
+    let md = svc.ok("page.text", json!({ "session_id": sid, "ref": r, "format": "markdown" })).await;
+    assert_eq!(md["text"], format!("[details page]({})", page("/markdown/details.html")));
+    let shot = svc.ok("screenshot", json!({ "session_id": sid, "ref": r })).await;
+    assert!(shot["base64"].as_str().unwrap().len() > 100);
+}
+
+#[tokio::test]
+async fn text_params_out_of_range_or_in_conflict_are_invalid_params() {
+    let svc = shared();
+    let sid = on_home().await;
+    for (params, needle) in [
+        (json!({ "session_id": sid, "maxChars": 0 }), "maxChars"),
+        (json!({ "session_id": sid, "maxChars": 10_000_001u64 }), "maxChars"),
+        (json!({ "session_id": sid, "selector": "h1", "ref": "e1" }), "not both"),
+        (json!({ "session_id": sid, "ref": "h1" }), "not a ref"),
+        (json!({ "session_id": sid, "selector": " " }), "must not be empty"),
+        (json!({ "session_id": sid, "format": "html" }), "format"),
+    ] {
+        let err = svc.err("page.text", params.clone()).await;
+        assert_eq!(err.code, -32602, "{params}: {err:?}");
+        assert!(err.message.contains(needle), "{params}: {err:?}");
+    }
+    for (method, params) in [
+        ("page.snapshot", json!({ "session_id": sid, "selector": "h1", "ref": "e1" })),
+        ("screenshot", json!({ "session_id": sid, "selector": "h1", "ref": "e1" })),
+        ("page.click", json!({ "session_id": sid, "selector": "h1", "ref": "e1" })),
+    ] {
+        let err = svc.err(method, params).await;
+        assert_eq!(err.code, -32602, "{method}: {err:?}");
+        assert!(err.message.contains("not both"), "{method}: {err:?}");
+    }
+}
