@@ -43,7 +43,12 @@ pub const VARS: &[EnvVar] = &[
     EnvVar { name: "REFUSE_PASSWORD_FILL", default: "false", meaning: "refuse page.fill into password fields" },
     EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
     EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
-    EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions" },
+    EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions, warm ones included" },
+    EnvVar {
+        name: "WARM_SESSIONS",
+        default: "1",
+        meaning: "blank sessions kept ready so session.create is instant (0 disables)",
+    },
     EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
     EnvVar {
         name: "MAX_CALL_MS",
@@ -112,6 +117,7 @@ pub struct Config {
     pub session_ttl: Duration,
     pub rate_limit_max: u32,
     pub max_sessions: usize,
+    pub warm_sessions: usize,
     pub max_body_bytes: usize,
     pub max_call: Duration,
     /// `None` means "look on PATH when launching" (resolved by [`Config::chrome_executable`]).
@@ -157,6 +163,7 @@ impl Config {
             session_ttl: Duration::from_millis(parse_num(&get, "SESSION_TTL_MS", 120_000, 1, u32::MAX as u64)?),
             rate_limit_max: parse_num(&get, "RATE_LIMIT_MAX", 120, 1, 1_000_000)? as u32,
             max_sessions: parse_num(&get, "MAX_SESSIONS", 8, 1, 1000)? as usize,
+            warm_sessions: parse_num(&get, "WARM_SESSIONS", 1, 0, 100)? as usize,
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
             max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
             chrome_path: match get("CHROME_PATH") {
@@ -273,6 +280,7 @@ mod tests {
                 "SESSION_TTL_MS" => c.session_ttl.as_millis().to_string(),
                 "RATE_LIMIT_MAX" => c.rate_limit_max.to_string(),
                 "MAX_SESSIONS" => c.max_sessions.to_string(),
+                "WARM_SESSIONS" => c.warm_sessions.to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,

@@ -14,6 +14,8 @@ pub struct Metrics {
     pub rpc_requests: IntCounterVec,
     pub rpc_duration: HistogramVec,
     pub sessions_open: IntGauge,
+    /// Blank sessions ready in the warm pool.
+    pub sessions_warm: IntGauge,
     pub sessions_created: IntCounter,
     /// Closed sessions by reason (closed, expired, shutdown).
     pub sessions_closed: IntCounterVec,
@@ -38,6 +40,8 @@ impl Metrics {
         .expect("valid metric");
         let sessions_open =
             IntGauge::new("text_browser_sessions_open", "Sessions currently open").expect("valid metric");
+        let sessions_warm =
+            IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool").expect("valid metric");
         let sessions_created =
             IntCounter::new("text_browser_sessions_created_total", "Sessions created").expect("valid metric");
         let sessions_closed = IntCounterVec::new(
@@ -54,13 +58,23 @@ impl Metrics {
             Box::new(rpc_requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rpc_duration.clone()),
             Box::new(sessions_open.clone()),
+            Box::new(sessions_warm.clone()),
             Box::new(sessions_created.clone()),
             Box::new(sessions_closed.clone()),
             Box::new(http_rejected.clone()),
         ] {
             registry.register(collector).expect("unique metric names");
         }
-        Self { registry, rpc_requests, rpc_duration, sessions_open, sessions_created, sessions_closed, http_rejected }
+        Self {
+            registry,
+            rpc_requests,
+            rpc_duration,
+            sessions_open,
+            sessions_warm,
+            sessions_created,
+            sessions_closed,
+            http_rejected,
+        }
     }
 
     /// The Prometheus text exposition of every metric.

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::browser::chromium::Chromium;
-use crate::browser::{SessionManager, janitor};
+use crate::browser::{SessionManager, janitor, pool};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
@@ -45,8 +45,14 @@ impl Application {
         let chromium = Chromium::launch(&executable, config.headless).await?;
         let metrics = Metrics::new();
         let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
-        let sessions =
-            Arc::new(SessionManager::new(chromium, policy, config.max_sessions, config.session_ttl, metrics.clone()));
+        let sessions = Arc::new(SessionManager::new(
+            chromium,
+            policy,
+            config.max_sessions,
+            config.warm_sessions.min(config.max_sessions),
+            config.session_ttl,
+            metrics.clone(),
+        ));
 
         let methods = rpc::all_methods();
         let openrpc = rpc::openrpc::document(&methods);
@@ -73,6 +79,7 @@ impl Application {
         let (stop_tasks, stop_rx) = watch::channel(false);
         let tasks = vec![
             tokio::spawn(janitor::run(sessions.clone(), stop_rx.clone())),
+            tokio::spawn(pool::run(sessions.clone(), stop_rx.clone())),
             tokio::spawn(rate_limit::housekeeping(rate_limit, stop_rx)),
         ];
         Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })

@@ -1,20 +1,22 @@
 //! The session manager: the map of open sessions over the one shared Chromium.
 //!
-//! It enforces MAX_SESSIONS (a semaphore permit lives inside each session, so capacity is freed
-//! exactly when a session is gone), gives each call its session's turn, and closes sessions on
-//! request, on expiry (driven by the janitor) and at shutdown.
+//! It enforces MAX_SESSIONS (a semaphore permit lives inside each session, warm or open, so
+//! capacity is freed exactly when a session is gone), hands out warm sessions from the pool,
+//! gives each call its session's turn, and closes sessions on request, on expiry (driven by the
+//! janitor) and at shutdown.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use super::chromium::Chromium;
 use super::error::BrowserError;
 use super::options::SessionOptions;
+use super::pool::WarmPool;
 use super::session::Session;
 use crate::egress::EgressPolicy;
 use crate::metrics::Metrics;
@@ -42,6 +44,7 @@ pub struct SessionManager {
     policy: Arc<EgressPolicy>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     capacity: Arc<Semaphore>,
+    pool: Arc<WarmPool>,
     max_sessions: usize,
     ttl: Duration,
     metrics: Metrics,
@@ -52,6 +55,7 @@ impl SessionManager {
         chromium: Chromium,
         policy: Arc<EgressPolicy>,
         max_sessions: usize,
+        warm_sessions: usize,
         ttl: Duration,
         metrics: Metrics,
     ) -> Self {
@@ -60,6 +64,7 @@ impl SessionManager {
             policy,
             sessions: Mutex::new(HashMap::new()),
             capacity: Arc::new(Semaphore::new(max_sessions)),
+            pool: Arc::new(WarmPool::new(warm_sessions, metrics.sessions_warm.clone())),
             max_sessions,
             ttl,
             metrics,
@@ -72,6 +77,14 @@ impl SessionManager {
 
     pub fn policy(&self) -> &Arc<EgressPolicy> {
         &self.policy
+    }
+
+    pub fn pool(&self) -> &Arc<WarmPool> {
+        &self.pool
+    }
+
+    pub(super) fn capacity(&self) -> &Arc<Semaphore> {
+        &self.capacity
     }
 
     pub fn ttl(&self) -> Duration {
@@ -90,18 +103,52 @@ impl SessionManager {
         if !self.chromium.is_alive() {
             return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
         }
-        let permit = self
-            .capacity
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| BrowserError::CapacityExceeded { max: self.max_sessions })?;
-        let session = Session::open(&self.chromium, &self.policy, options, permit, deadline).await?;
+        let session = if options.proxy.is_some() {
+            // An upstream proxy is fixed when the context is created: this one cannot come warm.
+            let permit = self.permit(deadline).await?;
+            Session::open(&self.chromium, &self.policy, options, permit, deadline).await?
+        } else if let Some(warm) = self.pool.take() {
+            warm.prepare(&self.chromium, options, deadline).await?
+        } else if let Ok(permit) = self.capacity.clone().try_acquire_owned() {
+            Session::open(&self.chromium, &self.policy, options, permit, deadline).await?
+        } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
+            warm.prepare(&self.chromium, options, deadline).await?
+        } else {
+            return Err(BrowserError::CapacityExceeded { max: self.max_sessions });
+        };
         let id = session.id.clone();
         self.map().insert(id.clone(), Arc::new(session));
         self.metrics.sessions_created.inc();
         self.metrics.sessions_open.set(self.open_count() as i64);
         tracing::info!(session_id = %id, "session created");
         Ok(id)
+    }
+
+    /// A MAX_SESSIONS permit for a session that cannot come warm: a free one, or a warm
+    /// session's (that session is disposed).
+    async fn permit(&self, deadline: Instant) -> Result<OwnedSemaphorePermit, BrowserError> {
+        if let Ok(permit) = self.capacity.clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        let mut warm =
+            self.pool.take_or_wait(deadline).await.ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let permit = warm.take_permit().ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let _ = self.dispose_warm(warm).await;
+        Ok(permit)
+    }
+
+    /// Opens a blank session for the warm pool.
+    pub(super) async fn open_blank(
+        &self,
+        permit: OwnedSemaphorePermit,
+        deadline: Instant,
+    ) -> Result<Session, BrowserError> {
+        Session::open_blank(&self.chromium, &self.policy, None, permit, deadline).await
+    }
+
+    /// Disposes a warm session that will not be handed out.
+    pub(super) async fn dispose_warm(&self, session: Session) -> Result<(), BrowserError> {
+        session.dispose(&self.chromium).await
     }
 
     pub fn get(&self, id: &str) -> Result<Arc<Session>, BrowserError> {

@@ -1,11 +1,15 @@
 //! The browser layer: one shared Chromium, sessions on top of it, and what a session can do.
 //!
 //! - `chromium`: launching Chromium and pumping its CDP connection
-//! - `manager`, `session`, `janitor`: session lifecycle (create, turn-taking, close, TTL expiry)
-//! - `options`: what a session is created with
-//! - `events`, `page_state`: page events folded into navigation and network state
-//! - `navigation`, `reading`, `evaluate`: what the RPC methods do with a page
-//! - `script`, `cdp`: helper scripts in an isolated world; raw CDP calls with deadlines
+//! - `manager`, `session`, `pool`, `janitor`: session lifecycle (create, warm sessions opened
+//!   ahead, turn-taking, close, TTL expiry)
+//! - `options`, `storage`: what a session is created with
+//! - `events`, `page_state`, `signals`: page events folded into navigation, network and log state
+//! - `navigation`, `reading`, `evaluate`, `actions`, `keys`, `screenshot`, `inspect`: what the RPC
+//!   methods do with a page
+//! - `snapshot`, `refs`: the accessibility snapshot and the refs it hands out
+//! - `script`, `selector`, `cdp`: helper scripts in an isolated world, element finding; raw CDP
+//!   calls with deadlines
 //! - `error`: this layer's error type
 
 pub mod actions;
@@ -21,6 +25,7 @@ pub mod manager;
 pub mod navigation;
 pub mod options;
 pub mod page_state;
+pub mod pool;
 pub mod reading;
 pub mod refs;
 pub mod screenshot;

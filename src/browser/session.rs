@@ -25,7 +25,7 @@ use super::options::SessionOptions;
 use super::page_state::{PageTracker, PageWatch};
 use super::refs::RefTable;
 use crate::egress::EgressPolicy;
-use crate::egress::proxy::EgressProxy;
+use crate::egress::proxy::{EgressProxy, Upstream};
 
 pub struct Session {
     pub id: String,
@@ -47,7 +47,7 @@ pub struct Session {
     pump: JoinHandle<()>,
     /// The proxy all of this context's traffic goes through; stops when the session is dropped.
     _egress: EgressProxy,
-    _capacity: OwnedSemaphorePermit,
+    capacity: Option<OwnedSemaphorePermit>,
 }
 
 impl Session {
@@ -61,6 +61,21 @@ impl Session {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
+        Self::open_blank(chromium, policy, upstream, capacity, deadline)
+            .await?
+            .prepare(chromium, options, deadline)
+            .await
+    }
+
+    /// Creates the context and its about:blank page with the event pump running, and no options
+    /// applied yet: what the warm pool keeps ready.
+    pub(super) async fn open_blank(
+        chromium: &Chromium,
+        policy: &Arc<EgressPolicy>,
+        upstream: Option<Upstream>,
+        capacity: OwnedSemaphorePermit,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
         let egress = EgressProxy::start(policy.clone(), upstream)
             .await
             .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
@@ -80,10 +95,30 @@ impl Session {
                 message: "no browserContextId in the answer".into(),
             })?
             .to_owned();
-        match Self::open_page(chromium, &context_id, egress, options, capacity, deadline).await {
+        match Self::open_page(chromium, &context_id, egress, capacity, deadline).await {
             Ok(session) => Ok(session),
             Err(err) => {
                 let _ = dispose_context(chromium, &context_id).await;
+                Err(err)
+            }
+        }
+    }
+
+    /// Applies the options to a blank session and starts its idle clock; on failure the context
+    /// is disposed.
+    pub(super) async fn prepare(
+        self,
+        chromium: &Chromium,
+        options: &SessionOptions,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
+        match self.apply_options(chromium, options, deadline).await {
+            Ok(()) => {
+                self.touch();
+                Ok(self)
+            }
+            Err(err) => {
+                let _ = self.dispose(chromium).await;
                 Err(err)
             }
         }
@@ -93,7 +128,6 @@ impl Session {
         chromium: &Chromium,
         context_id: &str,
         egress: EgressProxy,
-        options: &SessionOptions,
         capacity: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
@@ -114,7 +148,7 @@ impl Session {
         let tracker = tracker.with_page(page.clone()).with_egress(egress.log().clone());
         let pump = tokio::spawn(tracker.run(events, barriers));
 
-        let session = Self {
+        Ok(Self {
             id: uuid::Uuid::new_v4().simple().to_string(),
             context_id: context_id.to_owned(),
             page,
@@ -127,10 +161,14 @@ impl Session {
             barrier,
             pump,
             _egress: egress,
-            _capacity: capacity,
-        };
-        session.apply_options(chromium, options, deadline).await?;
-        Ok(session)
+            capacity: Some(capacity),
+        })
+    }
+
+    /// Gives back this session's MAX_SESSIONS permit, for a warm session that is being replaced
+    /// by one with its own context options.
+    pub(super) fn take_permit(&mut self) -> Option<OwnedSemaphorePermit> {
+        self.capacity.take()
     }
 
     async fn apply_options(
@@ -180,11 +218,17 @@ impl Session {
         cdp::call(&self.page, method, params, deadline).await
     }
 
-    /// Returns once the pump has applied every event Chromium sent before now. chromiumoxide hands
-    /// events to listeners just after it answers the command that followed them, hence the short
-    /// pause first.
+    /// Returns once the pump has applied every event Chromium sent before now.
+    ///
+    /// chromiumoxide answers a command as soon as its response arrives but hands the events that
+    /// came before it to listeners on its handler's next turn. One more round trip (answered by the
+    /// browser process, so a page stuck in a loop cannot hold it up) guarantees that turn has
+    /// happened; then the pump drains its channels before it answers the barrier.
     pub(super) async fn settle_events(&self, deadline: Instant) {
-        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+        let tick_deadline = deadline.min(Instant::now() + std::time::Duration::from_secs(1));
+        if cdp::call(&self.page, "Target.getTargetInfo", json!({}), tick_deadline).await.is_err() {
+            tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+        }
         let (done, applied) = tokio::sync::oneshot::channel();
         if self.barrier.send(done).is_ok() {
             let _ = tokio::time::timeout_at(deadline, applied).await;

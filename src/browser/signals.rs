@@ -282,7 +282,9 @@ impl Session {
     }
 
     /// Drains console messages and page errors; keeps console entries at `level` or above.
-    pub fn pull_logs(&self, level: Level) -> Logs {
+    pub async fn pull_logs(&self, level: Level, deadline: Instant) -> Logs {
+        // Everything the page logged before this call is in the buffers first.
+        self.settle_events(deadline).await;
         let mut signals = self.watch.signals.lock().unwrap_or_else(|p| p.into_inner());
         let (console, console_dropped) = signals.console.drain();
         let (page_errors, errors_dropped) = signals.page_errors.drain();
@@ -297,6 +299,7 @@ impl Session {
     /// Drains finished requests (only failed ones with `only_errors`), after giving error bodies
     /// still being fetched a moment to arrive.
     pub async fn pull_network(&self, only_errors: bool, deadline: Instant) -> (Vec<NetworkEntry>, u64) {
+        self.settle_events(deadline).await;
         let wait_until = (Instant::now() + BODY_WAIT).min(deadline);
         while self.watch.signals.lock().unwrap_or_else(|p| p.into_inner()).bodies_pending()
             && Instant::now() < wait_until

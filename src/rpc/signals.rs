@@ -59,7 +59,10 @@ pub fn methods() -> Vec<MethodSpec> {
 async fn logs_pull(ctx: Arc<RpcContext>, p: LogsPullParams) -> Result<LogsPullResult, ApiError> {
     let deadline = ctx.deadline(None, 10_000)?;
     let level = p.level.unwrap_or(Level::Debug);
-    let logs = ctx.sessions.with_session(&p.session_id, deadline, |s| async move { Ok(s.pull_logs(level)) }).await?;
+    let logs = ctx
+        .sessions
+        .with_session(&p.session_id, deadline, |s| async move { Ok(s.pull_logs(level, deadline).await) })
+        .await?;
     Ok(LogsPullResult {
         console: logs.console,
         page_errors: logs.page_errors,

@@ -11,6 +11,7 @@ mod errors;
 mod http_layers;
 mod inspect;
 mod navigation;
+mod pool;
 mod reading;
 mod sessions;
 mod signals;

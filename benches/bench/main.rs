@@ -1,0 +1,46 @@
+//! `cargo bench`: what every method costs on top of Chromium, measured in one run.
+//!
+//! It starts the fixtures app and the service (release build), calls each method through real
+//! HTTP JSON-RPC, and measures next to it the raw chromiumoxide floor for the same work on a
+//! Chromium of its own. The machine is noisy, so every figure is a p50/p95 of many rounds with its
+//! floor measured in turn in the same rounds, and held to its target as a ratio.
+//!
+//! - `service`: the fixtures and the service as child processes, and a keep-alive RPC client
+//! - `floors`: the raw chromiumoxide work each method is compared with
+//! - `latency`: per-method rows; `throughput`: 8 sessions at once; `memory`: resident memory
+//! - `egress`: page loads through a session's egress proxy vs no proxy
+//! - `table`: samples, percentiles, the printed table
+//!
+//! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
+//! create/close cycles of the memory check.
+
+mod egress;
+mod floors;
+mod latency;
+mod memory;
+mod service;
+mod table;
+mod throughput;
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[tokio::main]
+async fn main() {
+    let rounds = env_num("BENCH_ROUNDS", 30).max(1);
+    let cycles = env_num("BENCH_CYCLES", 1000);
+    let (_fixtures, base) = service::start_fixtures();
+    let svc = service::Service::start(&[("MAX_SESSIONS", "16")]);
+    let raw = floors::Raw::start().await;
+
+    println!("text-browser benchmark: {rounds} rounds per row; floors measured in the same rounds\n");
+    table::header();
+    latency::report(&svc, &raw, &base, rounds).await;
+    egress::report(&raw.chromium, &base, rounds).await;
+    println!();
+    throughput::report(&svc, &raw, &base).await;
+    memory::report(&svc, &base, cycles).await;
+
+    raw.chromium.shutdown().await;
+}

@@ -1,0 +1,74 @@
+//! The warm pool: session.create hands out a blank session opened ahead of time, which must be
+//! exactly as fresh and isolated as one made on demand.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Instance, Service, eventually, metric, page};
+
+async fn warm_ready(svc: &Service) -> f64 {
+    eventually(Duration::from_secs(30), "a warm session to be ready", || async {
+        metric(&svc.metrics().await, "text_browser_sessions_warm").filter(|n| *n >= 1.0)
+    })
+    .await
+}
+
+async fn eval(svc: &Service, sid: &str, expression: &str) -> Value {
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": expression })).await["result"].clone()
+}
+
+#[tokio::test]
+async fn a_warm_session_never_sees_cookies_storage_or_cache_of_an_earlier_one() {
+    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "2")]);
+    warm_ready(&svc).await;
+    let a = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": a, "url": page("/") })).await;
+    eval(
+        &svc,
+        &a,
+        "document.cookie = 'who=a; max-age=3600'; localStorage.setItem('who', 'a'); \
+         sessionStorage.setItem('who', 'a'); 1",
+    )
+    .await;
+    let fetch = "async () => (await fetch('/cached?k=pool')).text()";
+    assert_eq!(eval(&svc, &a, fetch).await, "1");
+    assert_eq!(eval(&svc, &a, fetch).await, "1", "the second fetch in one session comes from its cache");
+    svc.ok("session.close", json!({ "session_id": a })).await;
+
+    // The pool refilled while `a` was open; the next create takes that warm session.
+    warm_ready(&svc).await;
+    let b = svc.session().await;
+    assert_eq!(metric(&svc.metrics().await, "text_browser_sessions_warm"), Some(0.0), "b came from the pool");
+    assert_eq!(eval(&svc, &b, "[location.href, history.length]").await, json!(["about:blank", 1]));
+    let pulled = svc.ok("network.pull", json!({ "session_id": b })).await;
+    assert_eq!(pulled["requests"], json!([]), "a warm session has no traffic of its own: {pulled}");
+    svc.ok("page.goto", json!({ "session_id": b, "url": page("/") })).await;
+    let seen = eval(&svc, &b, "[document.cookie, localStorage.getItem('who'), sessionStorage.getItem('who')]").await;
+    assert_eq!(seen, json!(["", null, null]));
+    assert_eq!(eval(&svc, &b, fetch).await, "2", "b's request reached the server: nothing cached from a");
+}
+
+#[tokio::test]
+async fn at_the_cap_a_create_takes_the_warm_session_and_then_fails_with_capacity_exceeded() {
+    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "1")]);
+    warm_ready(&svc).await;
+    let a = svc.session().await;
+    let err = svc.err("session.create", json!({})).await;
+    assert_eq!(err.kind(), "capacity_exceeded");
+    svc.ok("session.close", json!({ "session_id": a })).await;
+    // A session with its own upstream proxy cannot come warm; it takes the warm session's place.
+    warm_ready(&svc).await;
+    let created = svc.ok("session.create", json!({ "proxy": { "server": "http://127.0.0.1:9" } })).await;
+    assert!(created["session_id"].is_string());
+}
+
+#[tokio::test]
+async fn with_warm_sessions_off_sessions_are_made_on_demand() {
+    let svc = Instance::start(&[("WARM_SESSIONS", "0"), ("MAX_SESSIONS", "1")]);
+    let a = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": a, "url": page("/") })).await;
+    assert_eq!(metric(&svc.metrics().await, "text_browser_sessions_warm"), Some(0.0));
+    svc.ok("session.close", json!({ "session_id": a })).await;
+    svc.session().await;
+}
