@@ -19,6 +19,8 @@ pub struct Metrics {
     pub sessions_created: IntCounter,
     /// Closed sessions by reason (closed, expired, shutdown).
     pub sessions_closed: IntCounterVec,
+    /// Times Chromium died and was started again.
+    pub browser_restarts: IntCounter,
     /// Requests refused before reaching a method, by HTTP status (401, 413, 429).
     pub http_rejected: IntCounterVec,
 }
@@ -49,6 +51,9 @@ impl Metrics {
             &["reason"],
         )
         .expect("valid metric");
+        let browser_restarts =
+            IntCounter::new("text_browser_browser_restarts_total", "Times Chromium died and was started again")
+                .expect("valid metric");
         let http_rejected = IntCounterVec::new(
             Opts::new("text_browser_http_rejected_total", "HTTP requests refused before dispatch, by status"),
             &["status"],
@@ -61,6 +66,7 @@ impl Metrics {
             Box::new(sessions_warm.clone()),
             Box::new(sessions_created.clone()),
             Box::new(sessions_closed.clone()),
+            Box::new(browser_restarts.clone()),
             Box::new(http_rejected.clone()),
         ] {
             registry.register(collector).expect("unique metric names");
@@ -73,6 +79,7 @@ impl Metrics {
             sessions_warm,
             sessions_created,
             sessions_closed,
+            browser_restarts,
             http_rejected,
         }
     }

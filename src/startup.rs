@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::browser::chromium::Chromium;
-use crate::browser::{SessionManager, janitor, pool};
+use crate::browser::{SessionManager, janitor, pool, supervisor};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
@@ -80,6 +80,7 @@ impl Application {
         let tasks = vec![
             tokio::spawn(janitor::run(sessions.clone(), stop_rx.clone())),
             tokio::spawn(pool::run(sessions.clone(), stop_rx.clone())),
+            tokio::spawn(supervisor::run(sessions.clone(), executable, config.headless, stop_rx.clone())),
             tokio::spawn(rate_limit::housekeeping(rate_limit, stop_rx)),
         ];
         Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })

@@ -28,6 +28,9 @@ impl Raw {
         let executable = config.chrome_executable().expect("Chromium is installed (bash .ci/setup)");
         let chromium = Chromium::launch(&executable, true).await.expect("Chromium starts");
         let page = open_page(&chromium, None).await.1;
+        // The service's default viewport, so screenshots compare the same number of pixels.
+        let metrics = json!({ "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false });
+        cdp::call(&page, "Emulation.setDeviceMetricsOverride", metrics, deadline()).await.expect("a viewport");
         Self { chromium, page }
     }
 

@@ -35,12 +35,16 @@ async fn main() {
     let raw = floors::Raw::start().await;
 
     println!("text-browser benchmark: {rounds} rounds per row; floors measured in the same rounds\n");
+    // Memory first, while the service has done nothing else: the allocator keeps what the big
+    // snapshots below needed, which is reported at the end.
+    memory::report(&svc, &base, cycles).await;
+    println!();
     table::header();
     latency::report(&svc, &raw, &base, rounds).await;
     egress::report(&raw.chromium, &base, rounds).await;
     println!();
     throughput::report(&svc, &raw, &base).await;
-    memory::report(&svc, &base, cycles).await;
+    println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));
 
     raw.chromium.shutdown().await;
 }

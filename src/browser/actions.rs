@@ -1,7 +1,7 @@
 //! Acting like a user: `page.click`, `page.fill`, `page.press`.
 //!
-//! Before acting, the element must be attached, visible, enabled, stable across two animation
-//! frames and (for clicks) the element that receives a click at its centre. `js/probe.js` checks
+//! Before acting, the element must be attached, visible, enabled, stable across an animation
+//! frame and (for clicks) the element that receives a click at its centre. `js/probe.js` checks
 //! that once; this module repeats the probe until it passes or the deadline, and a timeout says
 //! what was still missing ("role=button[name='Save'] is covered by div.modal"). Input is real:
 //! mouse and key events through CDP's Input domain.
@@ -150,13 +150,12 @@ impl Session {
             json!({ "type": kind, "x": ready.x, "y": ready.y, "button": button, "clickCount": count,
                     "modifiers": modifiers, "buttons": if kind == "mousePressed" { 1 } else { 0 } })
         };
-        self.cdp(
-            "Input.dispatchMouseEvent",
-            json!({ "type": "mouseMoved", "x": ready.x, "y": ready.y, "modifiers": modifiers }),
-            deadline,
-        )
-        .await?;
-        for count in 1..=options.click_count.max(1) {
+        // No separate mouse move first: Chromium delivers a lone move with the next frame (a
+        // frame's wait per click), and the press itself moves the pointer there, so hover state
+        // and the over/enter events come with it as they would after a move.
+        self.cdp("Input.dispatchMouseEvent", at("mousePressed", 1), deadline).await?;
+        self.cdp("Input.dispatchMouseEvent", at("mouseReleased", 1), deadline).await?;
+        for count in 2..=options.click_count.max(1) {
             self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline).await?;
             self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline).await?;
         }

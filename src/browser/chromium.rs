@@ -2,8 +2,9 @@
 //!
 //! chromiumoxide's `Handler` must be polled for the life of the browser. Our pump does that, and
 //! also rescues events chromiumoxide could not parse (protocol drift): their raw text is routed to
-//! the owning page's tracker by CDP session id. When the handler stream ends, Chromium is gone:
-//! `alive` turns false so callers get `browser_unavailable` instead of hanging.
+//! the owning page's tracker by CDP session id. When the connection breaks, Chromium is gone:
+//! `alive` turns false so callers get `browser_unavailable` instead of hanging, and the supervisor
+//! starts a new one.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -208,12 +209,18 @@ impl Chromium {
     }
 }
 
-/// Polls the CDP handler for the life of the browser. Errors on the stream are not fatal.
+/// Polls the CDP handler for the life of the browser. Message errors are not fatal; a broken
+/// connection is: chromiumoxide reports it as an error and keeps its stream open, so the pump ends
+/// there (dropping the handler fails every command still waiting for an answer).
 async fn pump_handler(mut handler: Handler, routes: Arc<EventRoutes>, alive: watch::Sender<bool>) {
     while let Some(item) = handler.next().await {
         match item {
             Ok(()) => {}
             Err(CdpError::InvalidMessage(text, _)) => routes.dispatch_raw(&text),
+            Err(err @ (CdpError::Ws(_) | CdpError::Io(_))) => {
+                tracing::error!(error = %err, "the connection to Chromium broke");
+                break;
+            }
             Err(err) => tracing::debug!(error = %err, "cdp handler error"),
         }
     }

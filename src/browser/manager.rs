@@ -3,11 +3,13 @@
 //! It enforces MAX_SESSIONS (a semaphore permit lives inside each session, warm or open, so
 //! capacity is freed exactly when a session is gone), hands out warm sessions from the pool,
 //! gives each call its session's turn, and closes sessions on request, on expiry (driven by the
-//! janitor) and at shutdown.
+//! janitor) and at shutdown. When Chromium dies, the supervisor swaps in a new one here
+//! ([`SessionManager::replace_browser`]); the sessions it took with it are remembered as lost so
+//! calls on them say what happened.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -27,6 +29,8 @@ pub enum CloseReason {
     Closed,
     Expired,
     Shutdown,
+    /// Chromium died and took the session's context with it.
+    BrowserLost,
 }
 
 impl CloseReason {
@@ -35,12 +39,19 @@ impl CloseReason {
             Self::Closed => "closed",
             Self::Expired => "expired",
             Self::Shutdown => "shutdown",
+            Self::BrowserLost => "browser_lost",
         }
     }
 }
 
+/// How many lost session ids are remembered (oldest forgotten first).
+const LOST_REMEMBERED: usize = 10_000;
+
 pub struct SessionManager {
-    chromium: Arc<Chromium>,
+    /// The current Chromium; replaced by the supervisor after a crash.
+    chromium: RwLock<Arc<Chromium>>,
+    /// Sessions whose Chromium died, so calls on them get `browser_unavailable`.
+    lost: Mutex<VecDeque<String>>,
     policy: Arc<EgressPolicy>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     capacity: Arc<Semaphore>,
@@ -60,7 +71,8 @@ impl SessionManager {
         metrics: Metrics,
     ) -> Self {
         Self {
-            chromium: Arc::new(chromium),
+            chromium: RwLock::new(Arc::new(chromium)),
+            lost: Mutex::new(VecDeque::new()),
             policy,
             sessions: Mutex::new(HashMap::new()),
             capacity: Arc::new(Semaphore::new(max_sessions)),
@@ -71,8 +83,31 @@ impl SessionManager {
         }
     }
 
-    pub fn chromium(&self) -> &Arc<Chromium> {
-        &self.chromium
+    /// The current Chromium.
+    pub fn chromium(&self) -> Arc<Chromium> {
+        self.chromium.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Forgets every session and warm session of the Chromium that died (their contexts went with
+    /// it), and puts `replacement` in its place.
+    pub fn replace_browser(&self, replacement: Chromium) {
+        let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
+        drop(self.pool.drain());
+        {
+            let mut remembered = self.lost.lock().unwrap_or_else(|p| p.into_inner());
+            for id in &lost {
+                if remembered.len() == LOST_REMEMBERED {
+                    remembered.pop_front();
+                }
+                remembered.push_back(id.clone());
+            }
+        }
+        self.metrics.sessions_open.set(0);
+        self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
+        *self.chromium.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(replacement);
+        self.metrics.browser_restarts.inc();
+        self.pool.wake();
+        tracing::warn!(lost = lost.len(), "sessions lost with the old Chromium");
     }
 
     pub fn policy(&self) -> &Arc<EgressPolicy> {
@@ -100,19 +135,20 @@ impl SessionManager {
     }
 
     pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
-        if !self.chromium.is_alive() {
+        let chromium = self.chromium();
+        if !chromium.is_alive() {
             return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
         }
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;
-            Session::open(&self.chromium, &self.policy, options, permit, deadline).await?
+            Session::open(&chromium, &self.policy, options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take() {
-            warm.prepare(&self.chromium, options, deadline).await?
+            warm.prepare(&chromium, options, deadline).await?
         } else if let Ok(permit) = self.capacity.clone().try_acquire_owned() {
-            Session::open(&self.chromium, &self.policy, options, permit, deadline).await?
+            Session::open(&chromium, &self.policy, options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
-            warm.prepare(&self.chromium, options, deadline).await?
+            warm.prepare(&chromium, options, deadline).await?
         } else {
             return Err(BrowserError::CapacityExceeded { max: self.max_sessions });
         };
@@ -143,16 +179,24 @@ impl SessionManager {
         permit: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Session, BrowserError> {
-        Session::open_blank(&self.chromium, &self.policy, None, permit, deadline).await
+        Session::open_blank(&self.chromium(), &self.policy, None, permit, deadline).await
     }
 
     /// Disposes a warm session that will not be handed out.
     pub(super) async fn dispose_warm(&self, session: Session) -> Result<(), BrowserError> {
-        session.dispose(&self.chromium).await
+        session.dispose(&self.chromium()).await
     }
 
     pub fn get(&self, id: &str) -> Result<Arc<Session>, BrowserError> {
-        self.map().get(id).cloned().ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))
+        if let Some(session) = self.map().get(id).cloned() {
+            return Ok(session);
+        }
+        if self.lost.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|lost| lost == id) {
+            return Err(BrowserError::Unavailable(
+                "Chromium stopped unexpectedly and was restarted; this session's browser context went with it".into(),
+            ));
+        }
+        Err(BrowserError::SessionNotFound(id.to_owned()))
     }
 
     /// Runs `op` on the session once it is this call's turn (calls on one session run in order).
@@ -176,7 +220,7 @@ impl SessionManager {
         self.metrics.sessions_open.set(self.open_count() as i64);
         self.metrics.sessions_closed.with_label_values(&[reason.as_str()]).inc();
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
-        let result = session.dispose(&self.chromium).await;
+        let result = session.dispose(&self.chromium()).await;
         if let Err(err) = &result {
             tracing::warn!(session_id = %id, error = %err, "disposing the browser context failed");
         }

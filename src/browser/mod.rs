@@ -1,6 +1,7 @@
 //! The browser layer: one shared Chromium, sessions on top of it, and what a session can do.
 //!
-//! - `chromium`: launching Chromium and pumping its CDP connection
+//! - `chromium`, `supervisor`: launching Chromium, pumping its CDP connection, and starting a new
+//!   one when it dies
 //! - `manager`, `session`, `pool`, `janitor`: session lifecycle (create, warm sessions opened
 //!   ahead, turn-taking, close, TTL expiry)
 //! - `options`, `storage`: what a session is created with
@@ -35,6 +36,7 @@ pub mod session;
 pub mod signals;
 pub mod snapshot;
 pub mod storage;
+pub mod supervisor;
 
 pub use error::BrowserError;
 pub use manager::SessionManager;

@@ -96,7 +96,12 @@ impl WarmPool {
         }
     }
 
-    /// Takes every ready warm session (at shutdown).
+    /// Wakes the refill task (a new Chromium is up).
+    pub fn wake(&self) {
+        self.wanted.notify_one();
+    }
+
+    /// Takes every ready warm session (at shutdown, or when their Chromium died).
     pub fn drain(&self) -> Vec<Session> {
         self.gauge.set(0);
         std::mem::take(&mut self.slots().ready)

@@ -21,7 +21,7 @@ use super::cdp;
 use super::chromium::{Chromium, EventRoutes};
 use super::error::BrowserError;
 use super::events::PageEvent;
-use super::options::SessionOptions;
+use super::options::{SessionOptions, Viewport};
 use super::page_state::{PageTracker, PageWatch};
 use super::refs::RefTable;
 use crate::egress::EgressPolicy;
@@ -67,8 +67,8 @@ impl Session {
             .await
     }
 
-    /// Creates the context and its about:blank page with the event pump running, and no options
-    /// applied yet: what the warm pool keeps ready.
+    /// Creates the context and its about:blank page with the event pump running and the default
+    /// viewport, and no other options applied yet: what the warm pool keeps ready.
     pub(super) async fn open_blank(
         chromium: &Chromium,
         policy: &Arc<EgressPolicy>,
@@ -95,7 +95,11 @@ impl Session {
                 message: "no browserContextId in the answer".into(),
             })?
             .to_owned();
-        match Self::open_page(chromium, &context_id, egress, capacity, deadline).await {
+        let opened = match Self::open_page(chromium, &context_id, egress, capacity, deadline).await {
+            Ok(session) => session.set_viewport(Viewport::default(), deadline).await.map(|()| session),
+            Err(err) => Err(err),
+        };
+        match opened {
             Ok(session) => Ok(session),
             Err(err) => {
                 let _ = dispose_context(chromium, &context_id).await;
@@ -177,13 +181,10 @@ impl Session {
         options: &SessionOptions,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
-        let viewport = options.viewport;
-        self.cdp(
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": viewport.width, "height": viewport.height, "deviceScaleFactor": 1, "mobile": false }),
-            deadline,
-        )
-        .await?;
+        // A blank session already has the default viewport (see `open_blank`).
+        if options.viewport != Viewport::default() {
+            self.set_viewport(options.viewport, deadline).await?;
+        }
         if let Some(user_agent) = &options.user_agent {
             self.cdp("Emulation.setUserAgentOverride", json!({ "userAgent": user_agent }), deadline).await?;
         }
@@ -203,6 +204,12 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    async fn set_viewport(&self, viewport: Viewport, deadline: Instant) -> Result<(), BrowserError> {
+        let metrics =
+            json!({ "width": viewport.width, "height": viewport.height, "deviceScaleFactor": 1, "mobile": false });
+        self.cdp("Emulation.setDeviceMetricsOverride", metrics, deadline).await.map(|_| ())
     }
 
     /// Sends a command to this session's page.

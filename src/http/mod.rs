@@ -2,7 +2,8 @@
 //!
 //! `/rpc` sits behind, outermost first: rate limit (429), API key (401), body cap (413).
 //! `/healthz` and `/metrics` need no key. Every response carries an `x-request-id` (taken from
-//! the request or generated) and `cache-control: no-store`.
+//! the request or generated) and `cache-control: no-store`; everything logged while a request is
+//! handled carries that id (the `request` span).
 
 pub mod auth;
 pub mod body_limit;
@@ -69,6 +70,15 @@ pub fn router(parts: HttpParts) -> Router {
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
                 .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(from_fn(request_span))
                 .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))),
         )
+}
+
+/// Runs the rest of the request inside a `request` span carrying its x-request-id.
+async fn request_span(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    use tracing::Instrument;
+    let id = request.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let span = tracing::info_span!("request", request_id = %id.chars().take(128).collect::<String>());
+    next.run(request).instrument(span).await
 }

@@ -160,8 +160,9 @@
       if (problem) return { fatal: problem };
     }
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    // Stable: the same box one animation frame later. The frame advances the document's
+    // animation time and runs the page's own rAF callbacks first, so anything moving shows.
     const before = el.getBoundingClientRect();
-    await nextFrame();
     await nextFrame();
     const rect = el.getBoundingClientRect();
     if (before.x !== rect.x || before.y !== rect.y || before.width !== rect.width || before.height !== rect.height) {

@@ -232,3 +232,29 @@ async fn clicking_a_link_returns_once_the_new_page_has_loaded() {
         .await;
     assert_eq!(same["result"], json!([true, "#bottom"]));
 }
+
+#[tokio::test]
+async fn a_click_brings_the_pointer_over_the_element_with_trusted_events() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/form/") })).await;
+    svc.ok(
+        "page.evaluate",
+        json!({ "session_id": sid, "expression": "window.seen = []; \
+            for (const t of ['mouseover', 'mouseenter', 'pointerdown', 'mousedown', 'mouseup', 'click']) \
+              document.querySelector('#save').addEventListener(t, (e) => seen.push(e.isTrusted ? t : t + ' (untrusted)')); 1" }),
+    )
+    .await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
+    let seen = svc
+        .ok(
+            "page.evaluate",
+            json!({ "session_id": sid, "expression": "[seen, !!document.querySelector('#save:hover')]" }),
+        )
+        .await;
+    assert_eq!(
+        seen["result"],
+        json!([["mouseover", "mouseenter", "pointerdown", "mousedown", "mouseup", "click"], true]),
+        "hover comes with the press, every event is trusted"
+    );
+}

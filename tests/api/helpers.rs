@@ -263,6 +263,21 @@ pub fn page(path: &str) -> String {
     format!("{}{}", fixtures(), path)
 }
 
+/// The service's Chromium: its pid and profile directory (the child with a --user-data-dir).
+pub fn chromium_child(service_pid: u32) -> (u32, String) {
+    let tasks = std::fs::read_dir(format!("/proc/{service_pid}/task")).expect("the service runs");
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children.split_whitespace() {
+            let cmdline = std::fs::read_to_string(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            if let Some(dir) = cmdline.split('\0').find_map(|arg| arg.strip_prefix("--user-data-dir=")) {
+                return (child.parse().expect("a pid"), dir.to_owned());
+            }
+        }
+    }
+    panic!("no Chromium child found under the service (pid {service_pid})");
+}
+
 /// The value of a metric line `name` (with its labels, exactly as exposed), if present.
 pub fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())

@@ -159,5 +159,29 @@ async fn logs_are_json_lines_and_never_contain_the_api_key() {
             assert!(entry["request_id"].as_str().is_some_and(|id| !id.is_empty()), "{line}");
             assert!(entry["method"].is_string() && entry["outcome"].is_string(), "{line}");
         }
+        // Lines written while a request is handled carry its id too.
+        if entry["message"] == "session created" || entry["message"] == "rpc" {
+            assert!(entry["span"]["request_id"].as_str().is_some_and(|id| !id.is_empty()), "{line}");
+        }
     }
+    assert!(logs.lines().any(|l| l.contains("\"session created\"")), "a session was created in this log");
+}
+
+#[tokio::test]
+async fn a_request_s_own_id_follows_it_into_the_log() {
+    let svc = shared();
+    let response = reqwest::Client::new()
+        .post(svc.rpc_url())
+        .header("x-api-key", API_KEY)
+        .header("x-request-id", "trace-me-4711")
+        .header("content-type", "application/json")
+        .body(json!({ "jsonrpc": "2.0", "id": 1, "method": "session.create", "params": {} }).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "trace-me-4711");
+    let logs = svc.logs();
+    let mine: Vec<&str> = logs.lines().filter(|l| l.contains("trace-me-4711")).collect();
+    assert!(mine.iter().any(|l| l.contains("\"session created\"")), "{mine:?}");
+    assert!(mine.iter().any(|l| l.contains("\"message\":\"rpc\"")), "{mine:?}");
 }

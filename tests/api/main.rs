@@ -13,6 +13,7 @@ mod inspect;
 mod navigation;
 mod pool;
 mod reading;
+mod resilience;
 mod sessions;
 mod signals;
 mod snapshot;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Instance, eventually, fixtures, metric, page, shared};
+use crate::helpers::{Instance, chromium_child, eventually, fixtures, metric, page, shared};
 
 #[tokio::test]
 async fn session_create_applies_viewport_and_user_agent() {
@@ -147,20 +147,11 @@ async fn chromium_page_targets(service_pid: u32) -> usize {
     list.iter().filter(|t| t["type"] == "page").count()
 }
 
-/// Finds the service's Chromium child and reads the port from its profile's DevToolsActivePort.
+/// Reads the DevTools port from the service's Chromium's profile (DevToolsActivePort).
 fn devtools_port(service_pid: u32) -> u16 {
-    let tasks = std::fs::read_dir(format!("/proc/{service_pid}/task")).expect("the service runs");
-    for task in tasks.flatten() {
-        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        for child in children.split_whitespace() {
-            let cmdline = std::fs::read_to_string(format!("/proc/{child}/cmdline")).unwrap_or_default();
-            if let Some(dir) = cmdline.split('\0').find_map(|arg| arg.strip_prefix("--user-data-dir=")) {
-                let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
-                return file.lines().next().unwrap().trim().parse().expect("a port number");
-            }
-        }
-    }
-    panic!("no Chromium child found under the service (pid {service_pid})");
+    let (_, dir) = chromium_child(service_pid);
+    let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
+    file.lines().next().unwrap().trim().parse().expect("a port number")
 }
 
 #[tokio::test]

@@ -1,0 +1,63 @@
+//! Surviving a dead Chromium and a stuck page.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::helpers::{Instance, chromium_child, eventually, metric, page, shared};
+
+#[tokio::test]
+async fn after_chromium_is_killed_old_sessions_say_so_and_new_ones_work() {
+    let svc = Instance::start(&[]);
+    let old = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": old, "url": page("/") })).await;
+    let (pid, _) = chromium_child(svc.pid);
+    // SAFETY: kill(2) on a pid we just read; no memory is involved.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+
+    let err = svc.err("page.text", json!({ "session_id": old })).await;
+    assert_eq!(err.kind(), "browser_unavailable", "{err:?}");
+    assert!(err.data["remediation"].as_str().unwrap().contains("session.create"), "{err:?}");
+
+    let fresh = eventually(Duration::from_secs(10), "a new session on the new Chromium", || async {
+        let sid = svc.call("session.create", json!({})).await.ok()?["session_id"].as_str()?.to_owned();
+        svc.call("page.goto", json!({ "session_id": sid, "url": page("/") })).await.ok().map(|_| sid)
+    })
+    .await;
+    let text = svc.ok("page.text", json!({ "session_id": fresh, "selector": "h1" })).await;
+    assert_eq!(text["text"], "Fixtures Home");
+    let err = svc.err("page.text", json!({ "session_id": old })).await;
+    assert_eq!(err.kind(), "browser_unavailable", "the lost session stays explained: {err:?}");
+    let metrics = svc.metrics().await;
+    assert_eq!(metric(&metrics, "text_browser_browser_restarts_total"), Some(1.0));
+    assert_eq!(metric(&metrics, "text_browser_sessions_closed_total{reason=\"browser_lost\"}"), Some(1.0));
+    assert_ne!(chromium_child(svc.pid).0, pid, "a new Chromium process");
+}
+
+#[tokio::test]
+async fn a_page_stuck_in_a_loop_times_out_alone_while_other_sessions_answer() {
+    let svc = shared();
+    let stuck = svc.session().await;
+    let other = svc.session().await;
+    for sid in [&stuck, &other] {
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page("/") })).await;
+    }
+    let looping =
+        svc.call("page.evaluate", json!({ "session_id": stuck, "expression": "while (true) {}", "timeout": 4000 }));
+    tokio::pin!(looping);
+    // The other session's reads all finish while the loop is still running.
+    for _ in 0..5 {
+        let read = svc.call("page.text", json!({ "session_id": other, "selector": "h1" }));
+        tokio::select! {
+            biased;
+            answered = &mut looping => panic!("the stuck call ended before the other session answered: {answered:?}"),
+            text = read => assert_eq!(text.expect("page.text on the other session")["text"], "Fixtures Home"),
+        }
+    }
+    let err = looping.await.expect_err("the stuck call times out");
+    assert_eq!(err.kind(), "timeout", "{err:?}");
+    let text = svc.ok("page.text", json!({ "session_id": stuck, "selector": "h1" })).await;
+    assert_eq!(text["text"], "Fixtures Home", "the stuck session recovers");
+}
