@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's walkthrough as a script: create a session, open the fixtures' /projects page,
-# read it, evaluate JavaScript, close. Exits non-zero if any step does not do what it should.
+# read it, evaluate JavaScript, click and fill, pull the console and the failed requests, close.
+# The Python, TypeScript and Rust clients beside it run the same scenario.
+# Exits non-zero if any step does not do what it should.
 #
 #   TB_URL   the service's /rpc URL        (default http://127.0.0.1:3337/rpc)
 #   API_KEY  the service's key             (required)
@@ -39,6 +41,22 @@ expect "page.evaluate" "$r" '"result":3'
 p='{"session_id":"'$SID'","expression":"(n) => n * 2","arg":21}'
 r=$(rpc page.evaluate "$p")
 expect "page.evaluate with arg" "$r" '"result":42'
+
+p='{"session_id":"'$SID'","selector":"#new-project"}'
+r=$(rpc page.click "$p")
+expect "page.click" "$r" '"ok":true'
+
+p='{"session_id":"'$SID'","selector":"#project-name","value":"Zephyr"}'
+r=$(rpc page.fill "$p")
+expect "page.fill" "$r" '"ok":true'
+r=$(rpc page.text '{"session_id":"'$SID'","selector":"#preview"}')
+expect "the page reacted" "$r" 'New project: Zephyr'
+
+r=$(rpc logs.pull '{"session_id":"'$SID'"}')
+expect "logs.pull" "$r" 'failed to load /api/fail: HTTP 500'
+
+r=$(rpc network.pull '{"session_id":"'$SID'"}')
+expect "network.pull" "$r" '"status":500'
 
 p='{"session_id":"'$SID'"}'
 r=$(rpc session.close "$p")

@@ -77,3 +77,45 @@ fn readme_config_table_lists_every_variable_with_its_default() {
         assert!(readme.contains(&row), "README config table lacks the row starting {row}");
     }
 }
+
+#[test]
+fn openrpc_json_validates_against_the_openrpc_meta_schema() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = std::process::Command::new("python3")
+        .arg(format!("{root}/tests/contract/validate_openrpc.py"))
+        .arg(format!("{root}/openrpc.json"))
+        .arg(format!("{root}/node_modules"))
+        .output()
+        .expect("python3 runs (bash .ci/setup installs it with jsonschema and the meta-schemas)");
+    assert!(
+        output.status.success(),
+        "openrpc.json breaks the OpenRPC meta-schema:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[tokio::test]
+async fn metrics_pass_promtool_check() {
+    use std::io::Write;
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.text", json!({ "session_id": sid })).await;
+    let _ = svc.call("page.text", json!({ "session_id": "no-such-session" })).await;
+    let metrics = svc.metrics().await;
+    let mut promtool = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("promtool runs (bash .ci/setup installs Debian's prometheus package)");
+    promtool.stdin.take().unwrap().write_all(metrics.as_bytes()).unwrap();
+    let output = promtool.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "promtool check metrics failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
