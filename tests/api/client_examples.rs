@@ -52,5 +52,5 @@ mod rust_client;
 #[tokio::test]
 async fn rust_example_walks_through_the_readme_scenario() {
     let svc = shared();
-    rust_client::run(&svc.rpc_url(), API_KEY, &fixtures()).await.unwrap_or_else(|failure| panic!("{failure}"));
+    rust_client::run(&svc.rpc_url(), API_KEY, fixtures()).await.unwrap_or_else(|failure| panic!("{failure}"));
 }
