@@ -45,6 +45,11 @@ pub const VARS: &[EnvVar] = &[
     EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
     EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions, warm ones included" },
     EnvVar {
+        name: "QUEUE_TIMEOUT_MS",
+        default: "0",
+        meaning: "how long session.create waits for a free slot at MAX_SESSIONS (0: fail at once)",
+    },
+    EnvVar {
         name: "WARM_SESSIONS",
         default: "1",
         meaning: "blank sessions kept ready so session.create is instant (0 disables)",
@@ -61,6 +66,11 @@ pub const VARS: &[EnvVar] = &[
         meaning: "Chromium binary; else chromium, chromium-browser or google-chrome on PATH",
     },
     EnvVar { name: "HEADLESS", default: "true", meaning: "run Chromium headless" },
+    EnvVar {
+        name: "METRICS_API_KEY",
+        default: "(none)",
+        meaning: "when set, /metrics requires it as a bearer token or x-api-key",
+    },
     EnvVar { name: "LOG_FORMAT", default: "json", meaning: "json or pretty" },
 ];
 
@@ -118,6 +128,9 @@ pub struct Config {
     pub rate_limit_max: u32,
     pub max_sessions: usize,
     pub warm_sessions: usize,
+    pub queue_timeout: Duration,
+    /// When set, `/metrics` requires it.
+    pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
     pub max_call: Duration,
     /// `None` means "look on PATH when launching" (resolved by [`Config::chrome_executable`]).
@@ -164,6 +177,8 @@ impl Config {
             rate_limit_max: parse_num(&get, "RATE_LIMIT_MAX", 120, 1, 1_000_000)? as u32,
             max_sessions: parse_num(&get, "MAX_SESSIONS", 8, 1, 1000)? as usize,
             warm_sessions: parse_num(&get, "WARM_SESSIONS", 1, 0, 100)? as usize,
+            queue_timeout: Duration::from_millis(parse_num(&get, "QUEUE_TIMEOUT_MS", 0, 0, 600_000)?),
+            metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
             max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
             chrome_path: match get("CHROME_PATH") {
@@ -281,6 +296,7 @@ mod tests {
                 "RATE_LIMIT_MAX" => c.rate_limit_max.to_string(),
                 "MAX_SESSIONS" => c.max_sessions.to_string(),
                 "WARM_SESSIONS" => c.warm_sessions.to_string(),
+                "QUEUE_TIMEOUT_MS" => c.queue_timeout.as_millis().to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,

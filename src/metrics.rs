@@ -3,9 +3,31 @@
 //! Names follow Prometheus conventions (`text_browser_` prefix, `_total`, `_seconds`); labels are
 //! bounded (method names from our own list, outcomes from the error-kind table; never URLs or ids).
 
+use std::sync::LazyLock;
+
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
+
+/// CDP command latency by CDP method (a bounded set: the methods our code sends). Process-wide,
+/// because every place that talks CDP records it; each registry exposes it.
+pub static CDP_DURATION: LazyLock<HistogramVec> = LazyLock::new(|| {
+    HistogramVec::new(
+        HistogramOpts::new("text_browser_cdp_call_duration_seconds", "Chrome DevTools Protocol command latency")
+            .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
+        &["cdp_method"],
+    )
+    .expect("valid metric")
+});
+
+/// Entries the per-session ring buffers dropped because nobody pulled them in time, by buffer.
+pub static EVENTS_DROPPED: LazyLock<IntCounterVec> = LazyLock::new(|| {
+    IntCounterVec::new(
+        Opts::new("text_browser_events_dropped_total", "Console, page-error and network entries dropped, by buffer"),
+        &["buffer"],
+    )
+    .expect("valid metric")
+});
 
 #[derive(Clone)]
 pub struct Metrics {
@@ -67,6 +89,8 @@ impl Metrics {
             Box::new(sessions_created.clone()),
             Box::new(sessions_closed.clone()),
             Box::new(browser_restarts.clone()),
+            Box::new(CDP_DURATION.clone()),
+            Box::new(EVENTS_DROPPED.clone()),
             Box::new(http_rejected.clone()),
         ] {
             registry.register(collector).expect("unique metric names");

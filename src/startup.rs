@@ -50,6 +50,7 @@ impl Application {
             policy,
             config.max_sessions,
             config.warm_sessions.min(config.max_sessions),
+            config.queue_timeout,
             config.session_ttl,
             metrics.clone(),
         ));
@@ -74,6 +75,7 @@ impl Application {
             rate_limit: rate_limit.clone(),
             metrics,
             sessions: sessions.clone(),
+            metrics_key: config.metrics_api_key.clone().map(Arc::new),
         });
 
         let (stop_tasks, stop_rx) = watch::channel(false);

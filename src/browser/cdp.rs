@@ -49,6 +49,7 @@ impl Command for Raw {
 /// Sends `method` with `params` to the page's target and waits at most until `deadline`.
 pub async fn call(page: &Page, method: &'static str, params: Value, deadline: Instant) -> Result<Value, BrowserError> {
     let fut = page.execute(Raw::new(method, params));
+    let _timer = crate::metrics::CDP_DURATION.with_label_values(&[method]).start_timer();
     match tokio::time::timeout_at(deadline, fut).await {
         Ok(Ok(resp)) => Ok(resp.result),
         Ok(Err(err)) => Err(map_cdp_error(method, err)),

@@ -182,6 +182,7 @@ impl Chromium {
             return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
         }
         let browser = self.browser.read().await;
+        let _timer = crate::metrics::CDP_DURATION.with_label_values(&[method]).start_timer();
         match tokio::time::timeout_at(deadline, browser.execute(Raw::new(method, params))).await {
             Ok(Ok(resp)) => Ok(resp.result),
             Ok(Err(err)) => Err(cdp::map_cdp_error(method, err)),

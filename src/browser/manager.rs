@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -44,6 +45,12 @@ impl CloseReason {
     }
 }
 
+/// A slot at the cap: capacity freed by a closed session, or a warm session.
+enum Slot {
+    Free(OwnedSemaphorePermit),
+    Warm(Box<Session>),
+}
+
 /// How many lost session ids are remembered (oldest forgotten first).
 const LOST_REMEMBERED: usize = 10_000;
 
@@ -57,8 +64,23 @@ pub struct SessionManager {
     capacity: Arc<Semaphore>,
     pool: Arc<WarmPool>,
     max_sessions: usize,
+    /// How long session.create may wait for a slot at the cap (QUEUE_TIMEOUT_MS).
+    queue_timeout: Duration,
+    /// Creates waiting for a slot now; at most `max_sessions` may wait.
+    queued: AtomicUsize,
     ttl: Duration,
     metrics: Metrics,
+}
+
+/// What `/readyz` reports.
+#[derive(Debug, serde::Serialize)]
+pub struct Readiness {
+    /// Chromium is connected and session.create would get a slot now.
+    pub ready: bool,
+    pub browser_connected: bool,
+    pub sessions_open: usize,
+    pub sessions_warm: usize,
+    pub max_sessions: usize,
 }
 
 impl SessionManager {
@@ -67,6 +89,7 @@ impl SessionManager {
         policy: Arc<EgressPolicy>,
         max_sessions: usize,
         warm_sessions: usize,
+        queue_timeout: Duration,
         ttl: Duration,
         metrics: Metrics,
     ) -> Self {
@@ -78,6 +101,8 @@ impl SessionManager {
             capacity: Arc::new(Semaphore::new(max_sessions)),
             pool: Arc::new(WarmPool::new(warm_sessions, metrics.sessions_warm.clone())),
             max_sessions,
+            queue_timeout,
+            queued: AtomicUsize::new(0),
             ttl,
             metrics,
         }
@@ -150,7 +175,10 @@ impl SessionManager {
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
             warm.prepare(&chromium, options, deadline).await?
         } else {
-            return Err(BrowserError::CapacityExceeded { max: self.max_sessions });
+            match self.queue(deadline).await? {
+                Slot::Warm(warm) => warm.prepare(&chromium, options, deadline).await?,
+                Slot::Free(permit) => Session::open(&chromium, &self.policy, options, permit, deadline).await?,
+            }
         };
         let id = session.id.clone();
         self.map().insert(id.clone(), Arc::new(session));
@@ -158,6 +186,42 @@ impl SessionManager {
         self.metrics.sessions_open.set(self.open_count() as i64);
         tracing::info!(session_id = %id, "session created");
         Ok(id)
+    }
+
+    /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed
+    /// permit or a warm session, whichever comes first. At most MAX_SESSIONS creates wait.
+    async fn queue(&self, deadline: Instant) -> Result<Slot, BrowserError> {
+        let full = || BrowserError::CapacityExceeded { max: self.max_sessions };
+        if self.queue_timeout.is_zero() {
+            return Err(full());
+        }
+        if self.queued.fetch_add(1, Ordering::SeqCst) >= self.max_sessions {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+            return Err(full());
+        }
+        let until = deadline.min(Instant::now() + self.queue_timeout);
+        let slot = tokio::select! {
+            permit = tokio::time::timeout_at(until, self.capacity.clone().acquire_owned()) => {
+                permit.ok().and_then(Result::ok).map(Slot::Free)
+            }
+            warm = self.pool.take_when_ready(until) => warm.map(|w| Slot::Warm(Box::new(w))),
+        };
+        self.queued.fetch_sub(1, Ordering::SeqCst);
+        slot.ok_or_else(full)
+    }
+
+    /// Whether a session can be created now, for `/readyz`.
+    pub fn readiness(&self) -> Readiness {
+        let browser_connected = self.chromium().is_alive();
+        let sessions_warm = self.pool.ready();
+        let free = self.capacity.available_permits() > 0 || sessions_warm > 0;
+        Readiness {
+            ready: browser_connected && free,
+            browser_connected,
+            sessions_open: self.open_count(),
+            sessions_warm,
+            max_sessions: self.max_sessions,
+        }
     }
 
     /// A MAX_SESSIONS permit for a session that cannot come warm: a free one, or a warm

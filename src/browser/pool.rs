@@ -75,6 +75,16 @@ impl WarmPool {
     /// A warm session, waiting for one being opened if none is ready; `None` when none is ready or
     /// on its way (or the deadline passes first).
     pub async fn take_or_wait(&self, deadline: Instant) -> Option<Session> {
+        self.wait_take(deadline, true).await
+    }
+
+    /// A warm session as soon as one is ready (even one not being opened yet), or `None` at the
+    /// deadline.
+    pub async fn take_when_ready(&self, deadline: Instant) -> Option<Session> {
+        self.wait_take(deadline, false).await
+    }
+
+    async fn wait_take(&self, deadline: Instant, only_if_filling: bool) -> Option<Session> {
         loop {
             let filled = self.filled.notified();
             tokio::pin!(filled);
@@ -86,7 +96,7 @@ impl WarmPool {
                     self.wanted.notify_one();
                     return Some(session);
                 }
-                if slots.filling == 0 {
+                if only_if_filling && slots.filling == 0 {
                     return None;
                 }
             }
@@ -94,6 +104,11 @@ impl WarmPool {
                 return None;
             }
         }
+    }
+
+    /// How many warm sessions are ready.
+    pub fn ready(&self) -> usize {
+        self.slots().ready.len()
     }
 
     /// Wakes the refill task (a new Chromium is up).

@@ -33,10 +33,12 @@ impl<T> Default for Ring<T> {
 }
 
 impl<T> Ring<T> {
-    pub fn push(&mut self, item: T) {
+    /// Appends `item`, dropping the oldest entry when full (counted in `buffer`'s metric).
+    pub fn push(&mut self, buffer: &'static str, item: T) {
         if self.items.len() == CAPACITY {
             self.items.pop_front();
             self.dropped += 1;
+            crate::metrics::EVENTS_DROPPED.with_label_values(&[buffer]).inc();
         }
         self.items.push_back(item);
     }
@@ -158,12 +160,12 @@ impl Signals {
         if Level::of(&entry.kind) == Level::Error {
             self.counts.console_errors += 1;
         }
-        self.console.push(entry);
+        self.console.push("console", entry);
     }
 
     pub fn page_error(&mut self, error: PageError) {
         self.counts.page_errors += 1;
-        self.page_errors.push(error);
+        self.page_errors.push("page_errors", error);
     }
 
     pub fn request_started(&mut self, id: String, request: PendingRequest) {
@@ -222,7 +224,7 @@ impl Signals {
         if entry.is_error() {
             self.counts.failed_requests += 1;
         }
-        self.network.push(entry);
+        self.network.push("network", entry);
     }
 
     /// Stores a fetched error body (cut to [`BODY_LIMIT`] bytes on a char boundary).
@@ -328,7 +330,7 @@ mod tests {
     fn a_full_ring_drops_the_oldest_and_counts_it() {
         let mut ring = Ring::default();
         for i in 0..(CAPACITY + 5) {
-            ring.push(i);
+            ring.push("test", i);
         }
         let (items, dropped) = ring.drain();
         assert_eq!(dropped, 5);

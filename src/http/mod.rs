@@ -1,12 +1,13 @@
 //! The HTTP side: the router and the layers in front of `/rpc`.
 //!
 //! `/rpc` sits behind, outermost first: rate limit (429), API key (401), body cap (413).
-//! `/healthz` and `/metrics` need no key. Every response carries an `x-request-id` (taken from
+//! `/healthz`, `/readyz` and `/metrics` (see `probes`) need no API key. Every response carries an `x-request-id` (taken from
 //! the request or generated) and `cache-control: no-store`; everything logged while a request is
 //! handled carries that id (the `request` span).
 
 pub mod auth;
 pub mod body_limit;
+pub mod probes;
 pub mod rate_limit;
 pub mod rejection;
 pub mod rpc_service;
@@ -34,6 +35,7 @@ pub struct HttpParts {
     pub rate_limit: Arc<rate_limit::Config>,
     pub metrics: Metrics,
     pub sessions: Arc<SessionManager>,
+    pub metrics_key: Option<Arc<ApiKey>>,
 }
 
 pub fn router(parts: HttpParts) -> Router {
@@ -50,21 +52,13 @@ pub fn router(parts: HttpParts) -> Router {
                 .map_request(|request: axum::http::Request<_>| request.map(axum::body::Body::new))
                 .layer(from_fn(body_limit::buffer_body)),
         );
-    let metrics = parts.metrics.clone();
-    let sessions = parts.sessions;
+    let probes =
+        probes::ProbeState { sessions: parts.sessions, metrics: parts.metrics, metrics_key: parts.metrics_key };
     Router::new()
-        .route("/healthz", get(|| async { axum::Json(serde_json::json!({ "ok": true })) }))
-        .route(
-            "/metrics",
-            get(move || {
-                let metrics = metrics.clone();
-                let sessions = sessions.clone();
-                async move {
-                    metrics.sessions_open.set(sessions.open_count() as i64);
-                    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], metrics.render())
-                }
-            }),
-        )
+        .route("/healthz", get(probes::healthz))
+        .route("/readyz", get(probes::readyz))
+        .route("/metrics", get(probes::metrics))
+        .with_state(probes)
         .merge(rpc_routes)
         .layer(
             ServiceBuilder::new()

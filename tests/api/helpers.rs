@@ -47,7 +47,7 @@ pub fn shared() -> &'static Service {
         let (tx, rx) = mpsc::channel();
         // The spawning thread must outlive every test: PDEATHSIG fires when it exits.
         std::thread::spawn(move || {
-            let (child, service) = start_service(&[("RATE_LIMIT_MAX", "1000000"), ("MAX_SESSIONS", "64")]);
+            let (child, service) = start_service(&[("RATE_LIMIT_MAX", "1000000"), ("MAX_SESSIONS", "160")]);
             tx.send(service).expect("the test thread waits");
             let _keep = child;
             loop {

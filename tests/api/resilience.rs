@@ -61,3 +61,63 @@ async fn a_page_stuck_in_a_loop_times_out_alone_while_other_sessions_answer() {
     let text = svc.ok("page.text", json!({ "session_id": stuck, "selector": "h1" })).await;
     assert_eq!(text["text"], "Fixtures Home", "the stuck session recovers");
 }
+
+#[tokio::test]
+async fn at_the_cap_create_waits_in_the_queue_and_readyz_and_metrics_say_so() {
+    let svc = Instance::start(&[
+        ("MAX_SESSIONS", "1"),
+        ("WARM_SESSIONS", "0"),
+        ("QUEUE_TIMEOUT_MS", "1500"),
+        ("METRICS_API_KEY", "metrics-key-0123456789"),
+    ]);
+    let http = reqwest::Client::new();
+    let readyz = |svc: &crate::helpers::Service| http.get(format!("{}/readyz", svc.base)).send();
+    let ready = readyz(&svc).await.unwrap();
+    assert_eq!(ready.status(), 200);
+    let a = svc.session().await;
+    let full = readyz(&svc).await.unwrap();
+    assert_eq!(full.status(), 503, "no slot left");
+    let body: serde_json::Value = full.json().await.unwrap();
+    assert_eq!(body["ready"], false, "{body}");
+    assert_eq!(body["browser_connected"], true, "{body}");
+
+    // Nobody frees a slot: the queued create gives up after QUEUE_TIMEOUT_MS.
+    let err = svc.err("session.create", json!({})).await;
+    assert_eq!(err.kind(), "capacity_exceeded");
+    // A slot freed while a create waits goes to it.
+    let waiting = svc.call("session.create", json!({}));
+    let closing = async {
+        eventually(Duration::from_secs(10), "the create to be queued", || async {
+            let metrics = http
+                .get(format!("{}/metrics", svc.base))
+                .bearer_auth("metrics-key-0123456789")
+                .send()
+                .await
+                .ok()?
+                .text()
+                .await
+                .ok()?;
+            metrics.contains("session.create").then_some(())
+        })
+        .await;
+        svc.ok("session.close", json!({ "session_id": a })).await;
+    };
+    let (created, ()) = tokio::join!(waiting, closing);
+    assert!(created.expect("the queued create got the freed slot")["session_id"].is_string());
+
+    let refused = http.get(format!("{}/metrics", svc.base)).send().await.unwrap();
+    assert_eq!(refused.status(), 401, "METRICS_API_KEY protects /metrics");
+    let metrics = http
+        .get(format!("{}/metrics", svc.base))
+        .bearer_auth("metrics-key-0123456789")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("text_browser_cdp_call_duration_seconds_bucket{cdp_method=\"Target.createBrowserContext\"")
+    );
+    assert!(metrics.contains("text_browser_events_dropped_total") || !metrics.contains("dropped"), "{metrics}");
+}
