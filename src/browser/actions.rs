@@ -1,7 +1,8 @@
 //! Acting like a user: `page.click`, `page.fill`, `page.press`.
 //!
-//! Before acting, the element must be attached, visible, enabled, stable across an animation
-//! frame and (for clicks) the element that receives a click at its centre. `js/probe.js` checks
+//! Before acting, the element must be attached, visible and enabled; for clicks also stable across
+//! an animation frame and the element that receives a click at its centre (typing goes to the
+//! focused element, wherever it is). `js/probe.js` checks
 //! that once; this module repeats the probe until it passes or the deadline, and a timeout says
 //! what was still missing ("role=button[name='Save'] is covered by div.modal"). Input is real:
 //! mouse and key events through CDP's Input domain.

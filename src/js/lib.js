@@ -160,13 +160,18 @@
       if (problem) return { fatal: problem };
     }
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-    // Stable: the same box one animation frame later. The frame advances the document's
-    // animation time and runs the page's own rAF callbacks first, so anything moving shows.
-    const before = el.getBoundingClientRect();
-    await nextFrame();
+    // Stable (for clicks and element screenshots, which use the box's position; typing goes to
+    // the focused element wherever it is): the same box one animation frame later. The frame
+    // advances the document's animation time and runs the page's own rAF callbacks first, so
+    // anything moving shows.
     const rect = el.getBoundingClientRect();
-    if (before.x !== rect.x || before.y !== rect.y || before.width !== rect.width || before.height !== rect.height) {
-      return { wait: 'is not stable (it is moving or resizing)' };
+    if (action === 'click' || action === 'read') {
+      const before = rect;
+      await nextFrame();
+      const after = el.getBoundingClientRect();
+      if (before.x !== after.x || before.y !== after.y || before.width !== after.width || before.height !== after.height) {
+        return { wait: 'is not stable (it is moving or resizing)' };
+      }
     }
     const x = rect.x + rect.width / 2;
     const y = rect.y + rect.height / 2;
