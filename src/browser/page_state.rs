@@ -103,6 +103,9 @@ pub struct PageTracker {
     in_flight: HashMap<String, String>,
     /// Events of requests whose start has not arrived yet, replayed when it does.
     early: VecDeque<(String, PageEvent)>,
+    /// Requests that ended recently. A start for one of them is a redirect hop whose
+    /// `requestWillBeSent` came after the chain's end (another event channel): it is not in flight.
+    ended: VecDeque<String>,
     /// Requests that finished before their response arrived; filed when it does.
     awaiting_response: VecDeque<String>,
     /// What the session's egress proxy failed to deliver, and why.
@@ -124,6 +127,7 @@ impl PageTracker {
             page: None,
             in_flight: HashMap::new(),
             early: VecDeque::new(),
+            ended: VecDeque::new(),
             awaiting_response: VecDeque::new(),
             egress: Arc::default(),
         };
@@ -206,6 +210,7 @@ impl PageTracker {
                 }
                 self.signals().response(&request_id, status, mime_type);
             }
+            PageEvent::RequestStarted { ref request_id, .. } if self.ended.contains(request_id) => {}
             PageEvent::RequestStarted { request_id, loader_id, frame_id, resource_type, url, method } => {
                 let pending = PendingRequest {
                     url,
@@ -313,6 +318,10 @@ impl PageTracker {
     /// A request ended; if its start has not arrived yet, the end waits for it.
     fn request_ended(&mut self, request_id: String, ending: Ending) {
         if self.in_flight.remove(&request_id).is_some() {
+            if self.ended.len() == EARLY_EVENTS_REMEMBERED {
+                self.ended.pop_front();
+            }
+            self.ended.push_back(request_id.clone());
             self.record_end(&request_id, ending);
             self.publish_net();
         } else {
@@ -437,6 +446,16 @@ mod tests {
         t.apply(PageEvent::RequestFailed { request_id: "D1".into(), error_text: "net::ERR_CONNECTION_REFUSED".into() });
         assert_eq!(w.nav.borrow().failure_of("D1"), Some("net::ERR_CONNECTION_REFUSED"));
         assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn a_redirect_hop_reported_after_its_chain_ended_is_not_in_flight() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("R1"));
+        t.apply(PageEvent::RequestFinished { request_id: "R1".into() });
+        // The redirect's second requestWillBeSent arrives late, on its own channel.
+        t.apply(started("R1"));
+        assert_eq!(w.net.borrow().in_flight, 0, "the chain already ended");
     }
 
     #[test]
