@@ -323,6 +323,10 @@ mod tests {
             ("ALLOW_HOST_REGEX", "(unclosed"),
             ("SESSION_TTL_MS", "-5"),
             ("MAX_SESSIONS", "0"),
+            ("WARM_SESSIONS", "101"),
+            ("WARM_SESSIONS", "-1"),
+            ("QUEUE_TIMEOUT_MS", "soon"),
+            ("QUEUE_TIMEOUT_MS", "600001"),
             ("HEADLESS", "maybe"),
             ("LOG_FORMAT", "xml"),
         ] {
@@ -340,8 +344,14 @@ mod tests {
             ("HEADLESS", "false"),
             ("LOG_FORMAT", "pretty"),
             ("MAX_SESSIONS", "2"),
+            ("WARM_SESSIONS", "0"),
+            ("QUEUE_TIMEOUT_MS", "2500"),
+            ("METRICS_API_KEY", "m3trics"),
         ])
         .unwrap();
+        assert_eq!(c.warm_sessions, 0);
+        assert_eq!(c.queue_timeout, Duration::from_millis(2500));
+        assert_eq!(c.metrics_api_key.as_ref().map(ApiKey::expose), Some("m3trics"));
         assert_eq!(c.port, 0);
         assert_eq!(c.host.to_string(), "0.0.0.0");
         assert_eq!(c.api_key.expose(), "s3cret");
