@@ -23,6 +23,10 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value serializes"));
             return ExitCode::SUCCESS;
         }
+        Some("--readme-methods") => {
+            print!("{}", rpc::reference::markdown(&rpc::all_methods()));
+            return ExitCode::SUCCESS;
+        }
         Some(other) => {
             eprintln!(
                 "text-browser: unknown argument {other:?}; configuration is by environment variables (see --help)"

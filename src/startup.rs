@@ -7,11 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
-use crate::browser::chromium::Chromium;
-use crate::browser::{SessionManager, janitor, pool, supervisor};
+use crate::browser::{Chromium, Launch, SessionManager, supervisor};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
@@ -32,7 +31,8 @@ pub struct Application {
     listener: TcpListener,
     router: axum::Router,
     sessions: Arc<SessionManager>,
-    stop_tasks: watch::Sender<bool>,
+    /// Cancelled once the server has stopped: every background task ends on it.
+    stop_tasks: CancellationToken,
     tasks: Vec<JoinHandle<()>>,
     rpc_server: jsonrpsee::server::ServerHandle,
 }
@@ -78,13 +78,11 @@ impl Application {
             metrics_key: config.metrics_api_key.clone().map(Arc::new),
         });
 
-        let (stop_tasks, stop_rx) = watch::channel(false);
-        let tasks = vec![
-            tokio::spawn(janitor::run(sessions.clone(), stop_rx.clone())),
-            tokio::spawn(pool::run(sessions.clone(), stop_rx.clone())),
-            tokio::spawn(supervisor::run(sessions.clone(), executable, config.headless, stop_rx.clone())),
-            tokio::spawn(rate_limit::housekeeping(rate_limit, stop_rx)),
-        ];
+        let stop_tasks = CancellationToken::new();
+        let mut tasks = sessions.spawn_tasks(&stop_tasks);
+        let launch = Launch { executable, headless: config.headless };
+        tasks.push(tokio::spawn(supervisor::run(sessions.clone(), launch, stop_tasks.clone())));
+        tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
         Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })
     }
 
@@ -96,14 +94,15 @@ impl Application {
     pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let Self { listener, router, sessions, stop_tasks, tasks, rpc_server } = self;
         tracing::info!(addr = %listener.local_addr()?, "listening");
-        let (draining_tx, mut draining) = watch::channel(false);
+        let draining = CancellationToken::new();
+        let draining_started = draining.clone();
         let rpc_server_for_signal = rpc_server.clone();
         let graceful = async move {
             shutdown.await;
             tracing::info!("shutting down");
             // Closes open WebSocket connections so the graceful drain can finish.
             let _ = rpc_server_for_signal.stop();
-            let _ = draining_tx.send(true);
+            draining_started.cancel();
         };
         let serve = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(graceful);
@@ -112,14 +111,14 @@ impl Application {
             tokio::select! {
                 result = serve => result,
                 _ = async {
-                    janitor::stopped(&mut draining).await;
+                    draining.cancelled().await;
                     tokio::time::sleep(Duration::from_secs(10)).await;
                 } => Ok(()),
             }
         };
         let result = serve.await;
         let _ = rpc_server.stop();
-        let _ = stop_tasks.send(true);
+        stop_tasks.cancel();
         sessions.close_all().await;
         for task in tasks {
             let _ = task.await;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use regex::Regex;
-use text_browser::browser::chromium::Chromium;
+use text_browser::browser::Chromium;
 use text_browser::egress::EgressPolicy;
 use text_browser::egress::proxy::EgressProxy;
 

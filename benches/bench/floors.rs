@@ -7,8 +7,8 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use serde_json::{Value, json};
+use text_browser::browser::Chromium;
 use text_browser::browser::cdp;
-use text_browser::browser::chromium::Chromium;
 use text_browser::config::Config;
 use tokio::time::Instant;
 

@@ -1,13 +1,16 @@
 //! The browser layer's errors: what can go wrong between a session call and Chromium.
 //!
-//! Each variant says what happened in words a person can act on; the RPC layer maps them to wire
-//! codes, kinds and remediations in one table (`rpc::error`).
+//! Each variant says what happened in words a person can act on; the RPC layer maps each to its
+//! error kind (`rpc::error`), which owns the wire code and the remediation.
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BrowserError {
     #[error("no session with id {0:?} (it was closed, expired after its idle TTL, or never existed)")]
     SessionNotFound(String),
+    /// The session was closed while the call was running.
+    #[error("{0}")]
+    SessionClosed(String),
     #[error("{0}")]
     UrlNotAllowed(String),
     #[error("{0}")]
@@ -40,6 +43,9 @@ pub enum BrowserError {
     Unavailable(String),
     #[error("the browser rejected {method}: {message}")]
     Protocol { method: String, message: String },
+    /// One of our own page scripts answered something the service does not understand: a bug.
+    #[error("{0}")]
+    HelperScript(String),
 }
 
 impl From<crate::egress::EgressError> for BrowserError {

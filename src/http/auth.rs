@@ -13,6 +13,7 @@ use axum::middleware::Next;
 use super::rejection;
 use crate::config::ApiKey;
 use crate::metrics::Metrics;
+use crate::rpc::error::ErrorKind;
 
 #[derive(Clone)]
 pub struct AuthState {
@@ -31,7 +32,7 @@ pub async fn require_api_key(State(state): State<AuthState>, request: Request, n
             } else {
                 "missing x-api-key header"
             };
-            rejection::response(StatusCode::UNAUTHORIZED, "unauthorized", message)
+            rejection::response(StatusCode::UNAUTHORIZED, ErrorKind::Unauthorized, message)
         }
     }
 }

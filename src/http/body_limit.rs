@@ -12,6 +12,7 @@ use axum::middleware::Next;
 
 use super::rejection;
 use crate::metrics::Metrics;
+use crate::rpc::error::ErrorKind;
 
 #[derive(Clone)]
 pub struct BodyLimitState {
@@ -41,7 +42,7 @@ pub async fn json_413(State(state): State<BodyLimitState>, request: Request, nex
     state.metrics.http_rejected.with_label_values(&["413"]).inc();
     rejection::response(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
+        ErrorKind::PayloadTooLarge,
         &format!("the request body is larger than MAX_BODY_BYTES ({} bytes)", state.max_bytes),
     )
 }

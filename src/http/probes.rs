@@ -15,6 +15,7 @@ use super::rejection;
 use crate::browser::SessionManager;
 use crate::config::ApiKey;
 use crate::metrics::Metrics;
+use crate::rpc::error::ErrorKind;
 
 #[derive(Clone)]
 pub struct ProbeState {
@@ -46,7 +47,7 @@ pub async fn metrics(State(state): State<ProbeState>, request: Request) -> Respo
             state.metrics.http_rejected.with_label_values(&["401"]).inc();
             return rejection::response(
                 StatusCode::UNAUTHORIZED,
-                "unauthorized",
+                ErrorKind::Unauthorized,
                 "send METRICS_API_KEY as `authorization: Bearer <key>` (or x-api-key)",
             );
         }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{Response, StatusCode};
 use governor::middleware::NoOpMiddleware;
-use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 use tower_governor::GovernorError;
 use tower_governor::GovernorLayer;
 use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
@@ -17,6 +17,7 @@ use tower_governor::key_extractor::PeerIpKeyExtractor;
 
 use super::rejection;
 use crate::metrics::Metrics;
+use crate::rpc::error::ErrorKind;
 
 pub type Config = GovernorConfig<PeerIpKeyExtractor, NoOpMiddleware<governor::clock::QuantaInstant>>;
 
@@ -43,7 +44,7 @@ fn too_many(error: GovernorError, metrics: &Metrics) -> Response<Body> {
             metrics.http_rejected.with_label_values(&["429"]).inc();
             let mut response = rejection::response(
                 StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ErrorKind::RateLimited,
                 &format!("too many requests from this address; retry after {wait_time} s"),
             );
             if let Some(headers) = headers {
@@ -51,16 +52,16 @@ fn too_many(error: GovernorError, metrics: &Metrics) -> Response<Body> {
             }
             response
         }
-        other => rejection::response(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", &other.to_string()),
+        other => rejection::response(StatusCode::INTERNAL_SERVER_ERROR, ErrorKind::InternalError, &other.to_string()),
     }
 }
 
 /// Forgets idle clients once a minute so the limiter's memory stays bounded; ends on shutdown.
-pub async fn housekeeping(config: Arc<Config>, mut shutdown: watch::Receiver<bool>) {
+pub async fn housekeeping(config: Arc<Config>, shutdown: CancellationToken) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(60)) => config.limiter().retain_recent(),
-            _ = crate::browser::janitor::stopped(&mut shutdown) => break,
+            _ = shutdown.cancelled() => break,
         }
     }
 }

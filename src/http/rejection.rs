@@ -7,17 +7,16 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Response, StatusCode, header};
 use serde_json::json;
 
-use crate::rpc::error::KINDS;
+use crate::rpc::error::ErrorKind;
 
-pub fn response(status: StatusCode, kind: &str, message: &str) -> Response<Body> {
-    let row = KINDS.iter().find(|row| row.kind == kind);
+pub fn response(status: StatusCode, kind: ErrorKind, message: &str) -> Response<Body> {
     let body = json!({
         "jsonrpc": "2.0",
         "id": null,
         "error": {
-            "code": row.map_or(-32603, |r| r.code),
+            "code": kind.code(),
             "message": message,
-            "data": { "kind": kind, "remediation": row.map_or("", |r| r.remediation) },
+            "data": { "kind": kind.as_str(), "remediation": kind.remediation() },
         },
     });
     let mut response = Response::new(Body::from(body.to_string()));

@@ -14,6 +14,7 @@ use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, StopHandle};
 use tower::Service;
 
 use super::rejection;
+use crate::rpc::error::ErrorKind;
 
 /// Batches longer than this are refused (each entry is a browser call).
 const MAX_BATCH: u32 = 50;
@@ -43,7 +44,11 @@ impl RpcService {
             Ok(response) => Ok(response.map(Body::new)),
             Err(err) => {
                 tracing::warn!(error = %err, "jsonrpsee service error");
-                Ok(rejection::response(StatusCode::BAD_REQUEST, "invalid_params", "the request could not be read"))
+                Ok(rejection::response(
+                    StatusCode::BAD_REQUEST,
+                    ErrorKind::InvalidParams,
+                    "the request could not be read",
+                ))
             }
         }
     }

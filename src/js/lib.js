@@ -149,13 +149,29 @@
     return false;
   }
 
-  // Waits one check's worth for `el` to be actionable for `action` (click | fill | press | read).
-  // Returns {x, y} (viewport centre) when ready, or {wait: reason} saying what is missing.
-  async function actionable(el, action) {
+  // What each action needs before it may proceed. The names are the service's `Action` enum
+  // (src/browser/page/action.rs); a name not listed here is refused, never waved through.
+  //   enabled: not disabled; stable: the same box one animation frame later; hitTarget: what a
+  //   click at its centre hits; editable: takes typed text; focus: gets keyboard focus;
+  //   anyMatch: several matches are fine (the first is used) rather than ambiguous.
+  const ACTIONS = Object.freeze({
+    click: Object.freeze({ enabled: true, stable: true, hitTarget: true }),
+    fill: Object.freeze({ enabled: true, editable: true, focus: true }),
+    press: Object.freeze({ enabled: true, focus: true }),
+    read: Object.freeze({ stable: true, anyMatch: true }),
+  });
+
+  // The rules for `action`, or null when the name is unknown.
+  const rules = (action) => (Object.prototype.hasOwnProperty.call(ACTIONS, action) ? ACTIONS[action] : null);
+
+  // Waits one check's worth for `el` to be actionable under `rule` (see ACTIONS).
+  // Returns {x, y, …} (viewport centre) when ready, {wait: reason} saying what is missing, or
+  // {fatal: reason} when waiting cannot help.
+  async function actionable(el, rule) {
     if (!el.isConnected) return { wait: 'is no longer attached to the document' };
     if (!isVisible(el)) return { wait: 'is not visible' };
-    if (action !== 'read' && isDisabled(el)) return { wait: 'is disabled' };
-    if (action === 'fill') {
+    if (rule.enabled && isDisabled(el)) return { wait: 'is disabled' };
+    if (rule.editable) {
       const problem = editableProblem(el);
       if (problem) return { fatal: problem };
     }
@@ -165,7 +181,7 @@
     // advances the document's animation time and runs the page's own rAF callbacks first, so
     // anything moving shows.
     const rect = el.getBoundingClientRect();
-    if (action === 'click' || action === 'read') {
+    if (rule.stable) {
       const before = rect;
       await nextFrame();
       const after = el.getBoundingClientRect();
@@ -175,7 +191,7 @@
     }
     const x = rect.x + rect.width / 2;
     const y = rect.y + rect.height / 2;
-    if (action === 'click') {
+    if (rule.hitTarget) {
       const hit = hitAt(x, y);
       if (hit && !contains(el, hit)) return { wait: 'is covered by ' + describe(hit) };
     }
@@ -183,6 +199,6 @@
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
-    value: Object.freeze({ query, find, describe, actionable, elementText, collapse, VALUE_INPUTS }),
+    value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, VALUE_INPUTS }),
   });
 })();

@@ -1,24 +1,26 @@
 // Finds the element for an action and reports whether it can be acted on now.
-// Arguments: spec (see lib.js query), action (click | fill | press | read), then element handles
-// for role selectors. Returns {ok: {x, y, …}} when ready, {ok: {wait: reason}} to try again,
-// or {error: {kind, …}} when waiting cannot help. `read` uses the first match; actions need one.
+// Arguments: spec (see lib.js query), action (a name in lib.js ACTIONS), then element handles
+// for role and ref targets. Returns {ok: {x, y, …}} when ready, {ok: {wait: reason}} to try
+// again, or {error: {kind, …}} when waiting cannot help.
 async function (spec, action, ...handles) {
   const tb = globalThis.__textBrowser;
+  const rule = tb.rules(action);
+  if (!rule) return { error: { kind: 'unknown_action', message: 'the page scripts know no action ' + JSON.stringify(action) } };
   const { elements: found, error } = tb.find(spec, handles);
   if (error) return { error };
   if (found.length === 0) return { ok: { wait: 'matches no element' } };
-  if (found.length > 1 && action !== 'read') {
+  if (found.length > 1 && !rule.anyMatch) {
     return { error: { kind: 'ambiguous_selector', selector: spec.source, count: found.length,
       candidates: found.slice(0, 5).map(tb.describe) } };
   }
   const el = found[0];
-  const state = await tb.actionable(el, action);
+  const state = await tb.actionable(el, rule);
   if (state.fatal) return { error: { kind: 'not_actionable', selector: spec.source, message: state.fatal } };
   if (state.wait) return { ok: state };
-  if (action === 'fill' && el instanceof HTMLInputElement && el.type === 'password') state.password = true;
-  if (action === 'fill' || action === 'press') {
+  if (rule.editable && el instanceof HTMLInputElement && el.type === 'password') state.password = true;
+  if (rule.focus) {
     el.focus();
-    if (action === 'fill') {
+    if (rule.editable) {
       if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
         if (tb.VALUE_INPUTS.has(el.type)) return { ok: Object.assign(state, { setValue: true }) };
         el.select();

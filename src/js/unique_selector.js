@@ -1,6 +1,7 @@
 // find.byRole: a CSS selector that matches exactly the given element (the first handle).
-// Arguments: the element handles of the role query. Returns {ok: {selector, count}}.
-function (...handles) {
+// Arguments: the role target's spec (unused: the service resolved the role), then the element
+// handles of the role query. Returns {ok: {selector, count}}.
+function (spec, ...handles) {
   const el = handles.find((h) => h && h.nodeType === 1);
   if (!el) return { error: { kind: 'element_not_found', selector: 'the role query' } };
   const esc = (s) => CSS.escape(s);

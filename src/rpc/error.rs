@@ -1,128 +1,126 @@
-//! The RPC layer's error, and the one table mapping every error kind to its wire code and remediation.
+//! The RPC layer's error, and [`ErrorKind`]: every kind of error the service returns, each owning
+//! its wire code and remediation.
 //!
 //! Agents read `data.kind` (stable snake_case) and `data.remediation` (what to do next); people
-//! read `message`. The README's error table is checked against [`KINDS`] by a test.
+//! read `message`. The kinds are one table (the `kinds!` invocation below): the enum, its list and
+//! every lookup are generated from it with exhaustive matches, so a kind cannot lack a code or a
+//! remediation, and nothing is ever looked up by string. The README's error table is checked
+//! against [`ErrorKind::ALL`] by a test.
 
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::json;
 
 use crate::browser::BrowserError;
 
-/// One row of the error table.
-pub struct ErrorKind {
-    pub kind: &'static str,
-    pub code: i32,
-    pub remediation: &'static str,
+macro_rules! kinds {
+    ($($variant:ident => ($name:literal, $code:literal, $remediation:literal),)+) => {
+        /// Every kind of error the service returns.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorKind {
+            $($variant,)+
+        }
+
+        impl ErrorKind {
+            /// Every kind, in the order of the README's table.
+            pub const ALL: &'static [ErrorKind] = &[$(ErrorKind::$variant,)+];
+
+            /// The stable snake_case name agents match on (`data.kind`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $name,)+
+                }
+            }
+
+            /// The JSON-RPC error code.
+            pub fn code(self) -> i32 {
+                match self {
+                    $(ErrorKind::$variant => $code,)+
+                }
+            }
+
+            /// One sentence telling an agent what to do next (`data.remediation`).
+            pub fn remediation(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $remediation,)+
+                }
+            }
+        }
+    };
 }
 
-/// Every error kind the service returns.
-pub const KINDS: &[ErrorKind] = &[
-    ErrorKind {
-        kind: "invalid_params",
-        code: -32602,
-        remediation: "Fix the named parameter (see rpc.discover or the README for this method's params) and call again.",
-    },
-    ErrorKind {
-        kind: "session_not_found",
-        code: -32001,
-        remediation: "Create a new session with session.create and use the session_id it returns.",
-    },
-    ErrorKind {
-        kind: "url_not_allowed",
-        code: -32002,
-        remediation: "Use an http(s) URL whose host matches ALLOW_HOST_REGEX, or ask the operator to widen it.",
-    },
-    ErrorKind {
-        kind: "timeout",
-        code: -32003,
-        remediation: "Retry with a larger timeout, or inspect the page (page.text, page.evaluate) to see what it is stuck on.",
-    },
-    ErrorKind {
-        kind: "capacity_exceeded",
-        code: -32004,
-        remediation: "Close a session you no longer need with session.close, or retry in a few seconds.",
-    },
-    ErrorKind {
-        kind: "navigation_failed",
-        code: -32005,
-        remediation: "Check that the server behind the URL is running and reachable from the service, then retry.",
-    },
-    ErrorKind {
-        kind: "evaluation_failed",
-        code: -32006,
-        remediation: "Fix the JavaScript; the message carries the exception the page threw.",
-    },
-    ErrorKind {
-        kind: "result_not_serializable",
-        code: -32007,
-        remediation: "Return plain JSON data from the expression, e.g. el.textContent instead of el.",
-    },
-    ErrorKind {
-        kind: "invalid_selector",
-        code: -32008,
-        remediation: "Fix the selector: CSS by default, or role=button[name=\"Save\"], text=Sign in, xpath=//button.",
-    },
-    ErrorKind {
-        kind: "element_not_found",
-        code: -32009,
-        remediation: "Check the selector against page.content, or wait for the element (page.waitFor) and retry.",
-    },
-    ErrorKind {
-        kind: "not_allowed",
-        code: -32015,
-        remediation: "Do not retry: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL); ask a person to do it.",
-    },
-    ErrorKind {
-        kind: "stale_ref",
-        code: -32016,
-        remediation: "Take a new page.snapshot and act on the ref it shows for that element; never reuse refs across navigations.",
-    },
-    ErrorKind {
-        kind: "ambiguous_selector",
-        code: -32012,
-        remediation: "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id.",
-    },
-    ErrorKind {
-        kind: "not_actionable",
-        code: -32013,
-        remediation: "Act on a different element: the message says why this one cannot take this action.",
-    },
-    ErrorKind {
-        kind: "axe_unavailable",
-        code: -32014,
-        remediation: "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js.",
-    },
-    ErrorKind {
-        kind: "browser_unavailable",
-        code: -32010,
-        remediation: "Create a new session with session.create; if that fails too, retry in a few seconds.",
-    },
-    ErrorKind {
-        kind: "browser_error",
-        code: -32011,
-        remediation: "Retry the call; if it keeps failing, close the session and create a new one.",
-    },
-    ErrorKind {
-        kind: "unauthorized",
-        code: -32020,
-        remediation: "Send the service's API key in the x-api-key header (or ?api_key= on a WebSocket upgrade).",
-    },
-    ErrorKind {
-        kind: "payload_too_large",
-        code: -32021,
-        remediation: "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches.",
-    },
-    ErrorKind {
-        kind: "rate_limited",
-        code: -32022,
-        remediation: "Wait the number of seconds in the Retry-After header, then retry.",
-    },
-    ErrorKind {
-        kind: "internal_error",
-        code: -32603,
-        remediation: "Retry the call; if it keeps failing, report it with the x-request-id of the response.",
-    },
-];
+kinds! {
+    InvalidParams => ("invalid_params", -32602,
+        "Fix the named parameter (see rpc.discover or the README for this method's params) and call again."),
+    SessionNotFound => ("session_not_found", -32001,
+        "Create a new session with session.create and use the session_id it returns."),
+    SessionClosed => ("session_closed", -32017,
+        "The session was closed while this call ran; create a new session with session.create if you still need one."),
+    UrlNotAllowed => ("url_not_allowed", -32002,
+        "Use an http(s) URL whose host matches ALLOW_HOST_REGEX, or ask the operator to widen it."),
+    Timeout => ("timeout", -32003,
+        "Retry with a larger timeout, or inspect the page (page.text, page.evaluate) to see what it is stuck on."),
+    CapacityExceeded => ("capacity_exceeded", -32004,
+        "Close a session you no longer need with session.close, or retry in a few seconds."),
+    NavigationFailed => ("navigation_failed", -32005,
+        "Check that the server behind the URL is running and reachable from the service, then retry."),
+    EvaluationFailed => ("evaluation_failed", -32006,
+        "Fix the JavaScript; the message carries the exception the page threw."),
+    ResultNotSerializable => ("result_not_serializable", -32007,
+        "Return plain JSON data from the expression, e.g. el.textContent instead of el."),
+    InvalidSelector => ("invalid_selector", -32008,
+        "Fix the selector: CSS by default, or role=button[name=\"Save\"], text=Sign in, xpath=//button."),
+    ElementNotFound => ("element_not_found", -32009,
+        "Check the selector against page.content, or wait for the element (page.waitFor) and retry."),
+    NotAllowed => ("not_allowed", -32015,
+        "Do not retry: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL); ask a person to do it."),
+    StaleRef => ("stale_ref", -32016,
+        "Take a new page.snapshot and act on the ref it shows for that element; never reuse refs across navigations."),
+    AmbiguousSelector => ("ambiguous_selector", -32012,
+        "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id."),
+    NotActionable => ("not_actionable", -32013,
+        "Act on a different element: the message says why this one cannot take this action."),
+    AxeUnavailable => ("axe_unavailable", -32014,
+        "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js."),
+    BrowserUnavailable => ("browser_unavailable", -32010,
+        "Create a new session with session.create; if that fails too, retry in a few seconds."),
+    BrowserError => ("browser_error", -32011,
+        "Retry the call; if it keeps failing, close the session and create a new one."),
+    Unauthorized => ("unauthorized", -32020,
+        "Send the service's API key in the x-api-key header (or ?api_key= on a WebSocket upgrade)."),
+    PayloadTooLarge => ("payload_too_large", -32021,
+        "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches."),
+    RateLimited => ("rate_limited", -32022,
+        "Wait the number of seconds in the Retry-After header, then retry."),
+    InternalError => ("internal_error", -32603,
+        "Retry the call; if it keeps failing, report it with the x-request-id of the response."),
+}
+
+impl ErrorKind {
+    /// The kind a browser-layer error is reported as.
+    pub fn of(err: &BrowserError) -> Self {
+        match err {
+            BrowserError::SessionNotFound(_) => Self::SessionNotFound,
+            BrowserError::SessionClosed(_) => Self::SessionClosed,
+            BrowserError::UrlNotAllowed(_) => Self::UrlNotAllowed,
+            BrowserError::Timeout(_) => Self::Timeout,
+            BrowserError::CapacityExceeded { .. } => Self::CapacityExceeded,
+            BrowserError::NavigationFailed { .. } => Self::NavigationFailed,
+            BrowserError::EvaluationFailed(_) => Self::EvaluationFailed,
+            BrowserError::NotSerializable(_) => Self::ResultNotSerializable,
+            BrowserError::InvalidSelector { .. } => Self::InvalidSelector,
+            BrowserError::ElementNotFound(_) => Self::ElementNotFound,
+            BrowserError::Ambiguous { .. } => Self::AmbiguousSelector,
+            BrowserError::NotActionable { .. } => Self::NotActionable,
+            BrowserError::AxeUnavailable(_) => Self::AxeUnavailable,
+            BrowserError::NotAllowed(_) => Self::NotAllowed,
+            BrowserError::StaleRef(_) => Self::StaleRef,
+            BrowserError::InvalidOption(_) => Self::InvalidParams,
+            BrowserError::Unavailable(_) => Self::BrowserUnavailable,
+            BrowserError::Protocol { .. } => Self::BrowserError,
+            BrowserError::HelperScript(_) => Self::InternalError,
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -139,40 +137,21 @@ impl ApiError {
         Self::InvalidParams { message: message.into(), param: Some(param.into()) }
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::InvalidParams { .. } => "invalid_params",
-            Self::Internal(_) => "internal_error",
-            Self::Browser(err) => match err {
-                BrowserError::SessionNotFound(_) => "session_not_found",
-                BrowserError::UrlNotAllowed(_) => "url_not_allowed",
-                BrowserError::Timeout(_) => "timeout",
-                BrowserError::CapacityExceeded { .. } => "capacity_exceeded",
-                BrowserError::NavigationFailed { .. } => "navigation_failed",
-                BrowserError::EvaluationFailed(_) => "evaluation_failed",
-                BrowserError::NotSerializable(_) => "result_not_serializable",
-                BrowserError::InvalidSelector { .. } => "invalid_selector",
-                BrowserError::ElementNotFound(_) => "element_not_found",
-                BrowserError::Ambiguous { .. } => "ambiguous_selector",
-                BrowserError::NotActionable { .. } => "not_actionable",
-                BrowserError::AxeUnavailable(_) => "axe_unavailable",
-                BrowserError::NotAllowed(_) => "not_allowed",
-                BrowserError::StaleRef(_) => "stale_ref",
-                BrowserError::InvalidOption(_) => "invalid_params",
-                BrowserError::Unavailable(_) => "browser_unavailable",
-                BrowserError::Protocol { .. } => "browser_error",
-            },
+            Self::InvalidParams { .. } => ErrorKind::InvalidParams,
+            Self::Internal(_) => ErrorKind::InternalError,
+            Self::Browser(err) => ErrorKind::of(err),
         }
     }
 
     pub fn to_error_object(&self) -> ErrorObjectOwned {
         let kind = self.kind();
-        let row = KINDS.iter().find(|row| row.kind == kind).unwrap_or(&KINDS[KINDS.len() - 1]);
-        let mut data = json!({ "kind": kind, "remediation": row.remediation });
+        let mut data = json!({ "kind": kind.as_str(), "remediation": kind.remediation() });
         if let Self::InvalidParams { param: Some(param), .. } = self {
             data["param"] = json!(param);
         }
-        ErrorObjectOwned::owned(row.code, self.to_string(), Some(data))
+        ErrorObjectOwned::owned(kind.code(), self.to_string(), Some(data))
     }
 }
 
@@ -182,19 +161,19 @@ mod tests {
 
     #[test]
     fn kinds_and_codes_are_unique() {
-        for (i, a) in KINDS.iter().enumerate() {
-            for b in &KINDS[i + 1..] {
-                assert_ne!(a.kind, b.kind);
-                assert_ne!(a.code, b.code, "{} and {}", a.kind, b.kind);
+        for (i, a) in ErrorKind::ALL.iter().enumerate() {
+            for b in &ErrorKind::ALL[i + 1..] {
+                assert_ne!(a.as_str(), b.as_str());
+                assert_ne!(a.code(), b.code(), "{a:?} and {b:?}");
             }
         }
     }
 
     #[test]
     fn every_kind_has_a_one_sentence_remediation() {
-        for row in KINDS {
-            assert!(row.remediation.ends_with('.'), "{}", row.kind);
-            assert!(row.kind.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{}", row.kind);
+        for kind in ErrorKind::ALL {
+            assert!(kind.remediation().ends_with('.'), "{kind:?}");
+            assert!(kind.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{kind:?}");
         }
     }
 
@@ -206,5 +185,12 @@ mod tests {
         let data: serde_json::Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
         assert_eq!(data["kind"], "session_not_found");
         assert!(data["remediation"].as_str().unwrap().contains("session.create"));
+    }
+
+    #[test]
+    fn a_call_cut_short_by_close_is_session_closed() {
+        let err = ApiError::from(BrowserError::SessionClosed("session.close closed this session".into()));
+        assert_eq!(err.kind(), ErrorKind::SessionClosed);
+        assert_eq!(err.to_error_object().code(), -32017);
     }
 }

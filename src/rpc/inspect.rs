@@ -1,37 +1,31 @@
 //! `screenshot`, `find.byRole` and `axe.run`: looking at the page.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::target;
-use super::{MethodSpec, RpcContext, method};
-use crate::browser::BrowserError;
-use crate::browser::screenshot::{ImageType, ShotOptions};
+use super::registry::{Call, MethodSpec, Params, page_method};
+use crate::browser::{BrowserError, ImageType, Page, ShotOptions, Target};
 
+/// A PNG (default) or JPEG (`mime: "image/jpeg"`, `quality` 0–100) of the viewport, of the whole
+/// page (`fullPage: true`), or of one element (`selector`, or `ref` from `page.snapshot`; the
+/// first match). The session's viewport is left as it was.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ScreenshotParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// The whole scrollable page instead of the viewport (default false).
     pub full_page: Option<bool>,
     /// image/png (default) or image/jpeg.
     pub mime: Option<ImageType>,
-    /// Only this element (the first match): any selector form, or ref=e5.
-    pub selector: Option<String>,
-    /// A ref from page.snapshot (e5); the same as selector ref=e5.
-    #[serde(rename = "ref")]
-    pub element_ref: Option<String>,
     /// JPEG quality 0-100.
     pub quality: Option<u8>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for ScreenshotParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ScreenshotResult {
@@ -40,20 +34,21 @@ pub struct ScreenshotResult {
     pub mime: ImageType,
 }
 
+/// Finds an element by its accessible `role` and `name` (case-insensitive substring, or `exact`)
+/// in Chromium's accessibility tree and returns a `selector` that the action methods accept and
+/// that matches exactly that element: the role selector itself when it is unique, otherwise a CSS
+/// path to the first match. `count` says how many elements matched.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindByRoleParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// An ARIA role as Chromium computes it: button, link, textbox, heading, checkbox …
     pub role: String,
     /// The accessible name (case-insensitive substring unless exact).
     pub name: Option<String>,
     /// Match the name exactly (default false).
     pub exact: Option<bool>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for FindByRoleParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct FindByRoleResult {
@@ -63,16 +58,17 @@ pub struct FindByRoleResult {
     pub count: u64,
 }
 
+/// Runs [axe-core](https://github.com/dequelabs/axe-core) in the page (in an isolated world, so
+/// page scripts cannot interfere) and returns its violations, optionally only under `include` (a
+/// CSS selector). axe-core is installed by `.ci/setup` into `./node_modules`; elsewhere set
+/// `AXE_CORE_PATH` to `axe.min.js` (`axe_unavailable` otherwise).
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AxeRunParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// A CSS selector to limit the check to (default: the whole document).
     pub include: Option<String>,
-    /// Milliseconds (default 60000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for AxeRunParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct AxeRunResult {
@@ -82,14 +78,29 @@ pub struct AxeRunResult {
 
 pub fn methods() -> Vec<MethodSpec> {
     vec![
-        method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", screenshot),
-        method("find.byRole", "Find an element by accessible role and name; returns a selector for it.", find_by_role),
-        method("axe.run", "Check the page's accessibility with axe-core; returns the violations.", axe_run),
+        page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
+            .example(r#"{"fullPage":true}"#),
+        page_method(
+            "find.byRole",
+            "Find an element by accessible role and name; returns a selector for it.",
+            30_000,
+            find_by_role,
+        )
+        .example(r#"{"role":"button","name":"New Project"}"#),
+        page_method(
+            "axe.run",
+            "Check the page's accessibility with axe-core; returns the violations.",
+            60_000,
+            axe_run,
+        ),
     ]
 }
 
-async fn screenshot(ctx: Arc<RpcContext>, p: ScreenshotParams) -> Result<ScreenshotResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, 30_000)?;
+async fn screenshot(
+    call: Call,
+    page: Page,
+    (element, p): (Option<Target>, ScreenshotParams),
+) -> Result<ScreenshotResult, ApiError> {
     let mime = p.mime.unwrap_or_default();
     if p.quality.is_some_and(|q| q > 100) {
         return Err(ApiError::invalid("quality", "quality must be 0 to 100"));
@@ -97,41 +108,25 @@ async fn screenshot(ctx: Arc<RpcContext>, p: ScreenshotParams) -> Result<Screens
     if p.quality.is_some() && mime != ImageType::Jpeg {
         return Err(ApiError::invalid("quality", "quality only applies to mime image/jpeg"));
     }
-    let selector = target::optional(p.selector, p.element_ref)?;
-    if selector.is_some() && p.full_page == Some(true) {
+    if element.is_some() && p.full_page == Some(true) {
         return Err(ApiError::invalid("fullPage", "give either selector or fullPage, not both"));
     }
-    let options = ShotOptions { full_page: p.full_page.unwrap_or(false), mime, quality: p.quality, selector };
-    let base64 = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move { s.screenshot(&options, deadline).await })
-        .await?;
+    let options = ShotOptions { full_page: p.full_page.unwrap_or(false), mime, quality: p.quality, element };
+    let base64 = page.screenshot(&options, call.deadline).await?;
     Ok(ScreenshotResult { base64, mime })
 }
 
-async fn find_by_role(ctx: Arc<RpcContext>, p: FindByRoleParams) -> Result<FindByRoleResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, 30_000)?;
+async fn find_by_role(call: Call, page: Page, p: FindByRoleParams) -> Result<FindByRoleResult, ApiError> {
     if p.role.trim().is_empty() {
         return Err(ApiError::invalid("role", "role must not be empty (e.g. button)"));
     }
-    let exact = p.exact.unwrap_or(false);
-    let found = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move {
-            s.find_by_role(&p.role, p.name.as_deref(), exact, deadline).await
-        })
-        .await?;
+    let found = page.find_by_role(&p.role, p.name.as_deref(), p.exact.unwrap_or(false), call.deadline).await?;
     Ok(FindByRoleResult { selector: found.selector, count: found.count })
 }
 
-async fn axe_run(ctx: Arc<RpcContext>, p: AxeRunParams) -> Result<AxeRunResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, 60_000)?;
+async fn axe_run(call: Call, page: Page, p: AxeRunParams) -> Result<AxeRunResult, ApiError> {
     let source = axe_source()?;
-    let violations = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move { s.axe(source, p.include.as_deref(), deadline).await })
-        .await?;
-    Ok(AxeRunResult { violations })
+    Ok(AxeRunResult { violations: page.axe(source, p.include.as_deref(), call.deadline).await? })
 }
 
 /// axe.min.js, read once from AXE_CORE_PATH or the places `npm install axe-core` puts it.

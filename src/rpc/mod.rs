@@ -1,38 +1,37 @@
 //! The JSON-RPC surface: every method's name, params, result and handler, declared once.
 //!
-//! Each namespace file (`session`, `page`) lists its methods as [`MethodSpec`]s built by
-//! [`method`] from a params type, a result type and an async handler. That one list registers
-//! the jsonrpsee methods *and* generates the OpenRPC document (`openrpc`), so the contract cannot
-//! drift from the code. The wrapper around every handler parses params (`params`), bounds the call
-//! by MAX_CALL_MS, records metrics and writes one log line per call.
+//! Each namespace file (`session`, `page`, `actions` …) lists its methods as [`MethodSpec`]s built
+//! by the registry (`registry`) from params blocks, a result type and an async handler. That one
+//! list registers the jsonrpsee methods *and* generates the OpenRPC document (`openrpc`) and the
+//! README's method reference (`reference`), so neither can drift from the code. The wrapper
+//! around every handler checks params (`params`), bounds the call by MAX_CALL_MS, records metrics
+//! and writes one log line per call.
 
-pub mod actions;
+mod actions;
 pub mod error;
-pub mod inspect;
+mod inspect;
 pub mod openrpc;
-pub mod page;
-pub mod params;
-pub mod session;
-pub mod signals;
-pub mod snapshot;
-pub mod target;
+mod page;
+mod params;
+pub mod reference;
+pub mod registry;
+mod session;
+mod signals;
+mod snapshot;
+mod target;
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
 use jsonrpsee::{Extensions, RpcModule};
-use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::browser::SessionManager;
 use crate::metrics::Metrics;
 use error::ApiError;
+pub use registry::MethodSpec;
+use registry::{Handler, NoParams, method};
 
 /// What every handler can reach.
 pub struct RpcContext {
@@ -57,49 +56,6 @@ impl RpcContext {
     }
 }
 
-type Handler =
-    Arc<dyn Fn(Arc<RpcContext>, Option<String>) -> BoxFuture<'static, Result<Value, ApiError>> + Send + Sync>;
-
-/// One method: its wire name, a one-line summary, its schemas and its handler.
-pub struct MethodSpec {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub params_schema: fn(&mut SchemaGenerator) -> Schema,
-    pub result_schema: fn(&mut SchemaGenerator) -> Schema,
-    handler: Handler,
-}
-
-/// Declares a method whose params parse into `P` and whose handler returns `R`.
-pub fn method<P, R, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
-where
-    P: DeserializeOwned + JsonSchema + Send + 'static,
-    R: Serialize + JsonSchema + 'static,
-    F: Fn(Arc<RpcContext>, P) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
-{
-    let known = openrpc::param_names::<P>();
-    let handler = Arc::new(handler);
-    MethodSpec {
-        name,
-        summary,
-        params_schema: schema_of::<P>,
-        result_schema: schema_of::<R>,
-        handler: Arc::new(move |ctx, raw| {
-            let parsed = params::parse::<P>(raw.as_deref(), &known);
-            let handler = handler.clone();
-            async move {
-                let result = handler(ctx, parsed?).await?;
-                serde_json::to_value(result).map_err(|e| ApiError::Internal(format!("result encoding: {e}")))
-            }
-            .boxed()
-        }),
-    }
-}
-
-fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
-    generator.subschema_for::<T>()
-}
-
 /// Every method the service offers, in documentation order.
 pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();
@@ -119,22 +75,19 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods
 }
 
-/// For methods that take no params.
-#[derive(Debug, serde::Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoParams {}
-
 /// Registers every method on a jsonrpsee module around `ctx`.
 pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule<RpcContext> {
     let mut module = RpcModule::from_arc(ctx);
     for spec in methods {
         let name = spec.name;
         let handler = spec.handler.clone();
+        let known: Arc<[String]> = spec.param_names().into();
         module
             .register_async_method(name, move |params, ctx, extensions| {
                 let handler = handler.clone();
+                let known = known.clone();
                 let raw = params.as_str().map(str::to_owned);
-                async move { run(name, handler, ctx, raw, extensions).await }
+                async move { run(name, handler, &known, ctx, raw, extensions).await }
             })
             .expect("method names are unique");
     }
@@ -145,6 +98,7 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
 async fn run(
     name: &'static str,
     handler: Handler,
+    known: &[String],
     ctx: Arc<RpcContext>,
     raw: Option<String>,
     extensions: Extensions,
@@ -158,7 +112,11 @@ async fn run(
     let session_id = raw.as_deref().and_then(session_id_of).unwrap_or_default();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
-    let outcome = match tokio::time::timeout(bound, handler(ctx.clone(), raw)).await {
+    let call = async {
+        let params = params::object(raw.as_deref(), known)?;
+        handler(ctx.clone(), params).await
+    };
+    let outcome = match tokio::time::timeout(bound, call).await {
         Ok(outcome) => outcome,
         Err(_) => Err(ApiError::Browser(crate::browser::BrowserError::Timeout(format!(
             "{name} did not finish within MAX_CALL_MS ({} ms)",
@@ -166,7 +124,7 @@ async fn run(
         )))),
     };
     let elapsed = started.elapsed();
-    let kind = outcome.as_ref().err().map_or("ok", ApiError::kind);
+    let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
     ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();
     ctx.metrics.rpc_duration.with_label_values(&[name]).observe(elapsed.as_secs_f64());
     tracing::info!(

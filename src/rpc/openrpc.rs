@@ -1,22 +1,18 @@
-//! The OpenRPC document, generated from the method list and its Rust types.
+//! The OpenRPC document, generated from the method registry and its Rust types.
 //!
 //! `openrpc.json` at the repository root is this document, checked in; a test fails when the two
-//! differ. Regenerate it with `text-browser --openrpc > openrpc.json`.
+//! differ. Regenerate it with `text-browser --openrpc > openrpc.json`. A method's params are its
+//! blocks' params in order (see `registry`); its `description` is its own params struct's doc
+//! comment; the `timeout` param states the method's own default.
 
+use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
-use super::MethodSpec;
-use super::error::KINDS;
+use super::error::ErrorKind;
+use super::registry::MethodSpec;
 
 const SCHEMAS_PATH: &str = "#/components/schemas/";
-
-/// The names of the params `P` accepts (its schema's properties), for unknown-param checks.
-pub fn param_names<P: JsonSchema>() -> Vec<String> {
-    let schema = SchemaGenerator::default().root_schema_for::<P>();
-    schema.get("properties").and_then(Value::as_object).map(|props| props.keys().cloned().collect()).unwrap_or_default()
-}
 
 /// The whole OpenRPC 1.3 document for `methods`.
 pub fn document(methods: &[MethodSpec]) -> Value {
@@ -25,33 +21,44 @@ pub fn document(methods: &[MethodSpec]) -> Value {
             s.definitions_path = SCHEMAS_PATH.into();
         })
         .into_generator();
-    let mut params_types = Vec::new();
+    let mut block_types = Vec::new();
     let described: Vec<Value> = methods
         .iter()
         .map(|m| {
-            let params_ref = (m.params_schema)(&mut generator);
-            let params_schema = resolve(&generator, params_ref.as_value(), &mut params_types);
+            let blocks: Vec<Value> = m
+                .blocks
+                .iter()
+                .map(|b| {
+                    let reference = (b.schema)(&mut generator);
+                    resolve(&generator, reference.as_value(), &mut block_types)
+                })
+                .collect();
             let result = (m.result_schema)(&mut generator);
-            json!({
+            let mut method = json!({
                 "name": m.name,
                 "summary": m.summary,
                 "paramStructure": "by-name",
-                "params": content_descriptors(&params_schema),
+                "params": content_descriptors(&blocks, m.default_timeout_ms),
                 "result": { "name": "result", "schema": result },
-            })
+            });
+            // The method's own params struct (the last block) describes the method.
+            if let Some(description) = blocks.last().and_then(|b| b.get("description")) {
+                method["description"] = description.clone();
+            }
+            method
         })
         .collect();
     let mut schemas = generator.take_definitions(true);
-    // Params structs are spelled out as content descriptors; their own schema is not needed.
-    for name in params_types {
+    // Params blocks are spelled out as content descriptors; their own schemas are not needed.
+    for name in block_types {
         schemas.remove(&name);
     }
-    let errors: Map<String, Value> = KINDS
+    let errors: Map<String, Value> = ErrorKind::ALL
         .iter()
         .map(|k| {
             (
-                k.kind.to_owned(),
-                json!({ "code": k.code, "message": k.kind, "data": { "kind": k.kind, "remediation": k.remediation } }),
+                k.as_str().to_owned(),
+                json!({ "code": k.code(), "message": k.as_str(), "data": { "kind": k.as_str(), "remediation": k.remediation() } }),
             )
         })
         .collect();
@@ -80,23 +87,32 @@ fn resolve(generator: &SchemaGenerator, schema: &Value, names: &mut Vec<String>)
     }
 }
 
-/// One OpenRPC content descriptor per property of a params object schema.
-fn content_descriptors(params: &Value) -> Vec<Value> {
-    let required: Vec<&str> = params
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some(properties) = params.get("properties").and_then(Value::as_object) else { return Vec::new() };
-    properties
-        .iter()
-        .map(|(name, schema)| {
+/// One OpenRPC content descriptor per property of the params blocks, in order (`timeout`, which
+/// every page method takes, last).
+fn content_descriptors(blocks: &[Value], default_timeout_ms: Option<u64>) -> Vec<Value> {
+    let mut descriptors = Vec::new();
+    let mut last = Vec::new();
+    for block in blocks {
+        let required: Vec<&str> = block
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(properties) = block.get("properties").and_then(Value::as_object) else { continue };
+        for (name, schema) in properties {
+            let mut schema = schema.clone();
+            if let (Some(ms), "timeout") = (default_timeout_ms, name.as_str()) {
+                schema["description"] =
+                    json!(format!("Milliseconds the call may take (default {ms}); capped by MAX_CALL_MS."));
+            }
             let mut descriptor =
                 json!({ "name": name, "required": required.contains(&name.as_str()), "schema": schema });
             if let Some(description) = schema.get("description") {
                 descriptor["description"] = description.clone();
             }
-            descriptor
-        })
-        .collect()
+            if name == "timeout" { last.push(descriptor) } else { descriptors.push(descriptor) }
+        }
+    }
+    descriptors.extend(last);
+    descriptors
 }

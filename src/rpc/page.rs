@@ -1,6 +1,5 @@
 //! `page.*`: navigating, waiting, reading and evaluating.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -8,39 +7,37 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::target;
-use super::{MethodSpec, RpcContext, method};
-use crate::browser::BrowserError;
-use crate::browser::navigation::{Landed, WaitUntil};
-use crate::browser::reading::TextFormat;
-use crate::browser::signals::SignalCounts;
+use super::registry::{Call, MethodSpec, Params, page_method};
+use crate::browser::{BrowserError, Landed, Page, SignalCounts, Target, TextFormat, WaitUntil};
 
-const DEFAULT_NAV_TIMEOUT_MS: u64 = 45_000;
-const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+const NAV_TIMEOUT_MS: u64 = 45_000;
+const TIMEOUT_MS: u64 = 30_000;
 
+/// Navigates and waits. `waitUntil`: `load`, `domcontentloaded` or `networkidle` (default: no
+/// request in flight for 500 ms). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
+/// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
+/// connection that fails is `navigation_failed` with Chromium's reason
+/// (`net::ERR_CONNECTION_REFUSED`).
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct GotoParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// An http(s) URL matching ALLOW_HOST_REGEX.
     pub url: String,
     /// When the navigation counts as done (default networkidle: no request in flight for 500 ms).
     pub wait_until: Option<WaitUntil>,
-    /// Milliseconds (default 45000).
-    pub timeout: Option<u64>,
 }
 
+impl Params for GotoParams {}
+
+/// Reloads and waits like `page.goto`.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ReloadParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// Default networkidle.
     pub wait_until: Option<WaitUntil>,
-    /// Milliseconds (default 45000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for ReloadParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NavigationResult {
@@ -72,43 +69,49 @@ pub enum WaitState {
     IdleFor,
 }
 
+/// Waits for the current document to reach `state`: `load`, `domcontentloaded`, `networkidle`,
+/// or `idleFor` (no network activity for `ms` milliseconds; `ms` is required then).
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct WaitForParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
+    /// load, domcontentloaded, networkidle, or idleFor (with `ms`).
     pub state: WaitState,
     /// For idleFor: how long the network must be quiet, in milliseconds.
     pub ms: Option<u64>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for WaitForParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct WaitForResult {
     pub state: WaitState,
 }
 
+/// The visible text of the first element matching `selector` (any selector form, default
+/// `body`) or `ref` (from `page.snapshot`), with innerText semantics: `display:none` and
+/// `visibility:hidden` content is left out. With `normalize` (default true) `\r` is removed,
+/// trailing spaces before line ends are dropped, 3+ newlines collapse to 2 and the ends are
+/// trimmed. The text is cut to `maxChars` characters, and then the result has
+/// `"truncated": true`. No match: `element_not_found`.
+///
+/// `"format": "markdown"` returns the same visible text marked up for a model: `#` headings, `-`
+/// and `1.` lists (nested lists indented), links as `[text](absolute href)`, tables as pipe
+/// tables, `pre` blocks as fenced code (with the `language-…` class as its info string), inline
+/// `code`, `**bold**`, `*italic*`, `> quotes`, `![alt](src)` images, form values (`[x]` for a
+/// checked box) and open shadow roots in place. Nothing `format: "text"` shows is dropped.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct TextParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
-    /// The element to read (default body; the first match): any selector form, or ref=e5.
-    pub selector: Option<String>,
-    /// A ref from page.snapshot (e5); the same as selector ref=e5.
-    #[serde(rename = "ref")]
-    pub element_ref: Option<String>,
     /// text (default): what innerText shows; markdown: the same text with headings, lists,
     /// [links](href), tables and code blocks marked up.
     pub format: Option<TextFormat>,
-    /// Upper bound on the returned characters (default 90000).
+    /// Upper bound on the returned characters, 1 to 10000000 (default 90000).
     pub max_chars: Option<u64>,
     /// Tidy whitespace (default true).
     pub normalize: Option<bool>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for TextParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct TextResult {
@@ -118,32 +121,31 @@ pub struct TextResult {
     pub truncated: bool,
 }
 
+/// The document's current HTML (after JavaScript), with its doctype.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ContentParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
-}
+pub struct ContentParams {}
+
+impl Params for ContentParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContentResult {
     pub html: String,
 }
 
+/// Runs `expression` in the page. A value is returned as JSON; a function is called with `arg`;
+/// a promise is awaited; top-level `await` works. An exception becomes `evaluation_failed`
+/// carrying the page's message. A result JSON cannot carry (a DOM node, a cycle, `NaN`, a
+/// function) is `result_not_serializable`, saying what it was. A script still running at
+/// `timeout` is terminated, so the session stays usable.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EvaluateParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
     pub expression: String,
     /// Passed to the function as its argument.
     pub arg: Option<Value>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for EvaluateParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EvaluateResult {
@@ -152,47 +154,37 @@ pub struct EvaluateResult {
 
 pub fn methods() -> Vec<MethodSpec> {
     vec![
-        method("page.goto", "Navigate to a URL and wait until it has loaded.", goto),
-        method("page.waitFor", "Wait for a load state or for the network to be idle.", wait_for),
-        method("page.reload", "Reload the page and wait until it has loaded.", reload),
-        method("page.text", "The visible text of the page or of one element.", text),
-        method("page.content", "The page's current HTML, after JavaScript.", content),
-        method("page.evaluate", "Run JavaScript in the page and return its JSON result.", evaluate),
+        page_method("page.goto", "Navigate to a URL and wait until it has loaded.", NAV_TIMEOUT_MS, goto)
+            .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#),
+        page_method("page.waitFor", "Wait for a load state or for the network to be idle.", TIMEOUT_MS, wait_for)
+            .example(r#"{"state":"idleFor","ms":1000}"#),
+        page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
+            .example(r#"{"waitUntil":"load"}"#),
+        page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)
+            .example(r##"{"selector":"#project-list","maxChars":2000}"##),
+        page_method("page.content", "The page's current HTML, after JavaScript.", TIMEOUT_MS, content),
+        page_method("page.evaluate", "Run JavaScript in the page and return its JSON result.", TIMEOUT_MS, evaluate)
+            .example(r#"{"expression":"(sel) => document.querySelector(sel).textContent","arg":"h1"}"#),
     ]
 }
 
-async fn goto(ctx: Arc<RpcContext>, p: GotoParams) -> Result<NavigationResult, ApiError> {
-    ctx.sessions.policy().check(&p.url).map_err(BrowserError::from)?;
-    let deadline = ctx.deadline(p.timeout, DEFAULT_NAV_TIMEOUT_MS)?;
-    let wait_until = p.wait_until.unwrap_or_default();
-    let result = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move {
-            let landed = s.goto(&p.url, wait_until, deadline).await?;
-            Ok(NavigationResult::new(landed, s.signal_counts()))
-        })
-        .await?;
-    Ok(result)
+async fn goto(call: Call, page: Page, p: GotoParams) -> Result<NavigationResult, ApiError> {
+    call.ctx.sessions.policy().check(&p.url).map_err(BrowserError::from)?;
+    let landed = page.goto(&p.url, p.wait_until.unwrap_or_default(), call.deadline).await?;
+    Ok(NavigationResult::new(landed, page.signal_counts()))
 }
 
-async fn reload(ctx: Arc<RpcContext>, p: ReloadParams) -> Result<NavigationResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, DEFAULT_NAV_TIMEOUT_MS)?;
-    let wait_until = p.wait_until.unwrap_or_default();
-    let result = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move {
-            let landed = s.reload(wait_until, deadline).await?;
-            Ok(NavigationResult::new(landed, s.signal_counts()))
-        })
-        .await?;
-    Ok(result)
+async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
+    let landed = page.reload(p.wait_until.unwrap_or_default(), call.deadline).await?;
+    Ok(NavigationResult::new(landed, page.signal_counts()))
 }
 
-async fn wait_for(ctx: Arc<RpcContext>, p: WaitForParams) -> Result<WaitForResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, DEFAULT_TIMEOUT_MS)?;
-    let state = p.state;
-    let idle_ms = match (state, p.ms) {
-        (WaitState::IdleFor, Some(ms)) if (1..=600_000).contains(&ms) => ms,
+async fn wait_for(call: Call, page: Page, p: WaitForParams) -> Result<WaitForResult, ApiError> {
+    let deadline = call.deadline;
+    match (p.state, p.ms) {
+        (WaitState::IdleFor, Some(ms)) if (1..=600_000).contains(&ms) => {
+            page.wait_for_quiet_network(Duration::from_millis(ms), deadline, "page.waitFor(idleFor)").await?
+        }
         (WaitState::IdleFor, Some(_)) => return Err(ApiError::invalid("ms", "ms must be 1 to 600000")),
         (WaitState::IdleFor, None) => {
             return Err(ApiError::invalid("ms", "state idleFor needs ms: how long the network must be quiet"));
@@ -200,58 +192,32 @@ async fn wait_for(ctx: Arc<RpcContext>, p: WaitForParams) -> Result<WaitForResul
         (_, Some(_)) => {
             return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
         }
-        (_, None) => 0,
-    };
-    ctx.sessions
-        .with_session(&p.session_id, deadline, |s| async move {
-            match state {
-                WaitState::Load => s.wait_for_state(WaitUntil::Load, deadline).await,
-                WaitState::DomContentLoaded => s.wait_for_state(WaitUntil::DomContentLoaded, deadline).await,
-                WaitState::NetworkIdle => s.wait_for_state(WaitUntil::NetworkIdle, deadline).await,
-                WaitState::IdleFor => {
-                    s.wait_for_quiet_network(Duration::from_millis(idle_ms), deadline, "page.waitFor(idleFor)").await
-                }
-            }
-        })
-        .await?;
-    Ok(WaitForResult { state })
+        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load, deadline).await?,
+        (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded, deadline).await?,
+        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle, deadline).await?,
+    }
+    Ok(WaitForResult { state: p.state })
 }
 
-async fn text(ctx: Arc<RpcContext>, p: TextParams) -> Result<TextResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, DEFAULT_TIMEOUT_MS)?;
-    let selector = target::optional(p.selector, p.element_ref)?.unwrap_or_else(|| "body".into());
-    let format = p.format.unwrap_or_default();
+async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams)) -> Result<TextResult, ApiError> {
     let max_chars = match p.max_chars {
         None => 90_000,
         Some(n) if (1..=10_000_000).contains(&n) => n as usize,
         Some(_) => return Err(ApiError::invalid("maxChars", "maxChars must be 1 to 10000000")),
     };
-    let normalize = p.normalize.unwrap_or(true);
-    let text = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move {
-            s.text(&selector, format, max_chars, normalize, deadline).await
-        })
-        .await?;
+    let target = target.unwrap_or_else(Target::body);
+    let format = p.format.unwrap_or_default();
+    let text = page.text(&target, format, max_chars, p.normalize.unwrap_or(true), call.deadline).await?;
     Ok(TextResult { text: text.text, truncated: text.truncated })
 }
 
-async fn content(ctx: Arc<RpcContext>, p: ContentParams) -> Result<ContentResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, DEFAULT_TIMEOUT_MS)?;
-    let html = ctx.sessions.with_session(&p.session_id, deadline, |s| async move { s.content(deadline).await }).await?;
-    Ok(ContentResult { html })
+async fn content(call: Call, page: Page, _: ContentParams) -> Result<ContentResult, ApiError> {
+    Ok(ContentResult { html: page.content(call.deadline).await? })
 }
 
-async fn evaluate(ctx: Arc<RpcContext>, p: EvaluateParams) -> Result<EvaluateResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, DEFAULT_TIMEOUT_MS)?;
+async fn evaluate(call: Call, page: Page, p: EvaluateParams) -> Result<EvaluateResult, ApiError> {
     if p.expression.trim().is_empty() {
         return Err(ApiError::invalid("expression", "expression must not be empty"));
     }
-    let result =
-        ctx.sessions
-            .with_session(&p.session_id, deadline, |s| async move {
-                s.evaluate(&p.expression, p.arg.as_ref(), deadline).await
-            })
-            .await?;
-    Ok(EvaluateResult { result })
+    Ok(EvaluateResult { result: page.evaluate(&p.expression, p.arg.as_ref(), call.deadline).await? })
 }

@@ -1,15 +1,18 @@
-//! Parsing a method's named params into its Rust type, with errors that name the bad param.
+//! Parsing a method's named params into its Rust types, with errors that name the bad param.
 //!
 //! Unknown keys are refused (agents make typos: `selecter`) with the param that was probably
 //! meant; a mistyped value names its param (`timeout: invalid type: string "5s", expected u64`).
+//! A method's params are parsed block by block (see `registry`) from the one params object.
 
+use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::ApiError;
 
-/// Parses `raw` (the request's `params`, absent = `{}`) into `P`, whose accepted keys are `known`.
-pub fn parse<P: DeserializeOwned>(raw: Option<&str>, known: &[String]) -> Result<P, ApiError> {
+/// Reads `raw` (the request's `params`, absent = `{}`) as an object of named params, refusing
+/// keys that are not among `known` (with the param that was probably meant).
+pub fn object(raw: Option<&str>, known: &[String]) -> Result<Value, ApiError> {
     let value: Value = match raw {
         None => Value::Object(Default::default()),
         Some(text) => serde_json::from_str(text)
@@ -31,7 +34,13 @@ pub fn parse<P: DeserializeOwned>(raw: Option<&str>, known: &[String]) -> Result
             return Err(ApiError::invalid(key.clone(), format!("unknown param `{key}`{hint}")));
         }
     }
-    serde_path_to_error::deserialize::<_, P>(value).map_err(|err| {
+    Ok(value)
+}
+
+/// Parses one block of params (`B`'s fields) out of the params object; other keys are ignored
+/// (they belong to other blocks). A bad value names its param.
+pub fn block<B: DeserializeOwned>(params: &Value) -> Result<B, ApiError> {
+    serde_path_to_error::deserialize::<_, B>(params).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner().to_string();
         if path == "." {
@@ -44,6 +53,12 @@ pub fn parse<P: DeserializeOwned>(raw: Option<&str>, known: &[String]) -> Result
             ApiError::InvalidParams { message: format!("`{path}`: {inner}"), param: Some(param) }
         }
     })
+}
+
+/// The names of the params `P` accepts (its schema's properties), for unknown-param checks.
+pub fn names<P: JsonSchema>() -> Vec<String> {
+    let schema = SchemaGenerator::default().root_schema_for::<P>();
+    schema.get("properties").and_then(Value::as_object).map(|props| props.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// The known param closest to `typo`: same letters ignoring case and `_`, or a small edit away.
@@ -80,7 +95,7 @@ mod tests {
     use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    #[serde(rename_all = "camelCase")]
     #[allow(dead_code)]
     struct TextParams {
         #[serde(rename = "session_id")]
@@ -94,7 +109,8 @@ mod tests {
     }
 
     fn err(raw: &str) -> (String, Option<String>) {
-        match parse::<TextParams>(Some(raw), &known()).unwrap_err() {
+        let parsed = object(Some(raw), &known()).and_then(|value| block::<TextParams>(&value));
+        match parsed.unwrap_err() {
             ApiError::InvalidParams { message, param } => (message, param),
             other => panic!("{other:?}"),
         }
@@ -145,6 +161,19 @@ mod tests {
     fn absent_params_mean_an_empty_object() {
         #[derive(Deserialize)]
         struct NoParams {}
-        assert!(parse::<NoParams>(None, &[]).is_ok());
+        let value = object(None, &[]).unwrap();
+        assert!(block::<NoParams>(&value).is_ok());
+    }
+
+    #[test]
+    fn each_block_takes_its_own_params_from_the_same_object() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Scope {
+            session_id: String,
+        }
+        let value = object(Some(r#"{"session_id":"s","selector":"h1","maxChars":3}"#), &known()).unwrap();
+        assert_eq!(block::<Scope>(&value).unwrap(), Scope { session_id: "s".into() });
+        let text = block::<TextParams>(&value).unwrap();
+        assert_eq!(text.max_chars, Some(3));
     }
 }

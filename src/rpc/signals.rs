@@ -1,22 +1,27 @@
 //! `logs.pull` and `network.pull`: draining what went wrong in the page.
 
-use std::sync::Arc;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::{MethodSpec, RpcContext, method};
-use crate::browser::signals::{ConsoleEntry, Level, NetworkEntry, PageError};
+use super::registry::{Call, MethodSpec, Params, page_method};
+use crate::browser::{ConsoleEntry, Level, NetworkEntry, Page, PageError};
 
+/// How long a pull may take by default (it only waits for events already sent to arrive).
+const PULL_TIMEOUT_MS: u64 = 10_000;
+
+/// Drains the console messages (`console.log` … with their source location) and uncaught page
+/// errors (exceptions and unhandled promise rejections) seen since the last pull. `level` keeps
+/// console entries at that level and above (`error`, `warning`, `info`, `debug`); the buffer is
+/// drained whatever the level. Each buffer keeps the newest 1000 entries; `dropped` counts what a
+/// full buffer lost.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LogsPullParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// Keep console entries at this level and above: error, warning, info or debug (default).
     pub level: Option<Level>,
 }
+
+impl Params for LogsPullParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -29,14 +34,19 @@ pub struct LogsPullResult {
     pub dropped: Option<u64>,
 }
 
+/// Drains the requests that finished since the last pull. With `onlyErrors` (default true) only
+/// status ≥ 400 and failed requests (refused, DNS, blocked, aborted: `failure` says which) are
+/// returned. An error response with a text body (JSON, HTML, text) carries `body`, its first 2 KB,
+/// captured before the browser evicts it: the server's own error message is usually the fastest
+/// way to the cause.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct NetworkPullParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
     /// Only status >= 400 and failed requests (default true).
     pub only_errors: Option<bool>,
 }
+
+impl Params for NetworkPullParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NetworkPullResult {
@@ -47,22 +57,24 @@ pub struct NetworkPullResult {
 
 pub fn methods() -> Vec<MethodSpec> {
     vec![
-        method("logs.pull", "Drain the console messages and uncaught page errors seen since the last pull.", logs_pull),
-        method(
+        page_method(
+            "logs.pull",
+            "Drain the console messages and uncaught page errors seen since the last pull.",
+            PULL_TIMEOUT_MS,
+            logs_pull,
+        )
+        .example(r#"{"level":"warning"}"#),
+        page_method(
             "network.pull",
             "Drain the finished requests (by default only failed ones) since the last pull.",
+            PULL_TIMEOUT_MS,
             network_pull,
         ),
     ]
 }
 
-async fn logs_pull(ctx: Arc<RpcContext>, p: LogsPullParams) -> Result<LogsPullResult, ApiError> {
-    let deadline = ctx.deadline(None, 10_000)?;
-    let level = p.level.unwrap_or(Level::Debug);
-    let logs = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move { Ok(s.pull_logs(level, deadline).await) })
-        .await?;
+async fn logs_pull(call: Call, page: Page, p: LogsPullParams) -> Result<LogsPullResult, ApiError> {
+    let logs = page.pull_logs(p.level.unwrap_or(Level::Debug), call.deadline).await;
     Ok(LogsPullResult {
         console: logs.console,
         page_errors: logs.page_errors,
@@ -70,12 +82,7 @@ async fn logs_pull(ctx: Arc<RpcContext>, p: LogsPullParams) -> Result<LogsPullRe
     })
 }
 
-async fn network_pull(ctx: Arc<RpcContext>, p: NetworkPullParams) -> Result<NetworkPullResult, ApiError> {
-    let deadline = ctx.deadline(None, 10_000)?;
-    let only_errors = p.only_errors.unwrap_or(true);
-    let (requests, dropped) = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move { Ok(s.pull_network(only_errors, deadline).await) })
-        .await?;
+async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<NetworkPullResult, ApiError> {
+    let (requests, dropped) = page.pull_network(p.only_errors.unwrap_or(true), call.deadline).await;
     Ok(NetworkPullResult { requests, dropped: (dropped > 0).then_some(dropped) })
 }

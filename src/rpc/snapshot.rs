@@ -1,7 +1,6 @@
 //! `page.snapshot`: the page as a compact accessibility tree with refs, and the same snapshot
 //! returned by actions that ask for it (`snapshot: true`), so an agent needs one call per step.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -9,10 +8,8 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::error::ApiError;
-use super::target;
-use super::{MethodSpec, RpcContext, method};
-use crate::browser::session::Session;
-use crate::browser::snapshot::{Snapshot, SnapshotOptions};
+use super::registry::{Call, MethodSpec, Params, page_method};
+use crate::browser::{BrowserError, Page, Snapshot, SnapshotOptions, Target};
 
 const DEFAULT_MAX_CHARS: u64 = 20_000;
 const MIN_MAX_CHARS: u64 = 200;
@@ -20,25 +17,31 @@ const MAX_MAX_CHARS: u64 = 2_000_000;
 /// Time a snapshot taken after an action gets, on top of the action's own.
 const AFTER_ACTION_MS: u64 = 10_000;
 
+/// The page as a compact accessibility tree, one node per line: `- role "name" [states]
+/// [ref=e5]: value`, indented by nesting. Roles, names and states are Chromium's own (what a
+/// screen reader gets). Elements you can act on — links, buttons, inputs, and anything with a
+/// click listener or its own pointer cursor — carry a ref (`e5`): pass it as `ref` to the action
+/// and reading methods, or as the selector `ref=e5`. iframes (same- and cross-origin) and open
+/// shadow roots are shown in place and their elements get refs too. Generic wrappers are folded
+/// away, runs of more than 10 similar siblings are cut to 5 plus a count, and the text is cut at
+/// `maxChars` on a line, with a last line saying how much was left out. With `selector` or `ref`,
+/// only that element's subtree is shown.
+///
+/// A ref belongs to one element of one document: after a navigation, or once its element was
+/// removed or re-rendered, acting on it fails with `stale_ref` (never "the nearest match"); an
+/// element that survives between snapshots keeps its ref.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct SnapshotParams {
-    #[serde(rename = "session_id")]
-    pub session_id: String,
-    /// Only the subtree of the first element this selector matches (any selector form, or ref=e5).
-    pub selector: Option<String>,
-    /// A ref from page.snapshot (e5); the same as selector ref=e5.
-    #[serde(rename = "ref")]
-    pub element_ref: Option<String>,
     /// Only elements with refs, plus headings and landmarks for context (default false).
     pub interactive_only: Option<bool>,
     /// Upper bound on the snapshot's characters (default 20000, at least 200).
     pub max_chars: Option<u64>,
     /// Levels of nesting to show (default: all).
     pub depth: Option<u32>,
-    /// Milliseconds (default 30000).
-    pub timeout: Option<u64>,
 }
+
+impl Params for SnapshotParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SnapshotResult {
@@ -67,11 +70,15 @@ pub struct PageAfterAction {
 }
 
 pub fn methods() -> Vec<MethodSpec> {
-    vec![method(
-        "page.snapshot",
-        "The page as a compact accessibility tree; elements you can act on carry refs (e5) usable as ref=e5.",
-        snapshot,
-    )]
+    vec![
+        page_method(
+            "page.snapshot",
+            "The page as a compact accessibility tree; elements you can act on carry refs (e5) usable as ref=e5.",
+            30_000,
+            snapshot,
+        )
+        .example(r#"{"interactiveOnly":true}"#),
+    ]
 }
 
 /// Checks maxChars (default 20000).
@@ -83,31 +90,26 @@ pub fn max_chars(value: Option<u64>) -> Result<usize, ApiError> {
     Ok(n as usize)
 }
 
-async fn snapshot(ctx: Arc<RpcContext>, p: SnapshotParams) -> Result<SnapshotResult, ApiError> {
-    let deadline = ctx.deadline(p.timeout, 30_000)?;
+async fn snapshot(
+    call: Call,
+    page: Page,
+    (element, p): (Option<Target>, SnapshotParams),
+) -> Result<SnapshotResult, ApiError> {
     let options = SnapshotOptions {
-        selector: target::optional(p.selector, p.element_ref)?,
+        element,
         interactive_only: p.interactive_only.unwrap_or(false),
         max_chars: max_chars(p.max_chars)?,
         depth: p.depth.map(|d| d as usize),
     };
-    let snap = ctx
-        .sessions
-        .with_session(&p.session_id, deadline, |s| async move { s.snapshot(&options, deadline).await })
-        .await?;
-    Ok(snap.into())
+    Ok(page.snapshot(&options, call.deadline).await?.into())
 }
 
 /// Takes the snapshot an action returns with `snapshot: true`.
-pub async fn after_action(
-    ctx: &RpcContext,
-    session: &Session,
-    max_chars: usize,
-) -> Result<PageAfterAction, crate::browser::BrowserError> {
-    let deadline = Instant::now() + Duration::from_millis(AFTER_ACTION_MS).min(ctx.max_call);
-    let options = SnapshotOptions { selector: None, interactive_only: false, max_chars, depth: None };
-    let snap = session.snapshot(&options, deadline).await?;
-    let landed = session.landed(deadline).await?;
+pub async fn after_action(call: &Call, page: &Page, max_chars: usize) -> Result<PageAfterAction, BrowserError> {
+    let deadline = Instant::now() + Duration::from_millis(AFTER_ACTION_MS).min(call.ctx.max_call);
+    let options = SnapshotOptions { element: None, interactive_only: false, max_chars, depth: None };
+    let snap = page.snapshot(&options, deadline).await?;
+    let landed = page.landed(deadline).await?;
     Ok(PageAfterAction {
         url: landed.url,
         title: landed.title,

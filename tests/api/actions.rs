@@ -2,9 +2,11 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{page, shared};
+use text_browser::browser::Action;
 
-async fn on(path: &str) -> String {
+use crate::helpers::{SessionGuard, page, shared};
+
+async fn on(path: &str) -> SessionGuard {
     let svc = shared();
     let sid = svc.session().await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page(path), "waitUntil": "load" })).await;
@@ -14,6 +16,32 @@ async fn on(path: &str) -> String {
 async fn text(sid: &str, selector: &str) -> String {
     let t = shared().ok("page.text", json!({ "session_id": sid, "selector": selector })).await;
     t["text"].as_str().unwrap().to_owned()
+}
+
+/// Every `Action` the service sends goes through the real probe script (lib.js's `ACTIONS`), and a
+/// name the scripts do not know is refused by the page side instead of skipping checks.
+#[tokio::test]
+async fn every_action_is_known_to_the_page_scripts() {
+    const LIB_JS: &str = include_str!("../../src/js/lib.js");
+    const PROBE_JS: &str = include_str!("../../src/js/probe.js");
+    let svc = shared();
+    let sid = on("/form").await;
+    // The helper library, loaded into the page's own world for this test.
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": LIB_JS })).await;
+    let probe = |action: Value| {
+        json!({
+            "session_id": sid,
+            "expression": format!("(a) => ({PROBE_JS})(a.spec, a.action)"),
+            "arg": { "spec": { "kind": "css", "value": "#name", "source": "#name" }, "action": action },
+        })
+    };
+    for action in Action::ALL {
+        let answer = svc.ok("page.evaluate", probe(json!(action))).await;
+        let ready = &answer["result"]["ok"];
+        assert!(ready["x"].is_number(), "{action:?} must reach a ready answer through the probe: {answer}");
+    }
+    let answer = svc.ok("page.evaluate", probe(json!("hover-but-unknown"))).await;
+    assert_eq!(answer["result"]["error"]["kind"], "unknown_action", "{answer}");
 }
 
 #[tokio::test]

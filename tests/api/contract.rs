@@ -4,8 +4,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::shared;
 use text_browser::config::VARS;
-use text_browser::rpc::error::KINDS;
-use text_browser::rpc::{all_methods, openrpc};
+use text_browser::rpc::error::ErrorKind;
+use text_browser::rpc::{all_methods, openrpc, reference};
 
 fn repo_file(name: &str) -> String {
     std::fs::read_to_string(format!("{}/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -45,6 +45,20 @@ fn every_method_param_is_described() {
 }
 
 #[test]
+fn readme_method_reference_matches_the_code() {
+    let readme = repo_file("README.md");
+    let start = readme.find(reference::BEGIN).expect("the README has the generated method reference");
+    let end = readme.find(reference::END).expect("the generated method reference has its end marker")
+        + reference::END.len()
+        + 1;
+    assert!(
+        readme[start..end] == reference::markdown(&all_methods()),
+        "the README's method reference is out of date: regenerate it with `cargo run -q -- --readme-methods` \
+         and paste it between the markers (or run the command in the README's Development section)"
+    );
+}
+
+#[test]
 fn readme_documents_every_method_with_a_curl_example() {
     let readme = repo_file("README.md");
     for method in all_methods() {
@@ -56,14 +70,19 @@ fn readme_documents_every_method_with_a_curl_example() {
             "README section for {} has no curl example calling it",
             method.name
         );
+        assert!(!method.example.contains('\''), "{}: a ' in the example breaks the shell quoting", method.name);
+        let example: Value = serde_json::from_str(method.example).expect("the example params are JSON");
+        for key in example.as_object().expect("the example params are an object").keys() {
+            assert!(method.param_names().contains(key), "{}: the example sends unknown param {key}", method.name);
+        }
     }
 }
 
 #[test]
 fn readme_error_table_matches_the_code() {
     let readme = repo_file("README.md");
-    for kind in KINDS {
-        let row = format!("| `{}` | {} |", kind.kind, kind.code);
+    for kind in ErrorKind::ALL {
+        let row = format!("| `{}` | {} |", kind.as_str(), kind.code());
         assert!(readme.contains(&row), "README error table lacks the row starting {row}");
     }
 }
@@ -78,20 +97,29 @@ fn readme_config_table_lists_every_variable_with_its_default() {
     }
 }
 
-#[test]
-fn openrpc_json_validates_against_the_openrpc_meta_schema() {
+/// Runs one of tests/contract's checks with paths under the repository; panics with `failure`
+/// and the script's output when it fails.
+fn contract_check(script: &str, args: &[&str], failure: &str) {
     let root = env!("CARGO_MANIFEST_DIR");
     let output = std::process::Command::new("python3")
-        .arg(format!("{root}/tests/contract/validate_openrpc.py"))
-        .arg(format!("{root}/openrpc.json"))
-        .arg(format!("{root}/node_modules"))
+        .arg(format!("{root}/tests/contract/{script}"))
+        .args(args.iter().map(|a| format!("{root}/{a}")))
         .output()
         .expect("python3 runs (bash .ci/setup installs it with jsonschema and the meta-schemas)");
     assert!(
         output.status.success(),
-        "openrpc.json breaks the OpenRPC meta-schema:\n{}{}",
+        "{failure}:\n{}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn openrpc_json_validates_against_the_openrpc_meta_schema() {
+    contract_check(
+        "validate_openrpc.py",
+        &["openrpc.json", "node_modules"],
+        "openrpc.json breaks the OpenRPC meta-schema",
     );
 }
 
@@ -118,4 +146,9 @@ async fn metrics_pass_promtool_check() {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+#[test]
+fn no_module_imports_another_that_imports_it_back() {
+    contract_check("module_graph.py", &["src"], "modules import each other in a circle");
 }

@@ -2,12 +2,12 @@
 //! to them over HTTP, like any client.
 //!
 //! One shared service (and one fixtures server) serves the whole test binary; each test makes its
-//! own session. Tests that need other settings (TTL, caps, rate limits) start their own
+//! own session, held by a [`SessionGuard`] that closes it when the test ends (pass or fail). Tests that need other settings (TTL, caps, rate limits) start their own
 //! [`Instance`], stopped when dropped. Every child process gets PR_SET_PDEATHSIG, so nothing
 //! outlives the test binary. If Chromium is missing, start-up fails with the service's own
 //! message ("install Chromium (apt-get install -y chromium) or set CHROME_PATH").
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -228,10 +228,16 @@ impl Service {
         }
     }
 
-    /// Opens a session and returns its id.
-    pub async fn session(&self) -> String {
-        let result = self.ok("session.create", json!({})).await;
-        result["session_id"].as_str().expect("session_id").to_owned()
+    /// Opens a session, closed again when the returned guard is dropped.
+    pub async fn session(&self) -> SessionGuard {
+        self.session_with(json!({})).await
+    }
+
+    /// Opens a session with `params` (session.create's), closed again when the guard is dropped.
+    pub async fn session_with(&self, params: Value) -> SessionGuard {
+        let result = self.ok("session.create", params).await;
+        let id = result["session_id"].as_str().expect("session_id").to_owned();
+        SessionGuard { id, base: self.base.clone() }
     }
 
     /// The /metrics text.
@@ -281,4 +287,57 @@ pub fn chromium_child(service_pid: u32) -> (u32, String) {
 /// The value of a metric line `name` (with its labels, exactly as exposed), if present.
 pub fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// A session id that closes its session when dropped, so tests leave nothing open. It reads as the
+/// id: `json!({"session_id": sid})`, `&sid` as `&str`, `sid.to_string()`.
+pub struct SessionGuard {
+    id: String,
+    base: String,
+}
+
+impl std::ops::Deref for SessionGuard {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.id
+    }
+}
+
+impl std::fmt::Display for SessionGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.id)
+    }
+}
+
+impl std::fmt::Debug for SessionGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.id)
+    }
+}
+
+impl serde::Serialize for SessionGuard {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.id)
+    }
+}
+
+impl Drop for SessionGuard {
+    /// Closes the session with a plain blocking HTTP call (drop cannot await). A session the test
+    /// closed itself, or a service already gone, is fine: the answer is not read for errors.
+    fn drop(&mut self) {
+        let addr = self.base.trim_start_matches("http://");
+        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "session.close", "params": { "session_id": self.id } })
+            .to_string();
+        let Ok(mut stream) = std::net::TcpStream::connect(addr) else { return };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+        let request = format!(
+            "POST /rpc HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {API_KEY}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        if stream.write_all(request.as_bytes()).is_ok() {
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+        }
+    }
 }

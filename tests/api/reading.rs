@@ -2,9 +2,9 @@
 
 use serde_json::json;
 
-use crate::helpers::{page, shared};
+use crate::helpers::{SessionGuard, page, shared};
 
-async fn on_home() -> String {
+async fn on_home() -> SessionGuard {
     let svc = shared();
     let sid = svc.session().await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;

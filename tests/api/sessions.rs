@@ -9,10 +9,8 @@ use crate::helpers::{Instance, chromium_child, eventually, fixtures, metric, pag
 #[tokio::test]
 async fn session_create_applies_viewport_and_user_agent() {
     let svc = shared();
-    let created = svc
-        .ok("session.create", json!({ "viewport": { "width": 640, "height": 480 }, "userAgent": "AgentBot/1.0" }))
-        .await;
-    let sid = created["session_id"].as_str().unwrap();
+    let sid =
+        svc.session_with(json!({ "viewport": { "width": 640, "height": 480 }, "userAgent": "AgentBot/1.0" })).await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
     let seen = svc
         .ok(
@@ -36,16 +34,12 @@ async fn session_default_viewport_is_1280_by_800() {
 async fn session_create_restores_storage_state() {
     let svc = shared();
     let origin = fixtures().to_owned();
-    let created = svc
-        .ok(
-            "session.create",
-            json!({ "storageState": {
-                "cookies": [{ "name": "token", "value": "abc123", "domain": "127.0.0.1", "path": "/", "expires": -1 }],
-                "origins": [{ "origin": origin, "localStorage": [{ "name": "theme", "value": "dark" }] }]
-            }}),
-        )
+    let sid = svc
+        .session_with(json!({ "storageState": {
+            "cookies": [{ "name": "token", "value": "abc123", "domain": "127.0.0.1", "path": "/", "expires": -1 }],
+            "origins": [{ "origin": origin, "localStorage": [{ "name": "theme", "value": "dark" }] }]
+        }}))
         .await;
-    let sid = created["session_id"].as_str().unwrap();
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
     let seen = svc
         .ok(
@@ -101,6 +95,38 @@ async fn closed_session_is_gone() {
     assert_eq!(err.kind(), "session_not_found");
     let err = svc.err("session.close", json!({ "session_id": sid })).await;
     assert_eq!(err.kind(), "session_not_found");
+}
+
+#[tokio::test]
+async fn a_call_in_flight_when_its_session_closes_ends_with_session_closed() {
+    // A service of its own, so the CDP counter below moves only for this test's call.
+    let svc = Instance::start(&[("WARM_SESSIONS", "0")]);
+    let sid = svc.session().await;
+    let evaluates = || async {
+        let metrics = svc.metrics().await;
+        metric(&metrics, "text_browser_cdp_call_duration_seconds_count{cdp_method=\"Runtime.evaluate\"}").unwrap_or(0.0)
+    };
+    let before = evaluates().await;
+    let started = std::time::Instant::now();
+    let pending = json!({ "session_id": sid, "expression": "new Promise(() => {})", "timeout": 60000 });
+    let in_flight = svc.call("page.evaluate", pending);
+    let close = async {
+        // The expression has been evaluated (its promise is now awaited): the call is in flight.
+        eventually(Duration::from_secs(30), "the evaluate to be in flight", || async {
+            (evaluates().await > before).then_some(())
+        })
+        .await;
+        svc.ok("session.close", json!({ "session_id": sid })).await
+    };
+    let (answer, closed) = tokio::join!(in_flight, close);
+    assert_eq!(closed["ok"], true);
+    let err = answer.expect_err("the call cannot finish: its session was closed");
+    assert_eq!(err.kind(), "session_closed", "{err:?}");
+    assert!(err.message.contains("session.close"), "{}", err.message);
+    assert!(err.data["remediation"].as_str().unwrap().contains("session.create"), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "it ended when the session closed, not at its timeout");
+    let err = svc.err("page.text", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "session_not_found", "later calls find no session");
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Service, page, shared};
+use crate::helpers::{Service, SessionGuard, page, shared};
 
 /// The ref on the snapshot line that contains `needle`.
 fn ref_of(snapshot: &str, needle: &str) -> String {
@@ -21,7 +21,7 @@ async fn snapshot(svc: &Service, sid: &str, extra: Value) -> Value {
     svc.ok("page.snapshot", params).await
 }
 
-async fn fresh(svc: &Service) -> String {
+async fn fresh(svc: &Service) -> SessionGuard {
     let sid = svc.session().await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/snapshot/") })).await;
     sid

@@ -1,0 +1,196 @@
+//! The one shared Chromium process: launch, the CDP handler pump, and clean shutdown.
+//!
+//! chromiumoxide's `Handler` must be polled for the life of the browser. Our pump does that, and
+//! also rescues events chromiumoxide could not parse (protocol drift): their raw text is routed to
+//! the owning page's tracker by CDP session id. When the connection breaks, Chromium is gone:
+//! `alive` turns false so callers get `browser_unavailable` instead of hanging, and the supervisor
+//! starts a new one.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use chromiumoxide::error::CdpError;
+use chromiumoxide::{Browser, BrowserConfig, Handler, Page};
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::cdp::{self, Raw};
+use super::routes::EventRoutes;
+use crate::browser::error::BrowserError;
+
+/// Flags for a quiet, closed-network, container-friendly Chromium (see README "Security notes").
+const CHROMIUM_ARGS: &[&str] = &[
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-sync",
+    "no-first-run",
+    "disable-quic",
+    "disable-gpu",
+    "disable-dev-shm-usage",
+    "disable-default-apps",
+    "mute-audio",
+    "hide-scrollbars",
+    "disable-site-isolation-trials",
+];
+
+/// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
+/// Site isolation is off so cross-origin iframes live in their page's renderer: one CDP session
+/// then sees (and page.snapshot and refs reach) every frame. Sessions stay apart by context.
+const DISABLED_FEATURES: &str =
+    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter,IsolateOrigins,site-per-process";
+
+/// A proxy address nothing listens on (the discard port), for traffic outside any session.
+const NOWHERE_PROXY: &str = "http://127.0.0.1:9";
+
+/// A fresh, private user-data-dir, removed when dropped.
+struct ProfileDir(PathBuf);
+
+impl ProfileDir {
+    fn create() -> Result<Self, BrowserError> {
+        let dir = std::env::temp_dir().join(format!("text-browser-profile-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| BrowserError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for ProfileDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct Chromium {
+    /// Read-locked for calls (they run in parallel); write-locked only to stop the process.
+    browser: tokio::sync::RwLock<Browser>,
+    routes: Arc<EventRoutes>,
+    alive: watch::Receiver<bool>,
+    pump: Mutex<Option<JoinHandle<()>>>,
+    pid: Option<u32>,
+    _profile: ProfileDir,
+}
+
+impl Chromium {
+    pub async fn launch(executable: &Path, headless: bool) -> Result<Self, BrowserError> {
+        let profile = ProfileDir::create()?;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(executable)
+            .user_data_dir(&profile.0)
+            .no_sandbox()
+            .viewport(None)
+            .surface_invalid_messages()
+            .launch_timeout(Duration::from_secs(30))
+            // Our own deadlines bound every call; this only has to be longer than any of them.
+            .request_timeout(Duration::from_secs(3600))
+            .args(CHROMIUM_ARGS.iter().copied())
+            .arg(("disable-features", DISABLED_FEATURES))
+            // Sessions' contexts each get their own egress proxy. Anything outside them (the
+            // default context) is pointed at a closed port, loopback included: it reaches nothing.
+            .arg(("proxy-server", NOWHERE_PROXY))
+            .arg(("proxy-bypass-list", "<-loopback>"));
+        if !headless {
+            builder = builder.with_head();
+        }
+        let config = builder.build().map_err(BrowserError::Unavailable)?;
+        let (mut browser, handler) = Browser::launch(config)
+            .await
+            .map_err(|e| BrowserError::Unavailable(format!("could not launch {}: {e}", executable.display())))?;
+        let pid = browser.get_mut_child().and_then(|child| child.as_mut_inner().id());
+        let routes = Arc::new(EventRoutes::default());
+        let (alive_tx, alive) = watch::channel(true);
+        let pump = tokio::spawn(pump_handler(handler, routes.clone(), alive_tx));
+        tracing::info!(pid, executable = %executable.display(), "chromium started");
+        Ok(Self {
+            browser: tokio::sync::RwLock::new(browser),
+            routes,
+            alive,
+            pump: Mutex::new(Some(pump)),
+            pid,
+            _profile: profile,
+        })
+    }
+
+    /// Opens a page (target) with `params`.
+    pub async fn new_page(&self, params: CreateTargetParams, deadline: Instant) -> Result<Page, BrowserError> {
+        let browser = self.browser.read().await;
+        tokio::time::timeout_at(deadline, browser.new_page(params))
+            .await
+            .map_err(|_| BrowserError::Timeout("Chromium did not open a page in time".into()))?
+            .map_err(|e| cdp::map_cdp_error("Target.createTarget", e))
+    }
+
+    pub(in crate::browser) fn routes(&self) -> &Arc<EventRoutes> {
+        &self.routes
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn is_alive(&self) -> bool {
+        *self.alive.borrow()
+    }
+
+    /// Resolves when the CDP connection ends (Chromium exited or crashed).
+    pub async fn closed(&self) {
+        let mut alive = self.alive.clone();
+        let _ = alive.wait_for(|up| !*up).await;
+    }
+
+    /// Sends a browser-level command (Target.*, Storage.*) with a deadline.
+    pub async fn call(&self, method: &'static str, params: Value, deadline: Instant) -> Result<Value, BrowserError> {
+        if !self.is_alive() {
+            return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
+        }
+        let browser = self.browser.read().await;
+        let _timer = crate::metrics::CDP_DURATION.with_label_values(&[method]).start_timer();
+        match tokio::time::timeout_at(deadline, browser.execute(Raw::new(method, params))).await {
+            Ok(Ok(resp)) => Ok(resp.result),
+            Ok(Err(err)) => Err(cdp::map_cdp_error(method, err)),
+            Err(_) => Err(BrowserError::Timeout(format!("the browser did not answer {method} in time"))),
+        }
+    }
+
+    /// Asks Chromium to exit and waits briefly for the connection to end; the process is killed
+    /// when this value is dropped if it is still running.
+    pub async fn shutdown(&self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        if self.is_alive() {
+            let _ = self.call("Browser.close", Value::Object(Default::default()), deadline).await;
+        }
+        let _ = tokio::time::timeout_at(deadline, self.closed()).await;
+        let mut browser = self.browser.write().await;
+        if tokio::time::timeout_at(deadline, browser.wait()).await.is_err() {
+            let _ = browser.kill().await;
+            let _ = browser.wait().await;
+        }
+        if let Some(pump) = self.pump.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            pump.abort();
+        }
+        tracing::info!(pid = self.pid, "chromium stopped");
+    }
+}
+
+/// Polls the CDP handler for the life of the browser. Message errors are not fatal; a broken
+/// connection is: chromiumoxide reports it as an error and keeps its stream open, so the pump ends
+/// there (dropping the handler fails every command still waiting for an answer).
+async fn pump_handler(mut handler: Handler, routes: Arc<EventRoutes>, alive: watch::Sender<bool>) {
+    while let Some(item) = handler.next().await {
+        match item {
+            Ok(()) => {}
+            Err(CdpError::InvalidMessage(text, _)) => routes.dispatch_raw(&text),
+            Err(err @ (CdpError::Ws(_) | CdpError::Io(_))) => {
+                tracing::error!(error = %err, "the connection to Chromium broke");
+                break;
+            }
+            Err(err) => tracing::debug!(error = %err, "cdp handler error"),
+        }
+    }
+    tracing::warn!("the connection to Chromium ended");
+    alive.send_replace(false);
+}

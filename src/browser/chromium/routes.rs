@@ -1,0 +1,79 @@
+//! Events chromiumoxide could not parse (protocol drift), routed raw to their page.
+//!
+//! With `surface_invalid_messages`, a message chromiumoxide fails to parse reaches our handler
+//! pump as text instead of being dropped. If it is an event of a CDP session a page registered,
+//! it is forwarded as method + params; the page's own parser decides whether it matters. This
+//! module knows nothing of page event types, so it never depends on the page layer.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// One CDP event as JSON: its method name and params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawEvent {
+    pub method: String,
+    pub params: Value,
+}
+
+/// Where raw events for each page go, keyed by CDP session id.
+#[derive(Default)]
+pub struct EventRoutes(Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>);
+
+impl EventRoutes {
+    pub fn add(&self, cdp_session: String, tx: mpsc::UnboundedSender<RawEvent>) {
+        self.map().insert(cdp_session, tx);
+    }
+
+    pub fn remove(&self, cdp_session: &str) {
+        self.map().remove(cdp_session);
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<RawEvent>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Routes the raw text of a message chromiumoxide could not parse, if it is an event of a
+    /// registered CDP session. Anything else (responses, unknown sessions, garbage) is ignored.
+    pub fn dispatch_raw(&self, text: &str) {
+        let Some((session, event)) = parse_event(text) else { return };
+        if let Some(tx) = self.map().get(&session) {
+            tracing::debug!(method = %event.method, "rescued an event chromiumoxide could not parse");
+            let _ = tx.send(event);
+        }
+    }
+}
+
+/// `{"method", "params", "sessionId"}` → (session id, event).
+fn parse_event(text: &str) -> Option<(String, RawEvent)> {
+    let mut msg: Value = serde_json::from_str(text).ok()?;
+    let method = msg.get("method")?.as_str()?.to_owned();
+    let session = msg.get("sessionId")?.as_str()?.to_owned();
+    let params = msg.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+    Some((session, RawEvent { method, params }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_event_of_a_registered_session_is_forwarded_and_others_are_not() {
+        let routes = EventRoutes::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        routes.add("S1".into(), tx);
+        routes.dispatch_raw(r#"{"method":"Network.loadingFinished","params":{"requestId":"R"},"sessionId":"S1"}"#);
+        routes.dispatch_raw(r#"{"method":"Network.loadingFinished","params":{},"sessionId":"S2"}"#);
+        routes.dispatch_raw(r#"{"id":4,"result":{},"sessionId":"S1"}"#);
+        routes.dispatch_raw("not json");
+        let got = rx.try_recv().expect("the S1 event");
+        assert_eq!(got, RawEvent { method: "Network.loadingFinished".into(), params: json!({"requestId":"R"}) });
+        assert!(rx.try_recv().is_err(), "nothing else was forwarded");
+        routes.remove("S1");
+        routes.dispatch_raw(r#"{"method":"X.y","params":{},"sessionId":"S1"}"#);
+        assert!(rx.try_recv().is_err(), "a removed route gets nothing");
+    }
+}

@@ -1,0 +1,481 @@
+//! Rendering accessibility trees as snapshot text: one node per line, `- role "name" [states]
+//! [ref=e5]: value`, indented by nesting.
+//!
+//! Pure: it takes every frame's tree (a [`Forest`], as `snapshot` captured it) and the set of
+//! elements that are actionable beyond their role, and builds the text: generic wrappers folded
+//! away, long runs of similar siblings collapsed with a count, cut at `maxChars`. Refs are issued
+//! through a callback, so the ref table stays with the page.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::refs::RefTarget;
+
+/// Roles that are acted on by nature.
+const INTERACTIVE: &[&str] = &[
+    "link",
+    "button",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "switch",
+    "slider",
+    "spinbutton",
+    "treeitem",
+    "MenuListOption",
+];
+
+/// Roles kept by `interactiveOnly` for context.
+const LANDMARKS: &[&str] = &[
+    "heading",
+    "main",
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "region",
+    "form",
+    "search",
+    "dialog",
+    "alertdialog",
+    "Iframe",
+];
+
+/// Roles that only wrap others: folded away unless they carry a ref.
+const WRAPPERS: &[&str] =
+    &["generic", "none", "presentation", "RootWebArea", "LineBreak", "Section", "sectionheader", "LabelText"];
+
+/// Roles never shown (their text is already in the parent's name or content).
+const HIDDEN: &[&str] = &["InlineTextBox", "ListMarker"];
+
+/// Runs of more than this many similar siblings (without refs) are collapsed...
+const RUN_LIMIT: usize = 10;
+/// ...to this many, plus a count.
+const RUN_KEEP: usize = 5;
+const NAME_LIMIT: usize = 120;
+const TEXT_LIMIT: usize = 300;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub snapshot: String,
+    pub refs: usize,
+    pub truncated: bool,
+}
+
+/// One accessibility node, from any frame.
+#[derive(Debug, Clone, Default)]
+pub struct AxNode {
+    pub role: String,
+    pub name: String,
+    pub value: String,
+    pub ignored: bool,
+    pub backend: Option<i64>,
+    pub frame: String,
+    pub props: Vec<(String, String)>,
+    pub children: Vec<usize>,
+}
+
+/// Every frame's tree, with iframe owners linked to their frame's root.
+#[derive(Debug, Default)]
+pub struct Forest {
+    pub nodes: Vec<AxNode>,
+    /// Root node of each frame.
+    pub roots: HashMap<String, usize>,
+    /// Backend node id of an `<iframe>` → the frame it holds.
+    pub owners: HashMap<i64, String>,
+}
+
+impl Forest {
+    /// Adds one frame's `getFullAXTree` answer.
+    pub fn add_frame(&mut self, frame: &str, answer: &Value) {
+        let Some(nodes) = answer.get("nodes").and_then(Value::as_array) else { return };
+        let base = self.nodes.len();
+        let index: HashMap<&str, usize> =
+            nodes.iter().enumerate().filter_map(|(i, n)| Some((n.get("nodeId")?.as_str()?, base + i))).collect();
+        for node in nodes {
+            let text = |key: &str| node.pointer(&format!("/{key}/value")).map(value_text).unwrap_or_default();
+            let props = node
+                .get("properties")
+                .and_then(Value::as_array)
+                .map(|ps| {
+                    ps.iter()
+                        .filter_map(|p| {
+                            Some((p.get("name")?.as_str()?.to_owned(), value_text(p.pointer("/value/value")?)))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let children = node
+                .get("childIds")
+                .and_then(Value::as_array)
+                .map(|ids| ids.iter().filter_map(|id| index.get(id.as_str()?).copied()).collect())
+                .unwrap_or_default();
+            self.nodes.push(AxNode {
+                role: text("role"),
+                name: text("name"),
+                value: text("value"),
+                ignored: node.get("ignored").and_then(Value::as_bool).unwrap_or(false),
+                backend: node.get("backendDOMNodeId").and_then(Value::as_i64),
+                frame: frame.to_owned(),
+                props,
+                children,
+            });
+        }
+        let root = nodes.iter().position(|n| n.get("parentId").is_none()).map(|i| base + i);
+        if let Some(root) = root {
+            self.roots.insert(frame.to_owned(), root);
+        }
+    }
+
+    pub fn by_backend(&self, backend: i64) -> Option<usize> {
+        self.nodes.iter().position(|n| n.backend == Some(backend))
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// What one rendered node (or a folded node's children) turned into.
+struct Item {
+    lines: Vec<(usize, String)>,
+    role: String,
+    has_ref: bool,
+    /// Plain text (a StaticText run), which a parent may inline.
+    text: Option<String>,
+}
+
+/// Turns a forest into snapshot text. `issue` names an element (frame, backend node id).
+pub struct Renderer<'a> {
+    forest: &'a Forest,
+    actionable: &'a HashSet<i64>,
+    interactive_only: bool,
+    depth: Option<usize>,
+    issue: &'a mut dyn FnMut(RefTarget) -> String,
+}
+
+impl<'a> Renderer<'a> {
+    pub fn new(
+        forest: &'a Forest,
+        actionable: &'a HashSet<i64>,
+        interactive_only: bool,
+        depth: Option<usize>,
+        issue: &'a mut dyn FnMut(RefTarget) -> String,
+    ) -> Self {
+        Self { forest, actionable, interactive_only, depth, issue }
+    }
+
+    /// Renders from `root` and cuts the text at `max_chars`.
+    pub fn render(&mut self, root: usize, max_chars: usize) -> Snapshot {
+        let items = self.node(root, 0);
+        let items = collapse_runs(merge_text(items, 0));
+        let lines: Vec<(usize, String)> = items.into_iter().flat_map(|i| i.lines).collect();
+        finish(lines, max_chars)
+    }
+
+    fn wants_ref(&self, node: &AxNode) -> bool {
+        let Some(backend) = node.backend else { return false };
+        if node.ignored {
+            return false;
+        }
+        INTERACTIVE.contains(&node.role.as_str())
+            || (self.actionable.contains(&backend) && node.role != "LabelText")
+            || (node.props.iter().any(|(k, v)| k == "focusable" && v == "true")
+                && !WRAPPERS.contains(&node.role.as_str())
+                && node.role != "Iframe"
+                && node.role != "ScrollableArea")
+    }
+
+    fn node(&mut self, id: usize, indent: usize) -> Vec<Item> {
+        let node = &self.forest.nodes[id];
+        if HIDDEN.contains(&node.role.as_str()) {
+            return Vec::new();
+        }
+        if node.role == "StaticText" {
+            let text = collapse_ws(&node.name);
+            if text.is_empty() || self.interactive_only {
+                return Vec::new();
+            }
+            return vec![Item { lines: Vec::new(), role: "text".into(), has_ref: false, text: Some(text) }];
+        }
+        let wants_ref = self.wants_ref(node);
+        let keep = !node.ignored
+            && (wants_ref
+                || if self.interactive_only {
+                    LANDMARKS.contains(&node.role.as_str())
+                } else {
+                    !WRAPPERS.contains(&node.role.as_str())
+                });
+        // An iframe's content is its frame's tree.
+        let children: Vec<usize> = match node.backend.and_then(|b| self.forest.owners.get(&b)) {
+            Some(frame) => self.forest.roots.get(frame).map(|r| vec![*r]).unwrap_or_default(),
+            None => node.children.clone(),
+        };
+        let child_indent = if keep { indent + 1 } else { indent };
+        let mut items = Vec::new();
+        if self.depth.is_none_or(|d| child_indent <= d) {
+            for child in children {
+                items.extend(self.node(child, child_indent));
+            }
+        }
+        let items = collapse_runs(merge_text(items, child_indent));
+        if !keep {
+            return items;
+        }
+        let node = &self.forest.nodes[id];
+        let mut line = format!("- {}", display_role(&node.role));
+        let name = clip(&collapse_ws(&node.name), NAME_LIMIT);
+        if !name.is_empty() {
+            line.push(' ');
+            line.push_str(&serde_json::to_string(&name).unwrap_or_default());
+        }
+        for (key, value) in &node.props {
+            match (key.as_str(), value.as_str()) {
+                ("checked" | "pressed", "true") => line.push_str(&format!(" [{key}]")),
+                ("checked" | "pressed", "mixed") => line.push_str(&format!(" [{key}=mixed]")),
+                ("disabled" | "selected" | "required", "true") => line.push_str(&format!(" [{key}]")),
+                ("expanded", "true") => line.push_str(" [expanded]"),
+                ("expanded", "false") => line.push_str(" [expanded=false]"),
+                ("level", level) if node.role == "heading" => line.push_str(&format!(" [level={level}]")),
+                _ => {}
+            }
+        }
+        let mut has_ref = false;
+        if wants_ref && let Some(backend) = node.backend {
+            let name = (self.issue)(RefTarget { frame_id: node.frame.clone(), backend_node_id: backend });
+            line.push_str(&format!(" [ref={name}]"));
+            has_ref = true;
+        }
+        let value = clip(&collapse_ws(&node.value), TEXT_LIMIT);
+        let only_text: Option<String> = if items.iter().all(|i| i.text.is_some()) {
+            Some(items.iter().filter_map(|i| i.text.clone()).collect::<Vec<_>>().join(" "))
+        } else {
+            None
+        };
+        let mut lines = Vec::new();
+        match only_text {
+            Some(text) if !value.is_empty() || text.is_empty() || collapse_ws(&node.name) == text => {
+                if !value.is_empty() {
+                    line.push_str(&format!(": {value}"));
+                }
+                lines.push((indent, line));
+            }
+            Some(text) => {
+                if name.is_empty() {
+                    line.push_str(&format!(": {}", clip(&text, TEXT_LIMIT)));
+                    lines.push((indent, line));
+                } else {
+                    lines.push((indent, format!("{line}:")));
+                    lines.push((indent + 1, format!("- text: {}", clip(&text, TEXT_LIMIT))));
+                }
+            }
+            None => {
+                if !value.is_empty() {
+                    line.push_str(&format!(": {value}"));
+                } else {
+                    line.push(':');
+                }
+                lines.push((indent, line));
+                for item in items.iter() {
+                    has_ref |= item.has_ref;
+                }
+                lines.extend(items.into_iter().flat_map(|i| i.lines));
+            }
+        }
+        vec![Item { lines, role: node.role.clone(), has_ref, text: None }]
+    }
+}
+
+/// Joins neighbouring text runs into one `- text:` line (kept as text for a parent to inline).
+fn merge_text(items: Vec<Item>, indent: usize) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::new();
+    for item in items {
+        match (&item.text, out.last_mut()) {
+            (Some(text), Some(last)) if last.text.is_some() => {
+                let joined = format!("{} {text}", last.text.as_deref().unwrap_or_default());
+                last.lines = vec![(indent, format!("- text: {}", clip(&joined, TEXT_LIMIT)))];
+                last.text = Some(joined);
+            }
+            (Some(text), _) => {
+                let line = (indent, format!("- text: {}", clip(text, TEXT_LIMIT)));
+                out.push(Item { lines: vec![line], ..item });
+            }
+            _ => out.push(item),
+        }
+    }
+    out
+}
+
+/// Keeps the first few of a long run of same-role siblings without refs, and counts the rest.
+fn collapse_runs(items: Vec<Item>) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < items.len() {
+        let role = items[i].role.clone();
+        let mut end = i;
+        while end < items.len() && items[end].role == role && !items[end].has_ref && items[end].text.is_none() {
+            end += 1;
+        }
+        let run = end - i;
+        if run > RUN_LIMIT {
+            let indent = items[i].lines.first().map(|l| l.0).unwrap_or_default();
+            let mut taken: Vec<Item> = items[i..i + RUN_KEEP].iter().map(clone_item).collect();
+            taken.push(Item {
+                lines: vec![(indent, format!("- … {} more {}", run - RUN_KEEP, display_role(&role)))],
+                role: role.clone(),
+                has_ref: false,
+                text: None,
+            });
+            out.extend(taken);
+            i = end;
+        } else {
+            out.push(clone_item(&items[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+fn clone_item(item: &Item) -> Item {
+    Item { lines: item.lines.clone(), role: item.role.clone(), has_ref: item.has_ref, text: item.text.clone() }
+}
+
+/// Formats the lines and cuts them so the text fits in `max_chars` (on a line boundary, ending
+/// with a note saying how many lines were left out).
+fn finish(lines: Vec<(usize, String)>, max_chars: usize) -> Snapshot {
+    let formatted: Vec<String> =
+        lines.iter().map(|(indent, line)| format!("{}{line}\n", "  ".repeat(*indent))).collect();
+    let total: usize = formatted.iter().map(String::len).sum();
+    let budget = if total <= max_chars { max_chars } else { max_chars.saturating_sub(NOTE_LIMIT) };
+    let mut out = String::new();
+    for (n, line) in formatted.iter().enumerate() {
+        if out.len() + line.len() > budget {
+            out.push_str(&format!(
+                "- … truncated: {} more lines (narrow with selector or interactiveOnly, or raise maxChars)\n",
+                formatted.len() - n
+            ));
+            return Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: true };
+        }
+        out.push_str(line);
+    }
+    Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: false }
+}
+
+/// Room kept for the truncation note.
+const NOTE_LIMIT: usize = 110;
+
+fn display_role(role: &str) -> String {
+    match role {
+        "Iframe" => "iframe".into(),
+        "MenuListOption" => "option".into(),
+        "MenuListPopup" => "listbox".into(),
+        other => other.to_owned(),
+    }
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn clip(s: &str, limit: usize) -> String {
+    if s.chars().count() <= limit {
+        return s.to_owned();
+    }
+    let mut cut: String = s.chars().take(limit).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn node(id: &str, role: &str, name: &str, children: &[&str], backend: i64) -> Value {
+        json!({"nodeId": id, "role": {"value": role}, "name": {"value": name}, "childIds": children,
+               "backendDOMNodeId": backend, "ignored": false})
+    }
+
+    fn render(forest: &Forest, interactive_only: bool, max_chars: usize) -> Snapshot {
+        let mut n = 0;
+        let mut issue = |_t: RefTarget| {
+            n += 1;
+            format!("e{n}")
+        };
+        let actionable = HashSet::from([7]);
+        let root = forest.roots["F"];
+        Renderer::new(forest, &actionable, interactive_only, None, &mut issue).render(root, max_chars)
+    }
+
+    fn page() -> Forest {
+        let mut items: Vec<Value> =
+            (0..30).map(|i| node(&format!("li{i}"), "listitem", "", &[&format!("t{i}")], 100 + i)).collect();
+        items.extend((0..30).map(|i| node(&format!("t{i}"), "StaticText", &format!("Item {i}"), &[], 200 + i)));
+        let li_ids: Vec<String> = (0..30).map(|i| format!("li{i}")).collect();
+        let li_refs: Vec<&str> = li_ids.iter().map(String::as_str).collect();
+        let mut nodes = vec![
+            json!({"nodeId": "root", "role": {"value": "RootWebArea"}, "name": {"value": "Projects"},
+                   "childIds": ["main"], "backendDOMNodeId": 1}),
+            node("main", "main", "", &["h1", "div", "list", "cb"], 2),
+            json!({"nodeId": "h1", "role": {"value": "heading"}, "name": {"value": "Projects"}, "childIds": ["h1t"],
+                   "backendDOMNodeId": 3, "properties": [{"name": "level", "value": {"value": 1}}]}),
+            node("h1t", "StaticText", "Projects", &[], 4),
+            node("div", "generic", "", &["btn", "clickme"], 5),
+            node("btn", "button", "New Project", &[], 6),
+            node("clickme", "generic", "", &["ct"], 7),
+            node("ct", "StaticText", "Click me", &[], 8),
+            node("list", "list", "", &li_refs, 9),
+            json!({"nodeId": "cb", "role": {"value": "checkbox"}, "name": {"value": "Remember me"},
+                   "backendDOMNodeId": 10, "properties": [{"name": "checked", "value": {"value": "true"}}]}),
+        ];
+        nodes.extend(items);
+        let mut forest = Forest::default();
+        forest.add_frame("F", &json!({ "nodes": nodes }));
+        forest
+    }
+
+    #[test]
+    fn snapshot_shows_roles_names_states_and_refs_and_folds_wrappers() {
+        let snap = render(&page(), false, 20_000);
+        let text = &snap.snapshot;
+        assert!(text.starts_with("- main:\n"), "{text}");
+        assert!(text.contains("  - heading \"Projects\" [level=1]\n"), "{text}");
+        assert!(text.contains("  - button \"New Project\" [ref=e1]\n"), "{text}");
+        assert!(text.contains("  - generic [ref=e2]: Click me\n"), "a clickable div gets a ref: {text}");
+        assert!(text.contains("  - checkbox \"Remember me\" [checked] [ref=e3]\n"), "{text}");
+        assert!(text.contains("    - listitem: Item 0\n"), "{text}");
+        assert!(text.contains("    - … 25 more listitem\n"), "{text}");
+        assert!(!text.contains("Item 7"), "{text}");
+        assert_eq!((snap.refs, snap.truncated), (3, false));
+    }
+
+    #[test]
+    fn interactive_only_keeps_refs_and_landmarks() {
+        let snap = render(&page(), true, 20_000);
+        assert_eq!(
+            snap.snapshot,
+            "- main:\n  - heading \"Projects\" [level=1]\n  - button \"New Project\" [ref=e1]\n  - generic [ref=e2]\n  - checkbox \"Remember me\" [checked] [ref=e3]\n"
+        );
+    }
+
+    #[test]
+    fn max_chars_cuts_on_a_line_and_says_so() {
+        let snap = render(&page(), false, 150);
+        assert!(snap.truncated);
+        assert!(snap.snapshot.chars().count() <= 150, "{}", snap.snapshot);
+        assert!(snap.snapshot.ends_with("or raise maxChars)\n"), "{}", snap.snapshot);
+    }
+}

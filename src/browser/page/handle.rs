@@ -1,0 +1,235 @@
+//! [`Page`]: a cheap, cloneable handle on one session's page, the only way the layers above reach
+//! it.
+//!
+//! It owns the chromiumoxide page, the pump task that folds the page's events into its state
+//! (`tracker`), the helper world our scripts run in and the refs page.snapshot handed out. What the
+//! page can *do* lives in one file per capability next to this one (`navigation`, `actions`,
+//! `reading` …), each an `impl Page` block; this file only opens the page, sends it commands and
+//! keeps its event pipeline running. The pump stops when the last handle is dropped.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use futures_util::StreamExt;
+use futures_util::stream::{self, BoxStream, SelectAll};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::events::PageEvent;
+use super::refs::RefTable;
+use super::tracker::{PageTracker, PageWatch};
+use crate::browser::chromium::{Chromium, EventRoutes, cdp};
+use crate::browser::error::BrowserError;
+use crate::egress::failures::FailureLog;
+
+/// One session's page. Clones share it.
+#[derive(Clone)]
+pub struct Page {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    page: chromiumoxide::Page,
+    /// The page's target id, which is also its main frame's id.
+    target_id: String,
+    watch: PageWatch,
+    /// The isolated world our helper scripts run in, for the document it was made for:
+    /// (loader id, execution context id).
+    helper_world: Mutex<Option<(String, i64)>>,
+    /// The refs page.snapshot issued (see `refs`).
+    refs: Mutex<RefTable>,
+    routes: Arc<EventRoutes>,
+    /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
+    barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    pump: JoinHandle<()>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.routes.remove(self.page.session_id().as_ref());
+        self.pump.abort();
+    }
+}
+
+impl Page {
+    /// Opens an about:blank page in the browser context `context_id` and starts its event pump.
+    /// `egress` is what the context's egress proxy failed to deliver, so the page can report it.
+    pub(in crate::browser) async fn open(
+        chromium: &Chromium,
+        context_id: &str,
+        egress: Arc<FailureLog>,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
+        let params = CreateTargetParams::builder()
+            .url("about:blank")
+            .browser_context_id(BrowserContextId::new(context_id))
+            .build()
+            .map_err(BrowserError::Unavailable)?;
+        let page = chromium.new_page(params, deadline).await?;
+        let target_id = page.target_id().as_ref().to_owned();
+
+        // Subscribe before anything navigates, so no event of the first load is missed.
+        let (tracker, watch) = PageTracker::new(target_id.clone());
+        let (raw_tx, raw_rx) = mpsc::unbounded_channel();
+        chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
+        let events = match subscribe(&page, raw_rx).await {
+            Ok(events) => events,
+            Err(err) => {
+                chromium.routes().remove(page.session_id().as_ref());
+                return Err(err);
+            }
+        };
+        let (barrier, barriers) = mpsc::unbounded_channel();
+        let tracker = tracker.with_page(page.clone()).with_egress(egress);
+        let pump = tokio::spawn(tracker.run(events, barriers));
+        Ok(Self {
+            inner: Arc::new(Inner {
+                page,
+                target_id,
+                watch,
+                helper_world: Mutex::new(None),
+                refs: Mutex::new(RefTable::default()),
+                routes: chromium.routes().clone(),
+                barrier,
+                pump,
+            }),
+        })
+    }
+
+    /// The page's target id, which is also its main frame's id.
+    pub(super) fn target_id(&self) -> &str {
+        &self.inner.target_id
+    }
+
+    /// What the pump keeps current about the page.
+    pub(in crate::browser) fn watch(&self) -> &PageWatch {
+        &self.inner.watch
+    }
+
+    /// The main frame's current document (its loader id).
+    pub(super) fn loader_id(&self) -> String {
+        self.inner.watch.nav.borrow().loader_id.clone()
+    }
+
+    pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, Option<(String, i64)>> {
+        self.inner.helper_world.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn refs(&self) -> std::sync::MutexGuard<'_, RefTable> {
+        self.inner.refs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sends a command to the page, failing at once if its renderer crashed.
+    pub(in crate::browser) async fn cdp(
+        &self,
+        method: &'static str,
+        params: Value,
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
+        if self.inner.watch.nav.borrow().crashed {
+            return Err(crashed());
+        }
+        cdp::call(&self.inner.page, method, params, deadline).await
+    }
+
+    /// Sends a command without the crash check, for clean-up after a failure or timeout.
+    pub(super) async fn cdp_unchecked(&self, method: &'static str, params: Value, deadline: Instant) {
+        let _ = cdp::call(&self.inner.page, method, params, deadline).await;
+    }
+
+    /// Sends a command from a task of its own (clean-up that must not delay the caller).
+    pub(super) fn cdp_detached(&self, method: &'static str, params: Value, within: Duration) {
+        let page = self.inner.page.clone();
+        tokio::spawn(async move {
+            let _ = cdp::call(&page, method, params, Instant::now() + within).await;
+        });
+    }
+
+    /// Returns once the pump has applied every event Chromium sent before now.
+    ///
+    /// chromiumoxide answers a command as soon as its response arrives but hands the events that
+    /// came before it to listeners on its handler's next turn. One more round trip (answered by the
+    /// browser process, so a page stuck in a loop cannot hold it up) guarantees that turn has
+    /// happened; then the pump drains its channels before it answers the barrier. If the round
+    /// trip fails the connection is gone, and the barrier alone is the best there is.
+    pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
+        let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
+        let _ = cdp::call(&self.inner.page, "Target.getTargetInfo", json!({}), tick_deadline).await;
+        let (done, applied) = oneshot::channel();
+        if self.inner.barrier.send(done).is_ok() {
+            let _ = tokio::time::timeout_at(deadline, applied).await;
+        }
+    }
+
+    /// Stops routing rescued events to this page (its context is being disposed).
+    pub(in crate::browser) fn detach(&self) {
+        self.inner.routes.remove(self.inner.page.session_id().as_ref());
+    }
+}
+
+pub(super) fn crashed() -> BrowserError {
+    BrowserError::Unavailable("this session's page crashed (its renderer process died)".into())
+}
+
+pub(super) fn page_gone() -> BrowserError {
+    BrowserError::Unavailable("this session's page is gone".into())
+}
+
+/// One stream of [`PageEvent`]s from the page's typed listeners plus the raw rescue channel.
+async fn subscribe(
+    page: &chromiumoxide::Page,
+    raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
+) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
+    use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
+    use chromiumoxide::cdp::browser_protocol::network::{
+        EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
+    };
+    use chromiumoxide::cdp::browser_protocol::page::{
+        EventFrameNavigated, EventFrameRequestedNavigation, EventLifecycleEvent,
+    };
+    use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
+
+    let mut all = SelectAll::new();
+    all.push(typed::<EventLifecycleEvent>(page).await?);
+    all.push(typed::<EventFrameNavigated>(page).await?);
+    all.push(typed::<EventRequestWillBeSent>(page).await?);
+    all.push(typed::<EventResponseReceived>(page).await?);
+    all.push(typed::<EventLoadingFinished>(page).await?);
+    all.push(typed::<EventLoadingFailed>(page).await?);
+    all.push(typed::<EventTargetCrashed>(page).await?);
+    all.push(typed::<EventFrameRequestedNavigation>(page).await?);
+    all.push(typed::<EventConsoleApiCalled>(page).await?);
+    all.push(typed::<EventExceptionThrown>(page).await?);
+    all.push(typed::<EventRequestPaused>(page).await?);
+    let mut raw = raw;
+    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
+        .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
+    all.push(rescued.boxed());
+    Ok(all)
+}
+
+/// A typed chromiumoxide listener, re-read through our lenient parser.
+async fn typed<T>(page: &chromiumoxide::Page) -> Result<BoxStream<'static, PageEvent>, BrowserError>
+where
+    T: chromiumoxide::cdp::IntoEventKind
+        + chromiumoxide::types::MethodType
+        + serde::Serialize
+        + Unpin
+        + Send
+        + Sync
+        + 'static,
+{
+    let method = T::method_id();
+    let listener = page.event_listener::<T>().await.map_err(|e| cdp::map_cdp_error(&method, e))?;
+    Ok(listener
+        .filter_map(move |event| {
+            let parsed = serde_json::to_value(&*event).ok().and_then(|v| PageEvent::parse(&method, v));
+            std::future::ready(parsed)
+        })
+        .boxed())
+}

@@ -1,0 +1,262 @@
+//! Navigating and waiting: `page.goto`, `page.reload`, `page.waitFor`.
+//!
+//! A navigation is finished when its document (or one that replaced it, such as a JS redirect
+//! before load) reaches the requested state; it fails when its document request fails.
+//! `networkidle` means no request in flight for 500 ms, tracked by the page's pump.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::handle::{Page, crashed, page_gone};
+use super::tracker::{DocumentFailure, NavState};
+use crate::browser::error::BrowserError;
+
+const NAVIGATE_JS: &str = include_str!("../../js/navigate.js");
+
+/// How long the network must be quiet for `networkidle`.
+pub const NETWORK_IDLE_QUIET: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WaitUntil {
+    Load,
+    #[serde(rename = "domcontentloaded")]
+    DomContentLoaded,
+    #[default]
+    NetworkIdle,
+}
+
+impl WaitUntil {
+    fn reached(self, nav: &NavState) -> bool {
+        match self {
+            Self::DomContentLoaded => nav.dom_content_loaded,
+            Self::Load | Self::NetworkIdle => nav.loaded,
+        }
+    }
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Load => "load",
+            Self::DomContentLoaded => "domcontentloaded",
+            Self::NetworkIdle => "networkidle",
+        }
+    }
+}
+
+/// Where the page ended up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Landed {
+    pub url: String,
+    pub title: String,
+    /// HTTP status of the main document, when it came from the network.
+    pub status: Option<u16>,
+}
+
+impl Page {
+    pub async fn goto(&self, url: &str, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
+        let what = format!("page.goto({url})");
+        let (current_url, requests_before) = {
+            let nav = self.watch().nav.borrow();
+            (nav.url.clone(), nav.document_requests)
+        };
+        self.call_helper(NAVIGATE_JS, &[json!(url)], deadline).await?;
+        if is_same_document(&current_url, url) {
+            return self.landed(deadline).await;
+        }
+        // Our navigation is the first main-frame document request after the call; its request
+        // id is the loader id of the document it becomes.
+        let mut nav = self.watch().nav.clone();
+        let started = tokio::time::timeout_at(deadline, async {
+            nav.wait_for(|n| n.document_requests > requests_before || n.crashed)
+                .await
+                .map(|n| (n.crashed, n.last_document_request.clone()))
+        })
+        .await;
+        let loader = match started {
+            Ok(Ok((false, loader))) => loader,
+            Ok(Ok((true, _))) => return Err(crashed()),
+            Ok(Err(_)) => return Err(page_gone()),
+            Err(_) => return Err(BrowserError::Timeout(format!("{what} timed out before the request started"))),
+        };
+        self.wait_for_document(Document::Loader(&loader), wait_until, deadline, &what).await.map_err(
+            |err| match err {
+                BrowserError::NavigationFailed { reason, .. } => {
+                    BrowserError::NavigationFailed { url: url.to_owned(), reason }
+                }
+                other => other,
+            },
+        )?;
+        self.landed(deadline).await
+    }
+
+    pub async fn reload(&self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
+        let before = self.watch().nav.borrow().loader_id.clone();
+        self.cdp("Page.reload", json!({}), deadline).await?;
+        self.wait_for_document(Document::NewerThan(&before), wait_until, deadline, "page.reload").await?;
+        self.landed(deadline).await
+    }
+
+    /// Waits for the current document to reach `state` (it may already have).
+    pub async fn wait_for_state(&self, state: WaitUntil, deadline: Instant) -> Result<(), BrowserError> {
+        let mut nav = self.watch().nav.clone();
+        let waited = tokio::time::timeout_at(deadline, async {
+            nav.wait_for(|n| state.reached(n) || n.crashed).await.map(|n| n.crashed)
+        })
+        .await;
+        match waited {
+            Ok(Ok(true)) => return Err(crashed()),
+            Ok(Ok(false)) => {}
+            Ok(Err(_)) => return Err(page_gone()),
+            Err(_) => {
+                return Err(BrowserError::Timeout(format!("page.waitFor timed out waiting for {}", state.as_str())));
+            }
+        }
+        if state == WaitUntil::NetworkIdle {
+            self.wait_for_quiet_network(NETWORK_IDLE_QUIET, deadline, "page.waitFor(networkidle)").await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the `target` document (or one that replaced it) reaches `wait_until`.
+    async fn wait_for_document(
+        &self,
+        target: Document<'_>,
+        wait_until: WaitUntil,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<(), BrowserError> {
+        let mut nav = self.watch().nav.clone();
+        let is_target = |n: &NavState| match target {
+            Document::Loader(loader) => n.loader_id == loader || n.replaced(loader),
+            Document::NewerThan(before) => n.loader_id != before,
+        };
+        let failure = |n: &NavState| match target {
+            Document::Loader(loader) => n.failure_of(loader).cloned(),
+            Document::NewerThan(_) => None,
+        };
+        let mut waited = tokio::time::timeout_at(deadline, async {
+            nav.wait_for(|n| n.crashed || failure(n).is_some() || (is_target(n) && wait_until.reached(n)))
+                .await
+                .map(|n| (n.crashed, failure(&n)))
+        })
+        .await;
+        // The document's failure (its response event) may still be on its way on another event
+        // channel than the load that ended the wait: apply what has arrived, then look again.
+        if let Ok(Ok((false, None))) = waited {
+            self.settle_events(deadline).await;
+            waited = Ok(Ok((false, failure(&self.watch().nav.borrow()))));
+        }
+        match waited {
+            Ok(Ok((true, _))) => return Err(crashed()),
+            Ok(Ok((false, Some(DocumentFailure::BlockedByPolicy(detail))))) => {
+                let why = detail.map(|d| format!(": {d}")).unwrap_or_default();
+                return Err(BrowserError::UrlNotAllowed(format!("{what} was blocked by the egress policy{why}")));
+            }
+            Ok(Ok((false, Some(DocumentFailure::Network(reason))))) => {
+                return Err(BrowserError::NavigationFailed { url: String::new(), reason });
+            }
+            Ok(Ok((false, None))) => {}
+            Ok(Err(_)) => return Err(page_gone()),
+            Err(_) => {
+                self.stop_loading().await;
+                return Err(BrowserError::Timeout(format!(
+                    "{what} timed out waiting for the {} event",
+                    if wait_until == WaitUntil::DomContentLoaded { "DOMContentLoaded" } else { "load" }
+                )));
+            }
+        }
+        if wait_until == WaitUntil::NetworkIdle {
+            self.wait_for_quiet_network(NETWORK_IDLE_QUIET, deadline, what).await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until no request has been in flight for `quiet`.
+    pub async fn wait_for_quiet_network(
+        &self,
+        quiet: Duration,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<(), BrowserError> {
+        let mut net = self.watch().net.clone();
+        loop {
+            let state = net.borrow_and_update().clone();
+            let now = Instant::now();
+            if state.in_flight == 0 && now >= state.last_activity + quiet {
+                return Ok(());
+            }
+            if now >= deadline {
+                let urls = self.watch().signals().pending_urls(3);
+                return Err(BrowserError::Timeout(format!(
+                    "{what} timed out waiting for the network to be idle for {} ms ({} request(s) still in flight{})",
+                    quiet.as_millis(),
+                    state.in_flight,
+                    if urls.is_empty() { String::new() } else { format!(", e.g. {}", urls.join(", ")) }
+                )));
+            }
+            let wake = if state.in_flight == 0 { (state.last_activity + quiet).min(deadline) } else { deadline };
+            tokio::select! {
+                _ = tokio::time::sleep_until(wake) => {}
+                changed = net.changed() => if changed.is_err() { return Err(page_gone()) },
+            }
+        }
+    }
+
+    /// The current URL and title (and the main document's HTTP status).
+    pub async fn landed(&self, deadline: Instant) -> Result<Landed, BrowserError> {
+        let answer = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({ "expression": "({ url: location.href, title: document.title })", "returnByValue": true }),
+                deadline,
+            )
+            .await?;
+        let value = &answer["result"]["value"];
+        let nav = self.watch().nav.borrow().clone();
+        let status = nav.document_status.filter(|(request, _)| *request == nav.loader_id).map(|(_, status)| status);
+        Ok(Landed {
+            url: value["url"].as_str().unwrap_or(&nav.url).to_owned(),
+            title: value["title"].as_str().unwrap_or_default().to_owned(),
+            status,
+        })
+    }
+}
+
+impl Page {
+    /// Waits for the document `loader` (or one that replaced it) to reach `wait_until`.
+    pub(super) async fn wait_for_loader(
+        &self,
+        loader: &str,
+        wait_until: WaitUntil,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<(), BrowserError> {
+        self.wait_for_document(Document::Loader(loader), wait_until, deadline, what).await
+    }
+}
+
+/// True when going from `current` to `target` only changes the fragment (no new document).
+fn is_same_document(current: &str, target: &str) -> bool {
+    let base = |u: &str| u.split('#').next().unwrap_or_default().to_owned();
+    target.contains('#') && !current.is_empty() && base(current) == base(target)
+}
+
+/// Which document a navigation waits for.
+#[derive(Clone, Copy)]
+enum Document<'a> {
+    /// The one `Page.navigate` answered with.
+    Loader(&'a str),
+    /// Any document after the one that was current before the call (`Page.reload` names none).
+    NewerThan(&'a str),
+}
+
+impl Page {
+    /// Cancels a navigation that timed out, so the next call does not queue behind it. It must
+    /// finish before the next call navigates, or it would cancel that one instead.
+    async fn stop_loading(&self) {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        self.cdp_unchecked("Page.stopLoading", json!({}), deadline).await;
+    }
+}

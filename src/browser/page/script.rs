@@ -1,0 +1,253 @@
+//! Running our helper scripts (src/js/*.js) in an isolated world.
+//!
+//! The isolated world shares the DOM with the page but not its JavaScript globals, so a page that
+//! replaces `Array.prototype.map` or `JSON` cannot break our helpers. Values are always passed as
+//! call arguments, never pasted into source. The world is made once per document and re-made when
+//! the page navigates (its execution context dies with the document). Finding the elements a
+//! target names, outside the page, is `resolve`'s job.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::handle::Page;
+use crate::browser::error::BrowserError;
+
+const WORLD_NAME: &str = "text-browser";
+const LIB_JS: &str = include_str!("../../js/lib.js");
+
+impl Page {
+    /// Calls `function` (the source of a JS function) with `args` in the helper world, awaiting a
+    /// returned promise, and returns its JSON result.
+    ///
+    /// Helpers return `{ok: value}` or `{error: {kind, message}}`; an `error` becomes the matching
+    /// [`BrowserError`] (`invalid_selector`, `element_not_found`, `ambiguous_selector` …).
+    pub(in crate::browser) async fn call_helper(
+        &self,
+        function: &'static str,
+        args: &[Value],
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
+        let mut retried = false;
+        loop {
+            let context = self.helper_context(deadline).await?;
+            match self.call_in(context, function, args, &[], deadline).await {
+                Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
+                    self.forget_helper_context();
+                    retried = true;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Calls `function` in the execution context `context` with `args`, then `handles` (object
+    /// ids) as trailing arguments.
+    pub(super) async fn call_in(
+        &self,
+        context: i64,
+        function: &'static str,
+        args: &[Value],
+        handles: &[String],
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
+        let mut arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
+        arguments.extend(handles.iter().map(|handle| json!({ "objectId": handle })));
+        let params = json!({
+            "functionDeclaration": function,
+            "executionContextId": context,
+            "arguments": arguments,
+            "returnByValue": true,
+            "awaitPromise": true,
+        });
+        let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await?;
+        helper_outcome(answer)
+    }
+
+    /// Runs a whole script (such as a library) in the helper world.
+    pub(super) async fn evaluate_in_helper_world(&self, source: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let context = self.helper_context(deadline).await?;
+        self.load_script(context, source, deadline).await
+    }
+
+    /// Evaluates `source` in the execution context `context`; an exception is an error.
+    async fn load_script(&self, context: i64, source: &str, deadline: Instant) -> Result<(), BrowserError> {
+        let params = json!({ "expression": source, "contextId": context, "returnByValue": true });
+        let answer = self.cdp("Runtime.evaluate", params, deadline).await?;
+        match answer.get("exceptionDetails") {
+            Some(details) => {
+                Err(BrowserError::EvaluationFailed(format!("a script failed to load: {}", exception_message(details))))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The main frame's helper world for the current document (made on first use).
+    pub(super) async fn helper_context(&self, deadline: Instant) -> Result<i64, BrowserError> {
+        let loader = self.loader_id();
+        let cached = self.helper_world().clone();
+        if let Some((_, context)) = cached.filter(|(cached, _)| *cached == loader) {
+            return Ok(context);
+        }
+        let frame_id = self.target_id().to_owned();
+        let context = self.new_world(&frame_id, deadline).await?;
+        *self.helper_world() = Some((loader, context));
+        Ok(context)
+    }
+
+    /// The document changed between making the world and using it: make a new one next time.
+    pub(super) fn forget_helper_context(&self) {
+        *self.helper_world() = None;
+    }
+
+    /// The helper world of a frame: the main frame's cached one, or a fresh one in a child frame
+    /// (child frames are only reached through refs, so the cost is paid per action there).
+    pub(super) async fn frame_context(&self, frame_id: &str, deadline: Instant) -> Result<i64, BrowserError> {
+        if frame_id == self.target_id() {
+            return self.helper_context(deadline).await;
+        }
+        self.new_world(frame_id, deadline).await
+    }
+
+    /// Makes an isolated world in `frame_id` with lib.js loaded, and returns its context id.
+    async fn new_world(&self, frame_id: &str, deadline: Instant) -> Result<i64, BrowserError> {
+        let answer = self
+            .cdp(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": true }),
+                deadline,
+            )
+            .await?;
+        let context =
+            answer.get("executionContextId").and_then(Value::as_i64).ok_or_else(|| BrowserError::Protocol {
+                method: "Page.createIsolatedWorld".into(),
+                message: "no executionContextId in the answer".into(),
+            })?;
+        self.load_script(context, LIB_JS, deadline).await?;
+        Ok(context)
+    }
+}
+
+/// The errors helper scripts answer with (`{error: {kind, …}}`), as the page scripts name them.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum HelperError {
+    InvalidSelector {
+        #[serde(default)]
+        selector: String,
+        #[serde(default)]
+        message: String,
+    },
+    ElementNotFound {
+        #[serde(default)]
+        selector: String,
+    },
+    AmbiguousSelector {
+        #[serde(default)]
+        selector: String,
+        #[serde(default)]
+        count: u64,
+        #[serde(default)]
+        candidates: Vec<String>,
+    },
+    NotActionable {
+        #[serde(default)]
+        selector: String,
+        #[serde(default)]
+        message: String,
+    },
+    StaleRef {
+        #[serde(default)]
+        selector: String,
+        #[serde(default)]
+        message: String,
+    },
+    AxeUnavailable {
+        #[serde(default)]
+        message: String,
+    },
+    /// The service asked for something the scripts do not know (an action name): our bug.
+    UnknownAction {
+        #[serde(default)]
+        message: String,
+    },
+}
+
+impl From<HelperError> for BrowserError {
+    fn from(err: HelperError) -> Self {
+        match err {
+            HelperError::InvalidSelector { selector, message } => Self::InvalidSelector { selector, reason: message },
+            HelperError::ElementNotFound { selector } => Self::ElementNotFound(selector),
+            HelperError::AmbiguousSelector { selector, count, candidates } => {
+                Self::Ambiguous { selector, count, candidates }
+            }
+            HelperError::NotActionable { selector, message } => Self::NotActionable { selector, reason: message },
+            HelperError::StaleRef { selector, message } => Self::StaleRef(format!("{selector}: {message}")),
+            HelperError::AxeUnavailable { message } => Self::AxeUnavailable(message),
+            HelperError::UnknownAction { message } => Self::HelperScript(message),
+        }
+    }
+}
+
+/// Reads a helper's `{ok}` / `{error}` answer out of a `Runtime.callFunctionOn` response.
+fn helper_outcome(mut answer: Value) -> Result<Value, BrowserError> {
+    if let Some(details) = answer.get("exceptionDetails") {
+        return Err(BrowserError::EvaluationFailed(format!("a helper script failed: {}", exception_message(details))));
+    }
+    let mut value = answer["result"]["value"].take();
+    if let Some(error) = value.get_mut("error").map(Value::take) {
+        return Err(match serde_json::from_value::<HelperError>(error.clone()) {
+            Ok(known) => known.into(),
+            Err(_) => BrowserError::HelperScript(format!("a helper script answered an error of unknown kind: {error}")),
+        });
+    }
+    Ok(value.get_mut("ok").map(Value::take).unwrap_or(Value::Null))
+}
+
+/// The most useful one-line description of a CDP `exceptionDetails`.
+pub fn exception_message(details: &Value) -> String {
+    let description = details["exception"]["description"].as_str();
+    let value = details["exception"]["value"].as_str();
+    let text = details["text"].as_str().unwrap_or("exception");
+    let message = description.or(value).unwrap_or(text);
+    let mut message: String = message.chars().take(2000).collect();
+    if message.is_empty() {
+        message = text.to_owned();
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helper_error_kinds_map_to_browser_errors() {
+        let answer = json!({"result":{"value":{"error":{"kind":"invalid_selector","selector":"##","message":"bad"}}}});
+        assert!(matches!(helper_outcome(answer), Err(BrowserError::InvalidSelector { .. })));
+        let answer = json!({"result":{"value":{"error":{"kind":"element_not_found","selector":"#x"}}}});
+        assert!(matches!(helper_outcome(answer), Err(BrowserError::ElementNotFound(s)) if s == "#x"));
+        let answer = json!({"result":{"value":{"ok":"text"}}});
+        assert_eq!(helper_outcome(answer).unwrap(), json!("text"));
+    }
+
+    #[test]
+    fn an_error_kind_the_service_does_not_know_is_never_mistaken_for_another() {
+        let answer = json!({"result":{"value":{"error":{"kind":"brand_new","message":"x"}}}});
+        let err = helper_outcome(answer).unwrap_err();
+        assert!(matches!(&err, BrowserError::HelperScript(m) if m.contains("brand_new")), "{err:?}");
+        let answer =
+            json!({"result":{"value":{"error":{"kind":"unknown_action","message":"unknown action \"hover\""}}}});
+        assert!(matches!(helper_outcome(answer), Err(BrowserError::HelperScript(_))));
+    }
+
+    #[test]
+    fn exception_message_prefers_the_description() {
+        let details = json!({"text":"Uncaught","exception":{"description":"Error: boom\n    at x"}});
+        assert_eq!(exception_message(&details), "Error: boom\n    at x");
+        let details = json!({"text":"Uncaught","exception":{"value":"a thrown string"}});
+        assert_eq!(exception_message(&details), "a thrown string");
+        let details = json!({"text":"Uncaught"});
+        assert_eq!(exception_message(&details), "Uncaught");
+    }
+}

@@ -1,0 +1,540 @@
+//! What a session knows about its page between calls, kept current by one pump task per page.
+//!
+//! The pump drains the page's CDP event streams (they are unbounded: someone must always read
+//! them), puts each request's events back in order (`reorder`), and folds them into two `watch`
+//! channels — the main frame's navigation state and the network activity — and the signals
+//! buffers. Waiting methods (`page.goto`, `page.waitFor`) subscribe to the channels instead of
+//! polling.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use futures_util::stream::{BoxStream, SelectAll};
+use futures_util::{FutureExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use super::events::PageEvent;
+use super::reorder::{Ending, Ordered, Reorder};
+use super::signals::{ConsoleEntry, PageError, PendingRequest, Signals};
+use crate::browser::chromium::cdp;
+use crate::egress::failures::{BLOCKED_BY_POLICY, Failure, FailureLog};
+
+/// Why a main-frame document request failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentFailure {
+    /// The egress policy refused it; the proxy's reason, when it gave one.
+    BlockedByPolicy(Option<String>),
+    /// A network error (`net::ERR_CONNECTION_REFUSED` …), as Chromium or the proxy reported it.
+    Network(String),
+}
+
+impl DocumentFailure {
+    /// From the failure the egress proxy or Chromium named, and the proxy's detail.
+    fn from_failure(failure: String, detail: Option<String>) -> Self {
+        if failure == BLOCKED_BY_POLICY { Self::BlockedByPolicy(detail) } else { Self::Network(failure) }
+    }
+}
+
+/// The main frame's current document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NavState {
+    /// Chromium's id for the current document load; changes on every cross-document navigation.
+    pub loader_id: String,
+    pub url: String,
+    pub dom_content_loaded: bool,
+    pub loaded: bool,
+    /// (request id, HTTP status) of the last main-frame document response.
+    pub document_status: Option<(String, u16)>,
+    /// The renderer process died.
+    pub crashed: bool,
+    /// The last few loader ids, oldest first, to tell whether a document was replaced.
+    pub history: VecDeque<String>,
+    /// How many main-frame document requests have started, and the latest one's id (which is
+    /// also the loader id of the document it will become).
+    pub document_requests: u64,
+    pub last_document_request: String,
+    /// How many navigations of the main frame the page has asked for (links, forms, scripts).
+    pub navigation_requests: u64,
+    /// Main-frame document requests that failed, newest last.
+    pub failed_documents: VecDeque<(String, DocumentFailure)>,
+}
+
+/// How many past loader ids [`NavState::history`] keeps.
+const HISTORY: usize = 16;
+
+impl NavState {
+    /// True once `loader`'s document was committed and then replaced by a later one.
+    pub fn replaced(&self, loader: &str) -> bool {
+        self.history.iter().position(|l| l == loader).is_some_and(|i| i + 1 < self.history.len())
+    }
+
+    /// Why the document request `request` failed, if it did.
+    pub fn failure_of(&self, request: &str) -> Option<&DocumentFailure> {
+        self.failed_documents.iter().find(|(id, _)| id == request).map(|(_, e)| e)
+    }
+}
+
+/// Network activity of the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetState {
+    pub in_flight: usize,
+    /// When a request last started or ended.
+    pub last_activity: Instant,
+}
+
+/// The receiving side, held by the page handle.
+#[derive(Clone)]
+pub struct PageWatch {
+    pub nav: watch::Receiver<NavState>,
+    pub net: watch::Receiver<NetState>,
+    /// The last request held by Fetch interception: (request id, URL).
+    pub paused: watch::Receiver<Option<(String, String)>>,
+    /// Console, page errors and network entries waiting to be pulled.
+    pub signals: Arc<Mutex<Signals>>,
+}
+
+impl PageWatch {
+    pub fn signals(&self) -> std::sync::MutexGuard<'_, Signals> {
+        self.signals.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The pump's side: folds events into the watch channels and the signals.
+pub struct PageTracker {
+    main_frame: String,
+    nav: watch::Sender<NavState>,
+    net: watch::Sender<NetState>,
+    paused: watch::Sender<Option<(String, String)>>,
+    signals: Arc<Mutex<Signals>>,
+    /// Fetches error response bodies; absent in unit tests.
+    page: Option<chromiumoxide::Page>,
+    /// Requests started and not yet ended: request id → the loader id of their document.
+    in_flight: HashMap<String, String>,
+    /// Puts each request's events back in order.
+    reorder: Reorder,
+    /// What the session's egress proxy failed to deliver, and why.
+    egress: Arc<FailureLog>,
+}
+
+impl PageTracker {
+    pub fn new(main_frame: String) -> (Self, PageWatch) {
+        let (nav, nav_rx) = watch::channel(NavState::default());
+        let (net, net_rx) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
+        let (paused, paused_rx) = watch::channel(None);
+        let signals = Arc::new(Mutex::new(Signals::default()));
+        let tracker = Self {
+            main_frame,
+            nav,
+            net,
+            paused,
+            signals: signals.clone(),
+            page: None,
+            in_flight: HashMap::new(),
+            reorder: Reorder::default(),
+            egress: Arc::default(),
+        };
+        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals })
+    }
+
+    /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
+    pub fn with_egress(mut self, egress: Arc<FailureLog>) -> Self {
+        self.egress = egress;
+        self
+    }
+
+    /// Lets the tracker fetch error response bodies from `page`.
+    pub fn with_page(mut self, page: chromiumoxide::Page) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    fn signals(&self) -> std::sync::MutexGuard<'_, Signals> {
+        self.signals.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn apply(&mut self, event: PageEvent) {
+        tracing::trace!(?event, "page event");
+        for ordered in self.reorder.arrive(event) {
+            self.apply_ordered(ordered);
+        }
+    }
+
+    fn apply_ordered(&mut self, ordered: Ordered) {
+        match ordered {
+            Ordered::Started(PageEvent::RequestStarted {
+                request_id,
+                loader_id,
+                frame_id,
+                resource_type,
+                url,
+                method,
+            }) => {
+                let is_document = resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str());
+                let pending = PendingRequest { url, method, resource_type, status: None, mime_type: String::new() };
+                self.signals().request_started(request_id.clone(), pending);
+                if is_document {
+                    self.nav.send_modify(|nav| {
+                        nav.document_requests += 1;
+                        nav.last_document_request = request_id.clone();
+                    });
+                }
+                if self.in_flight.insert(request_id, loader_id).is_none() {
+                    self.publish_net();
+                }
+            }
+            Ordered::Responded(PageEvent::ResponseReceived {
+                request_id, frame_id, failure: Some(failure), ..
+            }) => {
+                let is_document = frame_id.as_deref() == Some(self.main_frame.as_str())
+                    && self.nav.borrow().last_document_request == request_id;
+                let detail = self.egress_failure_of(&request_id).map(|f| f.detail);
+                self.not_delivered(&request_id, is_document, failure, detail);
+            }
+            Ordered::Responded(PageEvent::ResponseReceived {
+                request_id,
+                frame_id,
+                resource_type,
+                status,
+                mime_type,
+                ..
+            }) => {
+                if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
+                    self.nav.send_modify(|nav| nav.document_status = Some((request_id.clone(), status)));
+                }
+                self.signals().response(&request_id, status, mime_type);
+            }
+            Ordered::Started(_) | Ordered::Responded(_) => {}
+            Ordered::Settled { request_id } => {
+                if self.in_flight.remove(&request_id).is_some() {
+                    self.publish_net();
+                }
+            }
+            Ordered::Ended { request_id, ending } => self.record_end(&request_id, ending),
+            Ordered::Other(event) => self.apply_other(event),
+        }
+    }
+
+    fn apply_other(&mut self, event: PageEvent) {
+        match event {
+            PageEvent::Lifecycle { frame_id, loader_id, name } if frame_id == self.main_frame => {
+                if self.nav.borrow().loader_id != loader_id {
+                    self.forget_requests_of_old_documents(&loader_id);
+                }
+                self.nav.send_modify(|nav| {
+                    if nav.loader_id != loader_id {
+                        if nav.history.len() == HISTORY {
+                            nav.history.pop_front();
+                        }
+                        nav.history.push_back(loader_id.clone());
+                        nav.loader_id = loader_id.clone();
+                        nav.dom_content_loaded = false;
+                        nav.loaded = false;
+                    }
+                    match name.as_str() {
+                        "DOMContentLoaded" => nav.dom_content_loaded = true,
+                        "load" => {
+                            nav.dom_content_loaded = true;
+                            nav.loaded = true;
+                        }
+                        _ => {}
+                    }
+                });
+            }
+            PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
+                self.nav.send_modify(|nav| nav.url = url);
+            }
+            PageEvent::Console { kind, text, url, line } => {
+                self.signals().console(ConsoleEntry { kind, text, url, line });
+            }
+            PageEvent::Exception { message, stack } => self.signals().page_error(PageError { message, stack }),
+            PageEvent::NavigationRequested { frame_id, disposition, url }
+                if frame_id == self.main_frame && disposition == "currentTab" =>
+            {
+                // A link to a fragment of the same document loads nothing.
+                let base = |u: &str| u.split('#').next().unwrap_or_default().to_owned();
+                let same_document = url.contains('#') && base(&url) == base(&self.nav.borrow().url);
+                if !same_document {
+                    self.nav.send_modify(|nav| nav.navigation_requests += 1);
+                }
+            }
+            PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
+            PageEvent::RequestPaused { request_id, url } => {
+                self.paused.send_replace(Some((request_id, url)));
+            }
+            _ => {}
+        }
+    }
+
+    /// What the egress proxy recorded for a pending request's host, if it failed to deliver one.
+    fn egress_failure_of(&self, request_id: &str) -> Option<Failure> {
+        let url = self.signals().pending_url(request_id)?.to_owned();
+        self.egress.failure_for(&url)
+    }
+
+    /// Records a request the egress proxy did not deliver as failed with the proxy's `failure`
+    /// (`blocked_by_policy`, `net::ERR_CONNECTION_REFUSED` …), as a direct connection would show.
+    fn not_delivered(&mut self, request_id: &str, is_document: bool, failure: String, detail: Option<String>) {
+        if is_document {
+            self.document_failed(request_id, DocumentFailure::from_failure(failure.clone(), detail));
+        }
+        self.signals().request_failed(request_id, failure);
+    }
+
+    fn document_failed(&self, request_id: &str, failure: DocumentFailure) {
+        self.nav.send_modify(|nav| {
+            if nav.failed_documents.len() == HISTORY {
+                nav.failed_documents.pop_front();
+            }
+            nav.failed_documents.push_back((request_id.to_owned(), failure));
+        });
+    }
+
+    /// Fetches an error response's body now, before Chromium evicts it, into the signals.
+    fn fetch_body(&self, request_id: String) {
+        let Some(page) = self.page.clone() else {
+            self.signals().body(&request_id, None);
+            return;
+        };
+        let signals = self.signals.clone();
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            let answer =
+                cdp::call(&page, "Network.getResponseBody", json!({ "requestId": request_id }), deadline).await;
+            let body = answer.ok().and_then(|a| {
+                let text = a.get("body")?.as_str()?;
+                if a.get("base64Encoded").and_then(Value::as_bool) == Some(true) {
+                    let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
+                    Some(String::from_utf8_lossy(&bytes).into_owned())
+                } else {
+                    Some(text.to_owned())
+                }
+            });
+            signals.lock().unwrap_or_else(|p| p.into_inner()).body(&request_id, body);
+        });
+    }
+
+    /// A new main document committed: requests of earlier documents will not be reported ended
+    /// (Chromium does not always say so, e.g. for a worker's script), so they stop counting.
+    fn forget_requests_of_old_documents(&mut self, new_loader: &str) {
+        let before = self.in_flight.len();
+        let reorder = &mut self.reorder;
+        self.in_flight.retain(|id, loader| {
+            let keep = loader == new_loader || id == new_loader;
+            if !keep {
+                reorder.forget(id);
+            }
+            keep
+        });
+        if self.in_flight.len() != before {
+            self.publish_net();
+        }
+    }
+
+    /// Files a request's outcome in the signals (and the navigation state, for the main document).
+    fn record_end(&mut self, request_id: &str, ending: Ending) {
+        match ending {
+            Ending::Finished => {
+                if self.signals().request_finished(request_id) {
+                    self.fetch_body(request_id.to_owned());
+                }
+            }
+            Ending::Failed(error_text) => {
+                let is_document = self.nav.borrow().last_document_request == request_id;
+                if let Some(egress) = self.egress_failure_of(request_id) {
+                    self.not_delivered(request_id, is_document, egress.failure, Some(egress.detail));
+                } else {
+                    if is_document {
+                        self.document_failed(request_id, DocumentFailure::Network(error_text.clone()));
+                    }
+                    self.signals().request_failed(request_id, error_text);
+                }
+            }
+        }
+    }
+
+    fn publish_net(&self) {
+        let in_flight = self.in_flight.len();
+        self.net.send_replace(NetState { in_flight, last_activity: Instant::now() });
+    }
+
+    /// Drains `events` until every stream has ended (the page is gone). A message on `barriers`
+    /// is answered once every event already delivered has been applied.
+    pub async fn run(
+        mut self,
+        mut events: SelectAll<BoxStream<'static, PageEvent>>,
+        mut barriers: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+    ) {
+        loop {
+            tokio::select! {
+                event = events.next() => match event {
+                    Some(event) => self.apply(event),
+                    None => break,
+                },
+                Some(done) = barriers.recv() => {
+                    while let Some(Some(event)) = events.next().now_or_never() {
+                        self.apply(event);
+                    }
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifecycle(loader: &str, name: &str) -> PageEvent {
+        PageEvent::Lifecycle { frame_id: "main".into(), loader_id: loader.into(), name: name.into() }
+    }
+
+    fn started(id: &str) -> PageEvent {
+        PageEvent::RequestStarted {
+            request_id: id.into(),
+            loader_id: "L1".into(),
+            frame_id: Some("other".into()),
+            resource_type: "Fetch".into(),
+            url: "http://x/".into(),
+            method: "GET".into(),
+        }
+    }
+
+    #[test]
+    fn a_failed_main_document_request_is_remembered() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(PageEvent::RequestStarted {
+            request_id: "D1".into(),
+            loader_id: "D1".into(),
+            frame_id: Some("main".into()),
+            resource_type: "Document".into(),
+            url: "http://x/".into(),
+            method: "GET".into(),
+        });
+        assert_eq!(w.nav.borrow().document_requests, 1);
+        t.apply(PageEvent::RequestFailed { request_id: "D1".into(), error_text: "net::ERR_CONNECTION_REFUSED".into() });
+        assert_eq!(
+            w.nav.borrow().failure_of("D1"),
+            Some(&DocumentFailure::Network("net::ERR_CONNECTION_REFUSED".into()))
+        );
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn a_redirect_hop_reported_after_its_chain_ended_is_not_in_flight() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("R1"));
+        t.apply(PageEvent::RequestFinished { request_id: "R1".into() });
+        // The redirect's second requestWillBeSent arrives late, on its own channel.
+        t.apply(started("R1"));
+        assert_eq!(w.net.borrow().in_flight, 0, "the chain already ended");
+    }
+
+    #[test]
+    fn a_new_loader_resets_the_load_flags() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(lifecycle("L1", "init"));
+        t.apply(lifecycle("L1", "load"));
+        assert!(w.nav.borrow().loaded);
+        t.apply(lifecycle("L2", "init"));
+        let nav = w.nav.borrow().clone();
+        assert_eq!(nav.loader_id, "L2");
+        assert!(!nav.loaded && !nav.dom_content_loaded);
+    }
+
+    #[test]
+    fn a_document_counts_as_replaced_once_a_later_one_commits() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(lifecycle("L1", "init"));
+        assert!(!w.nav.borrow().replaced("L1"));
+        t.apply(lifecycle("L2", "init"));
+        assert!(w.nav.borrow().replaced("L1"));
+        assert!(!w.nav.borrow().replaced("L2"));
+        assert!(!w.nav.borrow().replaced("never-seen"));
+    }
+
+    #[test]
+    fn subframe_lifecycle_is_ignored() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(PageEvent::Lifecycle { frame_id: "child".into(), loader_id: "X".into(), name: "load".into() });
+        assert!(!w.nav.borrow().loaded);
+    }
+
+    #[test]
+    fn in_flight_counts_requests_even_when_the_end_arrives_first() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("a"));
+        t.apply(started("b"));
+        assert_eq!(w.net.borrow().in_flight, 2);
+        t.apply(PageEvent::RequestFinished { request_id: "a".into() });
+        // "c" ends before its start is seen: it must not stay in flight forever.
+        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "x".into() });
+        t.apply(started("c"));
+        t.apply(PageEvent::RequestFailed { request_id: "b".into(), error_text: "x".into() });
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn requests_of_an_old_document_stop_counting_once_a_new_one_commits() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(lifecycle("L1", "init"));
+        t.apply(started("worker-script"));
+        assert_eq!(w.net.borrow().in_flight, 1);
+        t.apply(lifecycle("L2", "init"));
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    #[test]
+    fn a_response_that_arrives_after_its_requests_end_is_still_reported() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("r"));
+        t.apply(PageEvent::RequestFinished { request_id: "r".into() });
+        assert_eq!(w.net.borrow().in_flight, 0, "the network is quiet once the request ended");
+        t.apply(PageEvent::ResponseReceived {
+            request_id: "r".into(),
+            frame_id: None,
+            resource_type: "Image".into(),
+            status: 404,
+            mime_type: "image/png".into(),
+            failure: None,
+        });
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the request is in the ring");
+        assert_eq!(entry.status, Some(404));
+    }
+
+    #[test]
+    fn a_failure_that_arrives_before_its_start_is_still_reported() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "net::ERR_FAILED".into() });
+        t.apply(started("c"));
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the failed request is in the ring");
+        assert_eq!((entry.url.as_str(), entry.failure.as_deref()), ("http://x/", Some("net::ERR_FAILED")));
+    }
+
+    #[test]
+    fn a_request_the_egress_proxy_refused_is_reported_as_blocked_by_policy() {
+        let log = Arc::new(FailureLog::default());
+        log.record("x", 80, Some("http://x/"), BLOCKED_BY_POLICY, "http://x/ does not match".into());
+        let (t, w) = PageTracker::new("main".into());
+        let mut t = t.with_egress(log);
+        t.apply(started("r"));
+        t.apply(PageEvent::RequestFailed { request_id: "r".into(), error_text: "net::ERR_FAILED".into() });
+        let signals = w.signals.lock().unwrap();
+        let entry = signals.network.iter().next().expect("the refused request is in the ring");
+        assert_eq!(entry.failure.as_deref(), Some(BLOCKED_BY_POLICY));
+    }
+
+    #[test]
+    fn a_redirect_hop_does_not_count_twice() {
+        let (mut t, w) = PageTracker::new("main".into());
+        t.apply(started("r"));
+        t.apply(started("r"));
+        t.apply(PageEvent::RequestFinished { request_id: "r".into() });
+        assert_eq!(w.net.borrow().in_flight, 0);
+    }
+}

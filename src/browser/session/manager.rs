@@ -1,0 +1,301 @@
+//! The session manager: the map of open sessions over the one shared Chromium.
+//!
+//! It enforces MAX_SESSIONS (a semaphore permit lives inside each session, warm or open, so
+//! capacity is freed exactly when a session is gone), hands out warm sessions from the pool,
+//! gives each call its session (whose turn orders the calls), and closes sessions on request, on
+//! expiry (driven by the janitor) and at shutdown. When Chromium dies, the supervisor swaps in a
+//! new one here (it is the supervisor's [`Host`]); the sessions it took with it are remembered as
+//! lost so calls on them say what happened.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::janitor::{self, Expiring};
+use super::opener::Opener;
+use super::options::SessionOptions;
+use super::pool;
+use super::pool::WarmPool;
+use super::session::{CloseReason, Session};
+use crate::browser::chromium::Chromium;
+use crate::browser::chromium::supervisor::Host;
+use crate::browser::error::BrowserError;
+use crate::browser::page::Page;
+use crate::egress::EgressPolicy;
+use crate::metrics::Metrics;
+
+/// A slot at the cap: capacity freed by a closed session, or a warm session.
+enum Slot {
+    Free(OwnedSemaphorePermit),
+    Warm(Box<Session>),
+}
+
+/// How many lost session ids are remembered (oldest forgotten first).
+const LOST_REMEMBERED: usize = 10_000;
+
+pub struct SessionManager {
+    /// Opens sessions on the current Chromium (replaced by the supervisor after a crash).
+    opener: Arc<Opener>,
+    /// Sessions whose Chromium died, so calls on them get `browser_unavailable`.
+    lost: Mutex<VecDeque<String>>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    pool: Arc<WarmPool>,
+    max_sessions: usize,
+    /// How long session.create may wait for a slot at the cap (QUEUE_TIMEOUT_MS).
+    queue_timeout: Duration,
+    /// Creates waiting for a slot now; at most `max_sessions` may wait.
+    queued: AtomicUsize,
+    ttl: Duration,
+    metrics: Metrics,
+}
+
+/// What `/readyz` reports.
+#[derive(Debug, serde::Serialize)]
+pub struct Readiness {
+    /// Chromium is connected and session.create would get a slot now.
+    pub ready: bool,
+    pub browser_connected: bool,
+    pub sessions_open: usize,
+    pub sessions_warm: usize,
+    pub max_sessions: usize,
+}
+
+impl SessionManager {
+    pub fn new(
+        chromium: Chromium,
+        policy: Arc<EgressPolicy>,
+        max_sessions: usize,
+        warm_sessions: usize,
+        queue_timeout: Duration,
+        ttl: Duration,
+        metrics: Metrics,
+    ) -> Self {
+        Self {
+            opener: Arc::new(Opener::new(chromium, policy, max_sessions)),
+            lost: Mutex::new(VecDeque::new()),
+            sessions: Mutex::new(HashMap::new()),
+            pool: Arc::new(WarmPool::new(warm_sessions, metrics.sessions_warm.clone())),
+            max_sessions,
+            queue_timeout,
+            queued: AtomicUsize::new(0),
+            ttl,
+            metrics,
+        }
+    }
+
+    /// Starts the background tasks sessions need (TTL janitor, warm-pool refill); they end when
+    /// `shutdown` is cancelled.
+    pub fn spawn_tasks(self: &Arc<Self>, shutdown: &CancellationToken) -> Vec<JoinHandle<()>> {
+        vec![
+            tokio::spawn(janitor::run(self.clone(), shutdown.clone())),
+            tokio::spawn(pool::run(self.pool.clone(), self.opener.clone(), shutdown.clone())),
+        ]
+    }
+
+    /// The current Chromium.
+    pub fn chromium(&self) -> Arc<Chromium> {
+        self.opener.chromium()
+    }
+
+    /// Forgets every session and warm session of the Chromium that died (their contexts went with
+    /// it), and puts `replacement` in its place.
+    fn swap_browser(&self, replacement: Chromium) {
+        let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
+        drop(self.pool.drain());
+        {
+            let mut remembered = self.lost.lock().unwrap_or_else(|p| p.into_inner());
+            for id in &lost {
+                if remembered.len() == LOST_REMEMBERED {
+                    remembered.pop_front();
+                }
+                remembered.push_back(id.clone());
+            }
+        }
+        self.metrics.sessions_open.set(0);
+        self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
+        self.opener.replace(replacement);
+        self.metrics.browser_restarts.inc();
+        self.pool.wake();
+        tracing::warn!(lost = lost.len(), "sessions lost with the old Chromium");
+    }
+
+    pub fn policy(&self) -> &Arc<EgressPolicy> {
+        self.opener.policy()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.map().len()
+    }
+
+    pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
+        let chromium = self.chromium();
+        if !chromium.is_alive() {
+            return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
+        }
+        let opener = &self.opener;
+        let session = if options.proxy.is_some() {
+            // An upstream proxy is fixed when the context is created: this one cannot come warm.
+            let permit = self.permit(deadline).await?;
+            opener.open(options, permit, deadline).await?
+        } else if let Some(warm) = self.pool.take() {
+            opener.prepare(warm, options, deadline).await?
+        } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
+            opener.open(options, permit, deadline).await?
+        } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
+            opener.prepare(warm, options, deadline).await?
+        } else {
+            match self.queue(deadline).await? {
+                Slot::Warm(warm) => opener.prepare(*warm, options, deadline).await?,
+                Slot::Free(permit) => opener.open(options, permit, deadline).await?,
+            }
+        };
+        let id = session.id().to_owned();
+        self.map().insert(id.clone(), Arc::new(session));
+        self.metrics.sessions_created.inc();
+        self.metrics.sessions_open.set(self.open_count() as i64);
+        tracing::info!(session_id = %id, "session created");
+        Ok(id)
+    }
+
+    /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed
+    /// permit or a warm session, whichever comes first. At most MAX_SESSIONS creates wait.
+    async fn queue(&self, deadline: Instant) -> Result<Slot, BrowserError> {
+        let full = || BrowserError::CapacityExceeded { max: self.max_sessions };
+        if self.queue_timeout.is_zero() {
+            return Err(full());
+        }
+        if self.queued.fetch_add(1, Ordering::SeqCst) >= self.max_sessions {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
+            return Err(full());
+        }
+        let until = deadline.min(Instant::now() + self.queue_timeout);
+        let slot = tokio::select! {
+            permit = tokio::time::timeout_at(until, self.opener.capacity().clone().acquire_owned()) => {
+                permit.ok().and_then(Result::ok).map(Slot::Free)
+            }
+            warm = self.pool.take_when_ready(until) => warm.map(|w| Slot::Warm(Box::new(w))),
+        };
+        self.queued.fetch_sub(1, Ordering::SeqCst);
+        slot.ok_or_else(full)
+    }
+
+    /// Whether a session can be created now, for `/readyz`.
+    pub fn readiness(&self) -> Readiness {
+        let browser_connected = self.chromium().is_alive();
+        let sessions_warm = self.pool.ready();
+        let free = self.opener.capacity().available_permits() > 0 || sessions_warm > 0;
+        Readiness {
+            ready: browser_connected && free,
+            browser_connected,
+            sessions_open: self.open_count(),
+            sessions_warm,
+            max_sessions: self.max_sessions,
+        }
+    }
+
+    /// A MAX_SESSIONS permit for a session that cannot come warm: a free one, or a warm
+    /// session's (that session is disposed).
+    async fn permit(&self, deadline: Instant) -> Result<OwnedSemaphorePermit, BrowserError> {
+        if let Ok(permit) = self.opener.capacity().clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        let mut warm =
+            self.pool.take_or_wait(deadline).await.ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let permit = warm.take_permit().ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let _ = self.opener.dispose(&warm).await;
+        Ok(permit)
+    }
+
+    fn get(&self, id: &str) -> Result<Arc<Session>, BrowserError> {
+        if let Some(session) = self.map().get(id).cloned() {
+            return Ok(session);
+        }
+        if self.lost.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|lost| lost == id) {
+            return Err(BrowserError::Unavailable(
+                "Chromium stopped unexpectedly and was restarted; this session's browser context went with it".into(),
+            ));
+        }
+        Err(BrowserError::SessionNotFound(id.to_owned()))
+    }
+
+    /// Runs `op` on the session's page once it is this call's turn (calls on one session run in
+    /// order; see [`Session::run`]).
+    pub async fn run<T, E, F, Fut>(&self, id: &str, deadline: Instant, op: F) -> Result<T, E>
+    where
+        F: FnOnce(Page) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: From<BrowserError>,
+    {
+        self.get(id)?.run(deadline, op).await
+    }
+
+    /// Closes a session: a call in flight on it ends with `session_closed`, then its context is
+    /// disposed.
+    pub async fn close(&self, id: &str, reason: CloseReason) -> Result<(), BrowserError> {
+        let session = self.map().remove(id).ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))?;
+        self.metrics.sessions_open.set(self.open_count() as i64);
+        self.metrics.sessions_closed.with_label_values(&[reason.as_str()]).inc();
+        tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
+        session.stop_calls(reason).await;
+        let result = self.opener.dispose(&session).await;
+        if let Err(err) = &result {
+            tracing::warn!(session_id = %id, error = %err, "disposing the browser context failed");
+        }
+        result
+    }
+
+    /// Closes every session; used at shutdown, before Chromium is stopped.
+    pub async fn close_all(&self) {
+        let ids: Vec<String> = self.map().keys().cloned().collect();
+        for id in ids {
+            let _ = self.close(&id, CloseReason::Shutdown).await;
+        }
+    }
+}
+
+impl Expiring for SessionManager {
+    fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// When the next idle session would expire if nothing touches it. Sessions in the middle of a
+    /// call are left out: the call touches them when it ends.
+    fn next_expiry(&self) -> Option<Instant> {
+        self.map().values().filter(|s| !s.is_busy()).map(|s| s.last_used() + self.ttl).min()
+    }
+
+    /// Closes every session idle past the TTL (sessions in the middle of a call are left alone).
+    async fn close_expired(&self) {
+        let now = Instant::now();
+        let expired: Vec<String> = self
+            .map()
+            .values()
+            .filter(|s| s.last_used() + self.ttl <= now && !s.is_busy())
+            .map(|s| s.id().to_owned())
+            .collect();
+        for id in expired {
+            let _ = self.close(&id, CloseReason::Expired).await;
+        }
+    }
+}
+
+impl Host for SessionManager {
+    fn chromium(&self) -> Arc<Chromium> {
+        self.opener.chromium()
+    }
+
+    fn replace_browser(&self, replacement: Chromium) {
+        self.swap_browser(replacement);
+    }
+}

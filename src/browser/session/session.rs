@@ -1,0 +1,240 @@
+//! One session's life: its own browser context (cookies, storage, cache) with one page.
+//!
+//! Calls on one session run in order (the `turn`); calls on different sessions run in parallel.
+//! Closing is orderly: the session is marked closing, the call in flight ends with
+//! `session_closed`, and only then is the context disposed. Everything the page can do is the
+//! [`Page`] handle's; a session only hands it to the call whose turn it is.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::options::SessionOptions;
+use super::storage;
+use crate::browser::chromium::Chromium;
+use crate::browser::error::BrowserError;
+use crate::browser::page::{Page, Viewport};
+use crate::egress::EgressPolicy;
+use crate::egress::proxy::{EgressProxy, Upstream};
+
+/// How long closing waits for the call in flight to let go of the session.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Why a session ended, for metrics, logs and the error a call in flight gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    Closed,
+    Expired,
+    Shutdown,
+    /// Chromium died and took the session's context with it.
+    BrowserLost,
+}
+
+impl CloseReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Closed => "closed",
+            Self::Expired => "expired",
+            Self::Shutdown => "shutdown",
+            Self::BrowserLost => "browser_lost",
+        }
+    }
+
+    /// What happened, in words, for the error of a call that was cut short.
+    fn says(self) -> &'static str {
+        match self {
+            Self::Closed => "session.close closed this session",
+            Self::Expired => "this session expired after its idle TTL",
+            Self::Shutdown => "the service is shutting down",
+            Self::BrowserLost => "Chromium stopped unexpectedly and took this session with it",
+        }
+    }
+}
+
+pub struct Session {
+    id: String,
+    context_id: String,
+    page: Page,
+    /// Held for the length of one call: calls on a session never interleave.
+    turn: tokio::sync::Mutex<()>,
+    /// Last time a call started or ended; the janitor closes sessions idle past the TTL.
+    last_used: Mutex<Instant>,
+    /// Cancelled when the session starts closing; why is in `close_reason`.
+    closing: CancellationToken,
+    close_reason: Mutex<Option<CloseReason>>,
+    /// The proxy all of this context's traffic goes through; stops when the session is dropped.
+    _egress: EgressProxy,
+    capacity: Option<OwnedSemaphorePermit>,
+}
+
+impl Session {
+    /// Creates the context and its about:blank page with the event pump running and the default
+    /// viewport, and no other options applied yet: what the warm pool keeps ready. On failure the
+    /// context is disposed again: nothing is left behind.
+    pub(super) async fn open_blank(
+        chromium: &Chromium,
+        policy: &Arc<EgressPolicy>,
+        upstream: Option<Upstream>,
+        capacity: OwnedSemaphorePermit,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
+        let egress = EgressProxy::start(policy.clone(), upstream)
+            .await
+            .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
+        // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
+        // proxy (and its policy) like every other host.
+        let ctx_params = json!({
+            "disposeOnDetach": true,
+            "proxyServer": egress.server(),
+            "proxyBypassList": "<-loopback>",
+        });
+        let created = chromium.call("Target.createBrowserContext", ctx_params, deadline).await?;
+        let context_id = created
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol {
+                method: "Target.createBrowserContext".into(),
+                message: "no browserContextId in the answer".into(),
+            })?
+            .to_owned();
+        let opened = async {
+            let page = Page::open(chromium, &context_id, egress.log().clone(), deadline).await?;
+            page.set_viewport(Viewport::default(), deadline).await?;
+            Ok::<_, BrowserError>(page)
+        }
+        .await;
+        match opened {
+            Ok(page) => Ok(Self {
+                id: uuid::Uuid::new_v4().simple().to_string(),
+                context_id,
+                page,
+                turn: tokio::sync::Mutex::new(()),
+                last_used: Mutex::new(Instant::now()),
+                closing: CancellationToken::new(),
+                close_reason: Mutex::new(None),
+                _egress: egress,
+                capacity: Some(capacity),
+            }),
+            Err(err) => {
+                let _ = dispose_context(chromium, &context_id).await;
+                Err(err)
+            }
+        }
+    }
+
+    /// Applies the options to a blank session and starts its idle clock; on failure the context
+    /// is disposed.
+    pub(super) async fn prepare(
+        self,
+        chromium: &Chromium,
+        options: &SessionOptions,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
+        match self.apply_options(chromium, options, deadline).await {
+            Ok(()) => {
+                self.touch();
+                Ok(self)
+            }
+            Err(err) => {
+                let _ = self.dispose(chromium).await;
+                Err(err)
+            }
+        }
+    }
+
+    async fn apply_options(
+        &self,
+        chromium: &Chromium,
+        options: &SessionOptions,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        // A blank session already has the default viewport (see `open_blank`).
+        if options.viewport != Viewport::default() {
+            self.page.set_viewport(options.viewport, deadline).await?;
+        }
+        if let Some(user_agent) = &options.user_agent {
+            self.page.cdp("Emulation.setUserAgentOverride", json!({ "userAgent": user_agent }), deadline).await?;
+        }
+        if let Some(state) = &options.storage_state {
+            storage::apply(chromium, &self.context_id, &self.page, state, deadline).await?;
+        }
+        Ok(())
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Gives back this session's MAX_SESSIONS permit, for a warm session that is being replaced
+    /// by one with its own context options.
+    pub(super) fn take_permit(&mut self) -> Option<OwnedSemaphorePermit> {
+        self.capacity.take()
+    }
+
+    /// Runs `op` on the page once it is this call's turn (calls on one session run in order).
+    /// If the session starts closing meanwhile, the call ends at once with `session_closed`.
+    pub async fn run<T, E, F, Fut>(&self, deadline: Instant, op: F) -> Result<T, E>
+    where
+        F: FnOnce(Page) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: From<BrowserError>,
+    {
+        let turn = tokio::select! {
+            turn = tokio::time::timeout_at(deadline, self.turn.lock()) => turn.map_err(|_| {
+                BrowserError::Timeout("timed out waiting for this session's previous call to finish".into())
+            })?,
+            _ = self.closing.cancelled() => return Err(self.closed_error().into()),
+        };
+        self.touch();
+        let result = tokio::select! {
+            biased;
+            _ = self.closing.cancelled() => Err(self.closed_error().into()),
+            result = op(self.page.clone()) => result,
+        };
+        self.touch();
+        drop(turn);
+        result
+    }
+
+    fn closed_error(&self) -> BrowserError {
+        let reason = self.close_reason.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(CloseReason::Closed);
+        BrowserError::SessionClosed(format!("{} while this call was running", reason.says()))
+    }
+
+    /// Marks the session closing (the call in flight ends with `session_closed`) and waits, for a
+    /// bounded time, until that call has let go of the page.
+    pub(super) async fn stop_calls(&self, reason: CloseReason) {
+        *self.close_reason.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason);
+        self.closing.cancel();
+        let _ = tokio::time::timeout(CLOSE_GRACE, self.turn.lock()).await;
+    }
+
+    pub fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    pub fn last_used(&self) -> Instant {
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True while a call holds this session's turn.
+    pub fn is_busy(&self) -> bool {
+        self.turn.try_lock().is_err()
+    }
+
+    /// Disposes the context: its page and renderer go with it, and the pump's streams end.
+    pub(super) async fn dispose(&self, chromium: &Chromium) -> Result<(), BrowserError> {
+        self.page.detach();
+        dispose_context(chromium, &self.context_id).await
+    }
+}
+
+async fn dispose_context(chromium: &Chromium, context_id: &str) -> Result<(), BrowserError> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    chromium.call("Target.disposeBrowserContext", json!({ "browserContextId": context_id }), deadline).await.map(|_| ())
+}

@@ -1,0 +1,95 @@
+//! Applying a `storageState` at session.create: cookies into the context, localStorage per origin.
+//!
+//! Chromium only writes storage for an origin that a frame has open, and a new session has never
+//! visited it. So, as Playwright does, the page navigates to the origin with Fetch interception
+//! on, the request is answered with a blank document (the real server never sees it), the items
+//! are written, and the page returns to about:blank.
+
+use base64::Engine;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::options::{OriginStorage, StorageState};
+use crate::browser::chromium::Chromium;
+use crate::browser::error::BrowserError;
+use crate::browser::page::{Page, WaitUntil};
+
+const SET_LOCAL_STORAGE_JS: &str = include_str!("../../js/set_local_storage.js");
+
+/// Sets `state`'s cookies in the context `context_id` and its localStorage through `page`.
+pub(super) async fn apply(
+    chromium: &Chromium,
+    context_id: &str,
+    page: &Page,
+    state: &StorageState,
+    deadline: Instant,
+) -> Result<(), BrowserError> {
+    if !state.cookies.is_empty() {
+        let cookies: Vec<Value> = state.cookies.iter().map(|c| c.to_cdp()).collect();
+        chromium
+            .call("Storage.setCookies", json!({ "cookies": cookies, "browserContextId": context_id }), deadline)
+            .await?;
+    }
+    for origin in state.origins.iter().filter(|o| !o.local_storage.is_empty()) {
+        seed_local_storage(page, origin, deadline).await?;
+    }
+    Ok(())
+}
+
+async fn seed_local_storage(page: &Page, origin: &OriginStorage, deadline: Instant) -> Result<(), BrowserError> {
+    let url = format!("{}/", origin.origin.trim_end_matches('/'));
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(BrowserError::InvalidOption(format!(
+            "storageState origin {:?} is not an http(s) origin such as http://localhost:3000",
+            origin.origin
+        )));
+    }
+    let mut paused = page.watch().paused.clone();
+    paused.mark_unchanged();
+    page.cdp("Fetch.enable", json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] }), deadline)
+        .await?;
+    let seeded = seed_with_interception(page, &url, origin, &mut paused, deadline).await;
+    let _ = page.cdp("Fetch.disable", json!({}), deadline).await;
+    seeded?;
+    // Back to a blank page. (Page.navigate is fine here: no other navigation is pending.)
+    page.cdp("Page.navigate", json!({ "url": "about:blank" }), deadline).await.map(|_| ())
+}
+
+async fn seed_with_interception(
+    page: &Page,
+    url: &str,
+    origin: &OriginStorage,
+    paused: &mut tokio::sync::watch::Receiver<Option<(String, String)>>,
+    deadline: Instant,
+) -> Result<(), BrowserError> {
+    // The navigation waits on the paused request, so fulfil while it waits.
+    let navigate = page.goto(url, WaitUntil::Load, deadline);
+    let fulfil = async {
+        let request_id = loop {
+            tokio::time::timeout_at(deadline, paused.changed())
+                .await
+                .map_err(|_| BrowserError::Timeout("timed out preparing the storageState origin".into()))?
+                .map_err(|_| BrowserError::Unavailable("this session's page is gone".into()))?;
+            if let Some((request_id, _)) = paused.borrow_and_update().clone() {
+                break request_id;
+            }
+        };
+        let body = base64::engine::general_purpose::STANDARD.encode("<!doctype html><title></title>");
+        page.cdp(
+            "Fetch.fulfillRequest",
+            json!({
+                "requestId": request_id,
+                "responseCode": 200,
+                "responseHeaders": [{ "name": "Content-Type", "value": "text/html" }],
+                "body": body,
+            }),
+            deadline,
+        )
+        .await
+    };
+    let (navigated, fulfilled) = futures_util::future::join(navigate, fulfil).await;
+    fulfilled?;
+    navigated?;
+    let items: Vec<_> = origin.local_storage.iter().map(|i| json!({ "name": i.name, "value": i.value })).collect();
+    page.call_helper(SET_LOCAL_STORAGE_JS, &[json!(items)], deadline).await.map(|_| ())
+}

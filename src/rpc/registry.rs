@@ -1,0 +1,218 @@
+//! The method registry: each method declared once — name, summary, params, result, handler — and
+//! everything else derived from that declaration: the jsonrpsee registration (`build_module`), the
+//! OpenRPC document (`openrpc`), the README's method reference (`reference`) and the param checks.
+//!
+//! A method's params are one or more *blocks*: structs whose fields are params, parsed each on its
+//! own from the same params object, so blocks shared by many methods are written once —
+//! [`Scope`] (`session_id`, `timeout`) for every page method, the element target (`selector` /
+//! `ref`, see `target`), the action options (see `actions`). A method's own struct lists only what
+//! is its own. Because no block uses serde's `flatten`, a bad value is always reported with its
+//! exact param name; unknown keys are refused against the union of the blocks' params.
+//!
+//! - [`method`]: a method that needs no session (session.create, rpc.discover)
+//! - [`page_method`]: a method on one session's page: the registry checks `session_id`, sets the
+//!   deadline from `timeout` (or the method's default), takes the session's turn and hands the
+//!   handler the [`Page`].
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::RpcContext;
+use super::error::ApiError;
+use super::params;
+use crate::browser::Page;
+
+/// A group of params parsed together: one struct, its schema and its param names.
+pub struct Block {
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+    pub names: Vec<String>,
+}
+
+impl Block {
+    fn of<B: JsonSchema>() -> Self {
+        Self { schema: |g| g.subschema_for::<B>(), names: params::names::<B>() }
+    }
+}
+
+/// A struct whose fields are params of a method (a block). Blocks never deny unknown fields:
+/// the params object holds the other blocks' params too; unknown keys are refused before parsing.
+pub trait Params: DeserializeOwned + JsonSchema + Send + 'static {}
+
+/// What a method's handler receives as its params: one block, a value parsed from a block (such as
+/// a [`crate::browser::Target`]), or a tuple of those.
+pub trait ParamSet: Sized + Send + 'static {
+    fn blocks() -> Vec<Block>;
+    fn parse(params: &Value) -> Result<Self, ApiError>;
+}
+
+impl<B: Params> ParamSet for B {
+    fn blocks() -> Vec<Block> {
+        vec![Block::of::<B>()]
+    }
+    fn parse(params: &Value) -> Result<Self, ApiError> {
+        params::block(params)
+    }
+}
+
+impl<A: ParamSet, B: ParamSet> ParamSet for (A, B) {
+    fn blocks() -> Vec<Block> {
+        let mut blocks = A::blocks();
+        blocks.extend(B::blocks());
+        blocks
+    }
+    fn parse(params: &Value) -> Result<Self, ApiError> {
+        Ok((A::parse(params)?, B::parse(params)?))
+    }
+}
+
+impl<A: ParamSet, B: ParamSet, C: ParamSet> ParamSet for (A, B, C) {
+    fn blocks() -> Vec<Block> {
+        let mut blocks = A::blocks();
+        blocks.extend(B::blocks());
+        blocks.extend(C::blocks());
+        blocks
+    }
+    fn parse(params: &Value) -> Result<Self, ApiError> {
+        Ok((A::parse(params)?, B::parse(params)?, C::parse(params)?))
+    }
+}
+
+/// The params every page method takes.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Scope {
+    /// The session, from session.create.
+    pub session_id: String,
+    /// Milliseconds the call may take (capped by MAX_CALL_MS); each method has its own default.
+    pub timeout: Option<u64>,
+}
+
+impl Params for Scope {}
+
+/// For methods that take no params.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoParams {}
+
+impl Params for NoParams {}
+
+/// What a page method's handler gets besides its page and params.
+#[derive(Clone)]
+pub struct Call {
+    pub ctx: Arc<RpcContext>,
+    /// When the call must be done: its `timeout` (or the method's default), capped by MAX_CALL_MS.
+    pub deadline: Instant,
+}
+
+pub(super) type Handler =
+    Arc<dyn Fn(Arc<RpcContext>, Value) -> BoxFuture<'static, Result<Value, ApiError>> + Send + Sync>;
+
+/// One method: its wire name, summary, params blocks, result schema and handler.
+pub struct MethodSpec {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The default of its `timeout` param, for page methods.
+    pub default_timeout_ms: Option<u64>,
+    /// Example params (without `session_id`), shown in the README's curl example.
+    pub example: &'static str,
+    pub blocks: Vec<Block>,
+    pub result_schema: fn(&mut SchemaGenerator) -> Schema,
+    pub(super) handler: Handler,
+}
+
+impl MethodSpec {
+    /// Sets the params the README's curl example sends (a JSON object, without `session_id`).
+    pub fn example(mut self, params: &'static str) -> Self {
+        self.example = params;
+        self
+    }
+
+    /// True for methods that work on a session's page (they take `session_id`).
+    pub fn is_page_method(&self) -> bool {
+        self.default_timeout_ms.is_some()
+    }
+
+    /// Every param name the method accepts.
+    pub fn param_names(&self) -> Vec<String> {
+        self.blocks.iter().flat_map(|b| b.names.iter().cloned()).collect()
+    }
+}
+
+/// Declares a method that needs no session: its params parse into `P`, its handler returns `R`.
+pub fn method<P, R, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
+where
+    P: ParamSet,
+    R: Serialize + JsonSchema + 'static,
+    F: Fn(Arc<RpcContext>, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    MethodSpec {
+        name,
+        summary,
+        default_timeout_ms: None,
+        example: "{}",
+        blocks: P::blocks(),
+        result_schema: |g| g.subschema_for::<R>(),
+        handler: Arc::new(move |ctx, raw| {
+            let handler = handler.clone();
+            async move {
+                let p = P::parse(&raw)?;
+                encode(handler(ctx, p).await?)
+            }
+            .boxed()
+        }),
+    }
+}
+
+/// Declares a method on one session's page. The registry parses [`Scope`] and `P`, bounds the
+/// call by `timeout` (default `default_timeout_ms`), and runs the handler in the session's turn.
+pub fn page_method<P, R, F, Fut>(
+    name: &'static str,
+    summary: &'static str,
+    default_timeout_ms: u64,
+    handler: F,
+) -> MethodSpec
+where
+    P: ParamSet,
+    R: Serialize + JsonSchema + Send + 'static,
+    F: Fn(Call, Page, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    let mut blocks = Scope::blocks();
+    blocks.extend(P::blocks());
+    MethodSpec {
+        name,
+        summary,
+        default_timeout_ms: Some(default_timeout_ms),
+        example: "{}",
+        blocks,
+        result_schema: |g| g.subschema_for::<R>(),
+        handler: Arc::new(move |ctx, raw| {
+            let handler = handler.clone();
+            async move {
+                let scope = Scope::parse(&raw)?;
+                let p = P::parse(&raw)?;
+                let deadline = ctx.deadline(scope.timeout, default_timeout_ms)?;
+                let call = Call { ctx: ctx.clone(), deadline };
+                let result = ctx
+                    .sessions
+                    .run(&scope.session_id, deadline, move |page| async move { handler(call, page, p).await })
+                    .await?;
+                encode(result)
+            }
+            .boxed()
+        }),
+    }
+}
+
+fn encode<R: Serialize>(result: R) -> Result<Value, ApiError> {
+    serde_json::to_value(result).map_err(|e| ApiError::Internal(format!("result encoding: {e}")))
+}
