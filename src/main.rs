@@ -23,6 +23,10 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value serializes"));
             return ExitCode::SUCCESS;
         }
+        Some("--readme-table") => {
+            print!("{}", rpc::reference::table(&rpc::all_methods()));
+            return ExitCode::SUCCESS;
+        }
         Some("--readme-methods") => {
             print!("{}", rpc::reference::markdown(&rpc::all_methods()));
             return ExitCode::SUCCESS;

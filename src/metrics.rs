@@ -29,6 +29,12 @@ pub static EVENTS_DROPPED: LazyLock<IntCounterVec> = LazyLock::new(|| {
     .expect("valid metric")
 });
 
+/// Bytes of response bodies the sessions hold (captured before Chromium evicts them).
+pub static CAPTURED_BODY_BYTES: LazyLock<IntGauge> = LazyLock::new(|| {
+    IntGauge::new("text_browser_captured_body_bytes", "Bytes of response bodies held by all sessions")
+        .expect("valid metric")
+});
+
 #[derive(Clone)]
 pub struct Metrics {
     registry: Registry,
@@ -91,6 +97,7 @@ impl Metrics {
             Box::new(browser_restarts.clone()),
             Box::new(CDP_DURATION.clone()),
             Box::new(EVENTS_DROPPED.clone()),
+            Box::new(CAPTURED_BODY_BYTES.clone()),
             Box::new(http_rejected.clone()),
         ] {
             registry.register(collector).expect("unique metric names");

@@ -64,6 +64,7 @@ impl Application {
             max_call: config.max_call,
             headless: config.headless,
             openrpc,
+            methods: Default::default(),
         });
         let module = rpc::build_module(ctx, methods);
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();

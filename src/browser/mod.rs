@@ -17,9 +17,10 @@ pub use chromium::supervisor::{self, Launch};
 pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
-    Action, ClickOptions, ConsoleEntry, Found, ImageType, KeyCombo, Landed, Level, Logs, Modifier, MouseButton,
-    NetworkEntry, Page, PageError, PageText, ShotOptions, SignalCounts, Snapshot, SnapshotOptions, Target, TextFormat,
-    Viewport, WaitUntil,
+    Action, ClickOptions, CodeLocation, ConsoleEntry, Effects, FieldValue, FormFacts, Found, ImageType, Inspection,
+    KeyCombo, Landed, Level, Listener, Logs, Mark, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull,
+    NetworkQuery, Origin, Page, PageError, PageText, PendingView, RequestEffect, ShotOptions, SignalCounts, Snapshot,
+    SnapshotOptions, SourceView, Target, TextFormat, Validity, Viewport, WaitUntil,
 };
 pub use session::{
     CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionManager, SessionOptions, StorageItem,

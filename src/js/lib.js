@@ -88,6 +88,9 @@
     }
   }
 
+  const CONTAINERS = new Set(['HTML', 'BODY', 'MAIN', 'FORM', 'SECTION', 'ARTICLE', 'NAV', 'ASIDE', 'HEADER',
+    'FOOTER', 'UL', 'OL', 'TABLE', 'TBODY', 'THEAD', 'SELECT', 'FIELDSET']);
+
   // A short human description: tag#id.class "text".
   function describe(el) {
     if (!el || el.nodeType !== 1) return String(el);
@@ -95,7 +98,8 @@
     if (el.id) d += '#' + el.id;
     const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : [];
     if (classes.length) d += '.' + classes.slice(0, 3).join('.');
-    const label = el.getAttribute('aria-label') || elementText(el);
+    // Containers are named by their id and class; their text is everything inside them.
+    const label = el.getAttribute('aria-label') || (CONTAINERS.has(el.tagName) ? '' : elementText(el));
     if (label) d += ' "' + (label.length > 40 ? label.slice(0, 40) + '…' : label) + '"';
     return d;
   }
@@ -159,6 +163,8 @@
     fill: Object.freeze({ enabled: true, editable: true, focus: true }),
     press: Object.freeze({ enabled: true, focus: true }),
     read: Object.freeze({ stable: true, anyMatch: true }),
+    select: Object.freeze({ enabled: true }),
+    check: Object.freeze({ enabled: true, stable: true, hitTarget: true }),
   });
 
   // The rules for `action`, or null when the name is unknown.

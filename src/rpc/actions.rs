@@ -1,46 +1,135 @@
-//! `page.click`, `page.fill`, `page.press`: acting like a user, with auto-waiting.
+//! `page.click`, `page.fill`, `page.press`, `page.fillForm`: acting like a user, with
+//! auto-waiting, and reporting what the action caused.
 //!
 //! Every action is declared with [`action`]: it takes an element (`selector` or `ref`), the
-//! shared [`ActionOptions`] and its own params, and answers the same [`ActionResult`], so an
-//! action's declaration lists only what is its own.
+//! shared [`ActionOptions`] and its own params, and answers the same [`ActionResult`] — `ok`,
+//! `signals`, the action's `effects` (requests it started, errors it raised, the page it led to,
+//! what is still pending) and, when asked, the page's snapshot — so an action's declaration lists
+//! only what is its own.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{BlockRole, Call, MethodSpec, Params, page_method};
 use super::snapshot::{PageAfterAction, after_action, max_chars};
-use crate::browser::{ClickOptions, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target};
+use super::target::TargetParams;
+use crate::browser::{
+    BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target,
+};
 
 const ACTION_TIMEOUT_MS: u64 = 15_000;
+/// Default and bounds of `settleMs`.
+const SETTLE_MS: u64 = 2_000;
+const MAX_SETTLE_MS: u64 = 60_000;
+
+/// Which snapshot an action returns.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SnapshotWanted {
+    /// true: the whole page; false: none.
+    Whole(bool),
+    /// "diff": only the lines that changed since this page's previous snapshot, marked + / -.
+    Mode(SnapshotMode),
+    /// Only this element's subtree: {"selector": …} or {"ref": …}.
+    Element(TargetParams),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotMode {
+    Diff,
+}
 
 /// What every action accepts besides its element and its own params.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActionOptions {
-    /// Return the page's snapshot, url and title once the action has settled (default false).
-    pub snapshot: Option<bool>,
+    /// After the input, wait until the requests the action started have finished and the
+    /// network has been quiet for 100 ms, at most this long (default 2000; 0 returns at once).
+    /// An action that starts nothing never waits.
+    pub settle_ms: Option<u64>,
+    /// Also return the page once settled: true (whole), "diff" (changed lines since the previous
+    /// snapshot), or {"selector"|"ref"} (one element's subtree). Default none.
+    pub snapshot: Option<SnapshotWanted>,
     /// Upper bound on that snapshot's characters (default 20000).
     pub max_chars: Option<u64>,
 }
 
-impl Params for ActionOptions {}
+impl Params for ActionOptions {
+    const ROLE: BlockRole = BlockRole::Shared;
+}
 
+/// The snapshot an action should return: its element (None = whole page) and whether as a diff.
+struct ShotWanted {
+    element: Option<Target>,
+    diff: bool,
+}
+
+impl ActionOptions {
+    fn settle(&self) -> Result<Duration, ApiError> {
+        match self.settle_ms {
+            None => Ok(Duration::from_millis(SETTLE_MS)),
+            Some(ms) if ms <= MAX_SETTLE_MS => Ok(Duration::from_millis(ms)),
+            Some(_) => Err(ApiError::invalid("settleMs", format!("settleMs must be 0 to {MAX_SETTLE_MS}"))),
+        }
+    }
+
+    fn shot(self) -> Result<Option<ShotWanted>, ApiError> {
+        Ok(match self.snapshot {
+            None | Some(SnapshotWanted::Whole(false)) => None,
+            Some(SnapshotWanted::Whole(true)) => Some(ShotWanted { element: None, diff: false }),
+            Some(SnapshotWanted::Mode(SnapshotMode::Diff)) => Some(ShotWanted { element: None, diff: true }),
+            Some(SnapshotWanted::Element(target)) => {
+                let element = target.into_target().map_err(|e| rename(e, "snapshot"))?;
+                let element = element
+                    .ok_or_else(|| ApiError::invalid("snapshot", "snapshot as an object needs selector or ref"))?;
+                Some(ShotWanted { element: Some(element), diff: false })
+            }
+        })
+    }
+}
+
+/// What every action answers.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ActionResult {
     pub ok: bool,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
-    /// The page after the action, when called with `snapshot: true`.
+    /// What the action caused: the requests it started (failed ones with their request and
+    /// response bodies), console errors and page errors with their source line, the page it
+    /// navigated to, requests still pending.
+    pub effects: Effects,
+    /// The page after the action, when asked for with `snapshot`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<PageAfterAction>,
 }
 
-/// Declares an action: `handler` acts on the element; the result (signals, and the snapshot when
-/// asked for) is the same for every action.
+/// Runs an action's input (`body`) between a mark and the settling, and answers with what it
+/// caused.
+async fn act<F>(call: &Call, page: &Page, options: ActionOptions, body: F) -> Result<ActionResult, ApiError>
+where
+    F: Future<Output = Result<(), ApiError>>,
+{
+    let settle = options.settle()?;
+    let max = max_chars(options.max_chars)?;
+    let shot = options.shot()?;
+    let mark = page.mark();
+    body.await?;
+    page.settle(&mark, settle, call.deadline).await;
+    let effects = page.effects(&mark, call.deadline).await;
+    let after = match shot {
+        Some(shot) => Some(after_action(call, page, max, shot.element, shot.diff).await?),
+        None => None,
+    };
+    Ok(ActionResult { ok: true, signals: page.signal_counts(), effects, page: after })
+}
+
+/// Declares an action: `handler` acts on the element; the result is the same for every action.
 fn action<P, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
 where
     P: Params,
@@ -54,15 +143,7 @@ where
         ACTION_TIMEOUT_MS,
         move |call: Call, page: Page, (target, options, p): (Target, ActionOptions, P)| {
             let handler = handler.clone();
-            async move {
-                let max = max_chars(options.max_chars)?;
-                handler(call.clone(), page.clone(), target, p).await?;
-                let after = match options.snapshot {
-                    Some(true) => Some(after_action(&call, &page, max).await?),
-                    _ => None,
-                };
-                Ok(ActionResult { ok: true, signals: page.signal_counts(), page: after })
-            }
+            async move { act(&call, &page, options, handler(call.clone(), page.clone(), target, p)).await }
         },
     )
 }
@@ -74,11 +155,15 @@ where
 /// was waiting for (`#under is covered by div#modal.modal "Cookie notice"`). If the click starts a
 /// navigation, the call returns once the new page has loaded.
 ///
-/// Every action (`page.click`, `page.fill`, `page.press`) takes the element as `selector` (any
-/// form, see Selectors) or `ref` (from `page.snapshot`), and answers `{"ok": true, "signals"}`;
-/// with `"snapshot": true` also the page once the action has settled — `"page": {"url",
-/// "title", "snapshot", "refs", "truncated"}` (bounded by `maxChars`) — so an agent needs one
-/// call per step.
+/// Every action (`page.click`, `page.fill`, `page.press`, `page.fillForm`) answers `{"ok",
+/// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`:
+/// the fetch/XHR/document requests it started (`{method, url, status | failure, ms, initiator}`,
+/// failed ones with the first 1 KB of their request and response bodies and a `requestId` for
+/// `network.body`), other loads counted (`otherRequests`), console errors and page errors with
+/// their location and source line (3 each, then `moreConsoleErrors` / `morePageErrors`),
+/// `navigated` (`{url, title, status}`) when it led to a new document, and `pending` requests
+/// still in flight. With `snapshot` it also returns the page once settled — `"page": {"url",
+/// "title", "snapshot", "refs", "truncated"}` — so an agent needs one call per step.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {
@@ -95,7 +180,8 @@ impl Params for ClickParams {}
 /// Replaces the value of an input, textarea or contenteditable element as a user would: it waits
 /// for the element like `page.click`, focuses it, selects the old text and types `value` (`input`
 /// events fire), then fires `change`. Date, time, color and range inputs get the value set
-/// directly. Checkboxes, radios and read-only fields are refused with `not_actionable`.
+/// directly. Checkboxes, radios and read-only fields are refused with `not_actionable`. A value
+/// typed into a password field never appears in anything the service returns.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FillParams {
     /// The new value.
@@ -114,6 +200,55 @@ pub struct PressParams {
 
 impl Params for PressParams {}
 
+/// A field's value in `page.fillForm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldInput {
+    /// true / false: check or uncheck a checkbox or radio.
+    Flag(bool),
+    /// Text to type, or the value or label of a select's option.
+    Text(String),
+    /// A number, typed as text.
+    Number(serde_json::Number),
+    /// The options of a multiple select.
+    Choices(Vec<String>),
+}
+
+/// One field of `page.fillForm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FormField {
+    /// The field: any selector form. Give this or `ref`.
+    pub selector: Option<String>,
+    /// A ref from page.snapshot (e5).
+    #[serde(rename = "ref")]
+    pub element_ref: Option<String>,
+    pub value: FieldInput,
+}
+
+/// What `page.fillForm` clicks at the end: a selector, or {"selector"|"ref"}.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SubmitTarget {
+    Selector(String),
+    Element(TargetParams),
+}
+
+/// Fills a whole form in one call, in order: text inputs, textareas and contenteditable elements
+/// are typed into (like `page.fill`), selects get the option with that value or label (an array
+/// for a multiple select), checkboxes and radios are checked (`true`) or unchecked (`false`) by a
+/// real click. With `submit`, that element is clicked last. The result's `effects` cover the
+/// whole form, submission included. A field that cannot take its value fails the call naming
+/// the field (`fields[2]`); the fields before it stay set.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FillFormParams {
+    /// The fields, in order: [{"selector" or "ref", "value"}].
+    pub fields: Vec<FormField>,
+    /// Clicked once every field is set.
+    pub submit: Option<SubmitTarget>,
+}
+
+impl Params for FillFormParams {}
+
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.click", "Click an element once it is visible, enabled, stable and not covered.", click)
@@ -122,6 +257,15 @@ pub fn methods() -> Vec<MethodSpec> {
             .example(r##"{"selector":"#project-name","value":"Zephyr"}"##),
         action("page.press", "Press a key or combination (Enter, Control+A) on an element.", press)
             .example(r##"{"selector":"#project-name","key":"Enter"}"##),
+        page_method(
+            "page.fillForm",
+            "Fill text fields, selects, checkboxes and radios in one call, optionally submit; returns the effects.",
+            ACTION_TIMEOUT_MS * 2,
+            fill_form,
+        )
+        .example(
+            r##"{"fields":[{"selector":"#email","value":"ada@example.com"},{"selector":"#plan","value":"Pro"},{"selector":"#terms","value":true}],"submit":"role=button[name=\"Sign up\"]"}"##,
+        ),
     ]
 }
 
@@ -140,7 +284,65 @@ async fn fill(call: Call, page: Page, target: Target, p: FillParams) -> Result<(
 }
 
 async fn press(call: Call, page: Page, target: Target, p: PressParams) -> Result<(), ApiError> {
-    let combo: KeyCombo =
-        p.key.parse().map_err(|e: crate::browser::BrowserError| ApiError::invalid("key", e.to_string()))?;
+    let combo: KeyCombo = p.key.parse().map_err(|e: BrowserError| ApiError::invalid("key", e.to_string()))?;
     Ok(page.press(&target, &combo, call.deadline).await?)
+}
+
+async fn fill_form(
+    call: Call,
+    page: Page,
+    (options, p): (ActionOptions, FillFormParams),
+) -> Result<ActionResult, ApiError> {
+    if p.fields.is_empty() && p.submit.is_none() {
+        return Err(ApiError::invalid("fields", "give at least one field (or submit)"));
+    }
+    let mut fields = Vec::new();
+    for (i, field) in p.fields.into_iter().enumerate() {
+        let name = format!("fields[{i}]");
+        let target = TargetParams { selector: field.selector, element_ref: field.element_ref }
+            .into_target()
+            .map_err(|e| rename(e, &name))?
+            .ok_or_else(|| ApiError::invalid(&name, format!("{name} needs selector or ref")))?;
+        let value = match field.value {
+            FieldInput::Flag(b) => FieldValue::Flag(b),
+            FieldInput::Text(t) => FieldValue::Text(t),
+            FieldInput::Number(n) => FieldValue::Text(n.to_string()),
+            FieldInput::Choices(c) => FieldValue::Choices(c),
+        };
+        fields.push((name, target, value));
+    }
+    let submit = match p.submit {
+        None => None,
+        Some(SubmitTarget::Selector(s)) => {
+            Some(Target::parse(&s).map_err(|e| ApiError::invalid("submit", e.to_string()))?)
+        }
+        Some(SubmitTarget::Element(t)) => Some(
+            t.into_target()
+                .map_err(|e| rename(e, "submit"))?
+                .ok_or_else(|| ApiError::invalid("submit", "submit needs selector or ref"))?,
+        ),
+    };
+    let refuse_password = call.ctx.refuse_password_fill;
+    let deadline = call.deadline;
+    let body = async {
+        for (name, target, value) in &fields {
+            page.set_field(target, value, refuse_password, deadline).await.map_err(|err| match err {
+                BrowserError::InvalidOption(message) => ApiError::invalid(name.as_str(), format!("{name}: {message}")),
+                other => ApiError::Browser(other),
+            })?;
+        }
+        if let Some(submit) = &submit {
+            page.click(submit, &ClickOptions::default(), deadline).await?;
+        }
+        Ok(())
+    };
+    act(&call, &page, options, body).await
+}
+
+/// An invalid-params error about a target, renamed to the param it came in (`fields[2]`, `submit`).
+fn rename(err: ApiError, param: &str) -> ApiError {
+    match err {
+        ApiError::InvalidParams { message, .. } => ApiError::invalid(param, format!("{param}: {message}")),
+        other => other,
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{BrowserError, ImageType, Page, ShotOptions, Target};
+use crate::browser::{BrowserError, ImageType, Inspection, Page, ShotOptions, SourceView, Target};
 
 /// A PNG (default) or JPEG (`mime: "image/jpeg"`, `quality` 0–100) of the viewport, of the whole
 /// page (`fullPage: true`), or of one element (`selector`, or `ref` from `page.snapshot`; the
@@ -76,8 +76,46 @@ pub struct AxeRunResult {
     pub violations: Value,
 }
 
+/// Why an element is as it is, in one answer: `tag`, `role` and accessible `name`, key
+/// `attributes`, its `value` (masked for password fields) or `checked` state, whether it is
+/// `visible` (or `hiddenBecause`: display:none on which ancestor, visibility, opacity, zero size,
+/// off-screen; `coveredBy` what a click would hit instead), whether it is `enabled` (or
+/// `disabledBecause`: its disabled attribute, a disabled fieldset, aria-disabled, inert,
+/// pointer-events:none), its `validity` (`valid`, `validationMessage`, the `failing`
+/// constraints), its `form` (`noValidate`, and the `invalidFields` keeping it from submitting),
+/// and the event `listeners` its events reach — on itself, its ancestors, the document and the
+/// window — each with the handler's location (`at`) and first lines (`source`).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InspectParams {}
+
+impl Params for InspectParams {}
+
+/// Lines of any script (or document, for inline scripts) the page loaded, from the browser's own
+/// copy: follow a stack trace, an initiator or a listener's `at` without evaluating
+/// `document.scripts` or fetching the file again.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SourceParams {
+    /// The script's URL, as errors, initiators and listeners name it.
+    pub url: String,
+    /// 1-based line to show.
+    pub line: u32,
+    /// Lines shown each side (default 3, at most 50).
+    pub context: Option<u32>,
+}
+
+impl Params for SourceParams {}
+
 pub fn methods() -> Vec<MethodSpec> {
     vec![
+        page_method(
+            "page.inspect",
+            "Why an element is as it is: visibility, enabled state, validity, listeners.",
+            30_000,
+            inspect,
+        )
+        .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#),
+        page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
+            .example(r#"{"url":"http://127.0.0.1:3338/order/app.js","line":12}"#),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
             .example(r#"{"fullPage":true}"#),
         page_method(
@@ -152,4 +190,23 @@ fn axe_source() -> Result<&'static str, ApiError> {
     }
     let looked: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
     Err(BrowserError::AxeUnavailable(format!("axe.min.js was not found (looked in {})", looked.join(", "))).into())
+}
+
+async fn inspect(call: Call, page: Page, (target, _): (Target, InspectParams)) -> Result<Inspection, ApiError> {
+    Ok(page.inspect(&target, call.deadline).await?)
+}
+
+async fn source(call: Call, page: Page, p: SourceParams) -> Result<SourceView, ApiError> {
+    let context = match p.context {
+        None => 3,
+        Some(n) if n <= 50 => n,
+        Some(_) => return Err(ApiError::invalid("context", "context must be 0 to 50")),
+    };
+    if p.line == 0 {
+        return Err(ApiError::invalid("line", "line is 1-based: the first line is 1"));
+    }
+    page.source(&p.url, p.line, context, call.deadline).await.map_err(|err| match err {
+        BrowserError::InvalidOption(message) => ApiError::invalid("url", message),
+        other => other.into(),
+    })
 }

@@ -20,10 +20,11 @@ mod signals;
 mod snapshot;
 mod target;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use jsonrpsee::{Extensions, RpcModule};
+use jsonrpsee::RpcModule;
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -43,9 +44,36 @@ pub struct RpcContext {
     pub headless: bool,
     /// The OpenRPC document, served by `rpc.discover`.
     pub openrpc: Value,
+    /// Every method by name, for `session.run`'s steps (set when the module is built).
+    pub methods: OnceLock<HashMap<&'static str, Registered>>,
+}
+
+tokio::task_local! {
+    /// The x-request-id of the call being handled, for the log lines of calls it makes itself
+    /// (`session.run`'s steps).
+    static REQUEST_ID: String;
+}
+
+/// A registered method, as `session.run` finds it.
+#[derive(Clone)]
+pub struct Registered {
+    handler: Handler,
+    known: Arc<[String]>,
+    /// It works on a session's page (it may be a step of `session.run`).
+    pub page_method: bool,
 }
 
 impl RpcContext {
+    /// Runs method `name` with `params` as a step of another call (`session.run`): the same param
+    /// checks, metrics and log line as a call of its own.
+    pub async fn invoke(self: &Arc<Self>, name: &str, params: &Value) -> Result<Value, ApiError> {
+        let Some((name, registered)) = self.methods.get().and_then(|m| m.get_key_value(name)) else {
+            return Err(ApiError::invalid("method", format!("there is no method {name:?}")));
+        };
+        let request_id = REQUEST_ID.try_with(String::clone).unwrap_or_default();
+        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), &request_id).await
+    }
+
     /// The deadline for a call that asked for `timeout_ms` (or `default_ms`), capped by MAX_CALL_MS.
     pub fn deadline(&self, timeout_ms: Option<u64>, default_ms: u64) -> Result<Instant, ApiError> {
         let ms = timeout_ms.unwrap_or(default_ms);
@@ -77,45 +105,54 @@ pub fn all_methods() -> Vec<MethodSpec> {
 
 /// Registers every method on a jsonrpsee module around `ctx`.
 pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule<RpcContext> {
+    let mut registry = HashMap::new();
+    for spec in &methods {
+        let registered = Registered {
+            handler: spec.handler.clone(),
+            known: spec.param_names().into(),
+            page_method: spec.is_page_method(),
+        };
+        registry.insert(spec.name, registered);
+    }
+    let _ = ctx.methods.set(registry.clone());
     let mut module = RpcModule::from_arc(ctx);
-    for spec in methods {
-        let name = spec.name;
-        let handler = spec.handler.clone();
-        let known: Arc<[String]> = spec.param_names().into();
+    for (name, registered) in registry {
         module
             .register_async_method(name, move |params, ctx, extensions| {
-                let handler = handler.clone();
-                let known = known.clone();
+                let registered = registered.clone();
                 let raw = params.as_str().map(str::to_owned);
-                async move { run(name, handler, &known, ctx, raw, extensions).await }
+                async move {
+                    let request_id = extensions
+                        .get::<tower_http::request_id::RequestId>()
+                        .and_then(|id| id.header_value().to_str().ok())
+                        .unwrap_or_default()
+                        .to_owned();
+                    execute(name, registered, ctx, raw.as_deref(), &request_id)
+                        .await
+                        .map_err(|err| err.to_error_object())
+                }
             })
             .expect("method names are unique");
     }
     module
 }
 
-/// The wrapper around every call: deadline, metrics and the one log line.
-async fn run(
+/// The wrapper around every call: param checks, deadline, metrics and the one log line.
+async fn execute(
     name: &'static str,
-    handler: Handler,
-    known: &[String],
+    registered: Registered,
     ctx: Arc<RpcContext>,
-    raw: Option<String>,
-    extensions: Extensions,
-) -> Result<Value, jsonrpsee::types::ErrorObjectOwned> {
+    raw: Option<&str>,
+    request_id: &str,
+) -> Result<Value, ApiError> {
     let started = Instant::now();
-    let request_id = extensions
-        .get::<tower_http::request_id::RequestId>()
-        .and_then(|id| id.header_value().to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let session_id = raw.as_deref().and_then(session_id_of).unwrap_or_default();
+    let session_id = raw.and_then(session_id_of).unwrap_or_default();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
-    let call = async {
-        let params = params::object(raw.as_deref(), known)?;
-        handler(ctx.clone(), params).await
-    };
+    let call = REQUEST_ID.scope(request_id.to_owned(), async {
+        let params = params::object(raw, &registered.known)?;
+        (registered.handler)(ctx.clone(), params).await
+    });
     let outcome = match tokio::time::timeout(bound, call).await {
         Ok(outcome) => outcome,
         Err(_) => Err(ApiError::Browser(crate::browser::BrowserError::Timeout(format!(
@@ -135,7 +172,7 @@ async fn run(
         outcome = kind,
         "rpc"
     );
-    outcome.map_err(|err| err.to_error_object())
+    outcome
 }
 
 /// The `session_id` param of a call, for the log line, without parsing the rest.

@@ -170,7 +170,17 @@ pub fn methods() -> Vec<MethodSpec> {
 
 async fn goto(call: Call, page: Page, p: GotoParams) -> Result<NavigationResult, ApiError> {
     call.ctx.sessions.policy().check(&p.url).map_err(BrowserError::from)?;
-    let landed = page.goto(&p.url, p.wait_until.unwrap_or_default(), call.deadline).await?;
+    navigate(&page, &p.url, p.wait_until.unwrap_or_default(), call.deadline).await
+}
+
+/// Navigates (the URL already checked against the policy) and says where the page ended up.
+pub(super) async fn navigate(
+    page: &Page,
+    url: &str,
+    wait_until: WaitUntil,
+    deadline: tokio::time::Instant,
+) -> Result<NavigationResult, ApiError> {
+    let landed = page.goto(url, wait_until, deadline).await?;
     Ok(NavigationResult::new(landed, page.signal_counts()))
 }
 

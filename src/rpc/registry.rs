@@ -34,17 +34,32 @@ use crate::browser::Page;
 pub struct Block {
     pub schema: fn(&mut SchemaGenerator) -> Schema,
     pub names: Vec<String>,
+    pub role: BlockRole,
+}
+
+/// What a block is to the method, for documents that summarize methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockRole {
+    /// The method's own params.
+    Own,
+    /// Params many methods share (`session_id`, `timeout`, the action options).
+    Shared,
+    /// The element: `selector` or `ref`, one of them required or both optional.
+    Target { required: bool },
 }
 
 impl Block {
-    fn of<B: JsonSchema>() -> Self {
-        Self { schema: |g| g.subschema_for::<B>(), names: params::names::<B>() }
+    pub fn of<B: Params>() -> Self {
+        Self { schema: |g| g.subschema_for::<B>(), names: params::names::<B>(), role: B::ROLE }
     }
 }
 
 /// A struct whose fields are params of a method (a block). Blocks never deny unknown fields:
 /// the params object holds the other blocks' params too; unknown keys are refused before parsing.
-pub trait Params: DeserializeOwned + JsonSchema + Send + 'static {}
+pub trait Params: DeserializeOwned + JsonSchema + Send + 'static {
+    /// What the block is to the methods that take it.
+    const ROLE: BlockRole = BlockRole::Own;
+}
 
 /// What a method's handler receives as its params: one block, a value parsed from a block (such as
 /// a [`crate::browser::Target`]), or a tuple of those.
@@ -94,7 +109,9 @@ pub struct Scope {
     pub timeout: Option<u64>,
 }
 
-impl Params for Scope {}
+impl Params for Scope {
+    const ROLE: BlockRole = BlockRole::Shared;
+}
 
 /// For methods that take no params.
 #[derive(Debug, Deserialize, JsonSchema)]

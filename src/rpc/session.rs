@@ -5,10 +5,16 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::Instant;
+
 use super::RpcContext;
 use super::error::ApiError;
+use super::page::{NavigationResult, navigate};
 use super::registry::{MethodSpec, Params, method};
-use crate::browser::{CloseReason, Proxy, SessionOptions, StorageState, Viewport};
+use crate::browser::{BrowserError, CloseReason, Proxy, SessionOptions, StorageState, Viewport, WaitUntil};
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
 ///
@@ -20,11 +26,17 @@ use crate::browser::{CloseReason, Proxy, SessionOptions, StorageState, Viewport}
 /// reached a `session.create` takes a warm session rather than failing. A session with its own
 /// `proxy` is always made fresh (the upstream is fixed when the context is created). Beyond
 /// `MAX_SESSIONS` open sessions: `capacity_exceeded` (or a wait of up to `QUEUE_TIMEOUT_MS`).
+///
+/// With `url`, the new session also navigates there (like `page.goto`, with `waitUntil`) and the
+/// result carries the navigation's `url`, `title`, `status` and `signals`: one call from nothing
+/// to a loaded page. If that navigation fails, the session is closed again and the error says why.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionCreateParams {
-    /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
-    pub headless: Option<bool>,
+    /// Open this http(s) URL right away (like page.goto).
+    pub url: Option<String>,
+    /// With url: when the navigation counts as done (default networkidle).
+    pub wait_until: Option<WaitUntil>,
     /// Default 1280x800.
     pub viewport: Option<Viewport>,
     /// Overrides the browser's user agent for this session.
@@ -33,7 +45,10 @@ pub struct SessionCreateParams {
     pub storage_state: Option<StorageState>,
     /// A proxy for all of this session's traffic.
     pub proxy: Option<Proxy>,
-    /// Milliseconds to wait for the browser to open the session (default 30000).
+
+    /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
+    pub headless: Option<bool>,
+    /// Milliseconds to open the session (default 30000), plus 45000 for a navigation to `url`.
     pub timeout: Option<u64>,
 }
 
@@ -42,6 +57,9 @@ impl Params for SessionCreateParams {}
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SessionCreateResult {
     pub session_id: String,
+    /// With url: where the page ended up.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub navigation: Option<NavigationResult>,
 }
 
 /// Closes the session and disposes its browser context. A call still running on the session
@@ -59,15 +77,79 @@ pub struct OkResult {
     pub ok: bool,
 }
 
+/// One step of `session.run`: a page method and its params (without `session_id`).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Step {
+    /// A method that works on a session's page: page.*, logs.pull, network.pull, screenshot …
+    pub method: String,
+    /// Its params, as for a call of its own, without session_id.
+    #[serde(default)]
+    pub params: Option<Value>,
+}
+
+/// Runs page methods on one session in order, in one call, without repeating `session_id`: a
+/// whole scenario (navigate, fill, click, read) in one round trip. Each step answers as its
+/// method would, with `ok`, its `result` or `error`, and `ms`; the run ends at the first failing
+/// step unless `stopOnError` is false. The result also says where the page ended up (`url`,
+/// `title`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunParams {
+    /// The session, from session.create.
+    #[serde(rename = "session_id")]
+    pub session_id: String,
+    /// At most 50 steps: [{"method": "page.click", "params": {"selector": "#save"}}].
+    pub steps: Vec<Step>,
+    /// Stop at the first failing step (default true).
+    pub stop_on_error: Option<bool>,
+    /// Milliseconds for the whole run (default MAX_CALL_MS); a step that would start later fails.
+    pub timeout: Option<u64>,
+}
+
+impl Params for RunParams {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StepResult {
+    pub method: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The step's JSON-RPC error: {code, message, data: {kind, remediation}}.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    pub ms: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RunResult {
+    /// One per step that ran, in order.
+    pub results: Vec<StepResult>,
+    /// Steps not run because an earlier one failed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped: usize,
+    pub url: String,
+    pub title: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Steps a run may have.
+const MAX_STEPS: usize = 50;
+
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         method(
             "session.create",
-            "Open an isolated session (its own cookies, storage and cache) with one page.",
+            "Open an isolated session (its own cookies, storage and cache) with one page; optionally open a URL.",
             create,
         )
-        .example(r#"{"viewport":{"width":1024,"height":768}}"#),
+        .example(r#"{"url":"http://127.0.0.1:3338/projects","viewport":{"width":1024,"height":768}}"#),
         method("session.close", "Close a session and free everything it held.", close),
+        method("session.run", "Run page methods in order on one session, in one call.", run).example(
+            r##"{"steps":[{"method":"page.goto","params":{"url":"http://127.0.0.1:3338/login"}},{"method":"page.fill","params":{"selector":"#username","value":"ada"}},{"method":"page.click","params":{"selector":"role=button[name=\"Login\"]"}},{"method":"page.text","params":{"selector":"#login-result"}}]}"##,
+        ),
     ]
 }
 
@@ -90,10 +172,98 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     if p.user_agent.as_deref().is_some_and(|ua| ua.trim().is_empty()) {
         return Err(ApiError::invalid("userAgent", "userAgent must not be empty"));
     }
+    if p.wait_until.is_some() && p.url.is_none() {
+        return Err(ApiError::invalid("waitUntil", "waitUntil goes with url"));
+    }
+    if let Some(url) = &p.url {
+        ctx.sessions.policy().check(url).map_err(|e| ApiError::invalid("url", BrowserError::from(e).to_string()))?;
+    }
     let deadline = ctx.deadline(p.timeout, 30_000)?;
     let options = SessionOptions { viewport, user_agent: p.user_agent, storage_state: p.storage_state, proxy: p.proxy };
     let session_id = ctx.sessions.create(&options, deadline).await?;
-    Ok(SessionCreateResult { session_id })
+    let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };
+    let nav_deadline = ctx.deadline(p.timeout.map(|t| t + 45_000), 75_000)?;
+    let wait_until = p.wait_until.unwrap_or_default();
+    let navigated = ctx
+        .sessions
+        .run(&session_id, nav_deadline, |page| async move { navigate(&page, &url, wait_until, nav_deadline).await })
+        .await;
+    match navigated {
+        Ok(navigation) => Ok(SessionCreateResult { session_id, navigation: Some(navigation) }),
+        Err(err) => {
+            // Nothing half-made stays behind: the caller gets the error, not a session to clean up.
+            let _ = ctx.sessions.close(&session_id, CloseReason::Closed).await;
+            Err(err)
+        }
+    }
+}
+
+async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> {
+    if p.steps.is_empty() || p.steps.len() > MAX_STEPS {
+        return Err(ApiError::invalid("steps", format!("give 1 to {MAX_STEPS} steps")));
+    }
+    for (i, step) in p.steps.iter().enumerate() {
+        let known = ctx.methods.get().and_then(|m| m.get(step.method.as_str()));
+        match known {
+            Some(registered) if registered.page_method => {}
+            Some(_) => {
+                return Err(ApiError::invalid(
+                    format!("steps[{i}].method"),
+                    format!("{} cannot be a step: steps are methods on the session's page", step.method),
+                ));
+            }
+            None => {
+                return Err(ApiError::invalid(
+                    format!("steps[{i}].method"),
+                    format!("there is no method {:?}", step.method),
+                ));
+            }
+        }
+        if !matches!(step.params, None | Some(Value::Object(_))) {
+            return Err(ApiError::invalid(
+                format!("steps[{i}].params"),
+                "a step's params are an object of named params",
+            ));
+        }
+    }
+    let deadline = ctx.deadline(p.timeout, ctx.max_call.as_millis() as u64)?;
+    let stop_on_error = p.stop_on_error.unwrap_or(true);
+    let total = p.steps.len();
+    let mut results = Vec::new();
+    for step in p.steps {
+        let started = Instant::now();
+        let mut params = step.params.unwrap_or_else(|| Value::Object(Default::default()));
+        let outcome =
+            match params.as_object_mut().map(|o| o.insert("session_id".into(), Value::String(p.session_id.clone()))) {
+                Some(Some(other)) if other != Value::String(p.session_id.clone()) => {
+                    Err(ApiError::invalid("session_id", "a step's session_id must be the run's (or left out)"))
+                }
+                _ if Instant::now() >= deadline => Err(ApiError::Browser(BrowserError::Timeout(
+                    "the run's timeout passed before this step started".into(),
+                ))),
+                _ => ctx.invoke(&step.method, &params).await,
+            };
+        let ms = started.elapsed().as_millis() as u64;
+        let failed = outcome.is_err();
+        results.push(match outcome {
+            Ok(result) => StepResult { method: step.method, ok: true, result: Some(result), error: None, ms },
+            Err(err) => StepResult {
+                method: step.method,
+                ok: false,
+                result: None,
+                error: serde_json::to_value(err.to_error_object()).ok(),
+                ms,
+            },
+        });
+        if failed && stop_on_error {
+            break;
+        }
+    }
+    let skipped = total - results.len();
+    let landed_by = Instant::now() + Duration::from_secs(10);
+    let landed = ctx.sessions.run(&p.session_id, landed_by, |page| async move { page.landed(landed_by).await }).await;
+    let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
+    Ok(RunResult { results, skipped, url, title })
 }
 
 async fn close(ctx: Arc<RpcContext>, p: SessionIdParams) -> Result<OkResult, ApiError> {

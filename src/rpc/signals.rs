@@ -1,20 +1,22 @@
-//! `logs.pull` and `network.pull`: draining what went wrong in the page.
+//! `logs.pull`, `network.pull` and `network.body`: what went wrong in the page, and the evidence.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{ConsoleEntry, Level, NetworkEntry, Page, PageError};
+use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, PageError, PendingView};
 
 /// How long a pull may take by default (it only waits for events already sent to arrive).
 const PULL_TIMEOUT_MS: u64 = 10_000;
 
-/// Drains the console messages (`console.log` … with their source location) and uncaught page
-/// errors (exceptions and unhandled promise rejections) seen since the last pull. `level` keeps
-/// console entries at that level and above (`error`, `warning`, `info`, `debug`); the buffer is
-/// drained whatever the level. Each buffer keeps the newest 1000 entries; `dropped` counts what a
-/// full buffer lost.
+/// Drains the console messages and uncaught page errors (exceptions and unhandled promise
+/// rejections) seen since the last pull. Every entry carries `kind` (`console`, `exception`,
+/// `unhandledrejection`) and `location` (`{url, line, column, function}`); page errors and console
+/// errors also carry `source`: the offending line and one line each side, from the browser's own
+/// copy of the script, with the column marked. `level` keeps console entries at that level and
+/// above (`error`, `warning`, `info`, `debug`); the buffer is drained whatever the level. Each
+/// buffer keeps the newest 1000 entries; `dropped` counts what a full buffer lost.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LogsPullParams {
     /// Keep console entries at this level and above: error, warning, info or debug (default).
@@ -34,16 +36,26 @@ pub struct LogsPullResult {
     pub dropped: Option<u64>,
 }
 
-/// Drains the requests that finished since the last pull. With `onlyErrors` (default true) only
-/// status ≥ 400 and failed requests (refused, DNS, blocked, aborted: `failure` says which) are
-/// returned. An error response with a text body (JSON, HTML, text) carries `body`, its first 2 KB,
-/// captured before the browser evicts it: the server's own error message is usually the fastest
-/// way to the cause.
+/// Returns and drains the requests that finished since the last pull, and lists those still in
+/// flight (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400 and
+/// failed requests (refused, DNS, blocked, aborted: `failure` says which) are returned; the others
+/// stay for a later pull with `onlyErrors: false`. `urlContains` and `resourceTypes` narrow it
+/// further. Each entry has `requestId`, `method`, `url`, `status`, `resourceType`, `ms`, the
+/// `initiator` (the script location that started it) and `requestBody` (the first 2 KB it posted;
+/// values of password fields and secret-named keys masked, headers never included).
+/// `responseBody`, the first 2 KB of the text answer captured before the browser evicts it, comes
+/// with error responses — and, with `onlyErrors: false`, with every fetch/XHR and document
+/// response, so a 200 whose JSON has the wrong shape shows it. `network.body` returns a whole
+/// body. Requests the browser makes by itself (the favicon) are never counted as failures.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkPullParams {
     /// Only status >= 400 and failed requests (default true).
     pub only_errors: Option<bool>,
+    /// Only requests whose URL contains this.
+    pub url_contains: Option<String>,
+    /// Only these resource types: Document, Fetch, XHR, Script, Stylesheet, Image, Font, …
+    pub resource_types: Option<Vec<String>>,
 }
 
 impl Params for NetworkPullParams {}
@@ -51,8 +63,31 @@ impl Params for NetworkPullParams {}
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NetworkPullResult {
     pub requests: Vec<NetworkEntry>,
+    /// Requests still in flight, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,
+}
+
+/// The whole captured response body of one request (`requestId` from network.pull or an
+/// action's effects), up to 1 MB; secrets masked. Bodies are kept for fetch/XHR and document
+/// responses and for error responses with a text body, 4 MiB per session, oldest evicted first.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkBodyParams {
+    /// From network.pull's entries or an action's effects.
+    pub request_id: String,
+}
+
+impl Params for NetworkBodyParams {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NetworkBodyResult {
+    pub body: String,
+    /// The response was longer than 1 MB: this is its start.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 pub fn methods() -> Vec<MethodSpec> {
@@ -66,10 +101,13 @@ pub fn methods() -> Vec<MethodSpec> {
         .example(r#"{"level":"warning"}"#),
         page_method(
             "network.pull",
-            "Drain the finished requests (by default only failed ones) since the last pull.",
+            "Drain the finished requests (by default only failed ones) since the last pull; list those in flight.",
             PULL_TIMEOUT_MS,
             network_pull,
-        ),
+        )
+        .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#),
+        page_method("network.body", "The whole captured response body of one request.", PULL_TIMEOUT_MS, network_body)
+            .example(r#"{"requestId":"1234.56"}"#),
     ]
 }
 
@@ -83,6 +121,21 @@ async fn logs_pull(call: Call, page: Page, p: LogsPullParams) -> Result<LogsPull
 }
 
 async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<NetworkPullResult, ApiError> {
-    let (requests, dropped) = page.pull_network(p.only_errors.unwrap_or(true), call.deadline).await;
-    Ok(NetworkPullResult { requests, dropped: (dropped > 0).then_some(dropped) })
+    let query = NetworkQuery {
+        only_errors: p.only_errors.unwrap_or(true),
+        url_contains: p.url_contains.filter(|s| !s.is_empty()),
+        resource_types: p.resource_types.filter(|t| !t.is_empty()),
+    };
+    let pulled = page.pull_network(&query, call.deadline).await;
+    Ok(NetworkPullResult {
+        requests: pulled.requests,
+        pending: pulled.pending,
+        dropped: (pulled.dropped > 0).then_some(pulled.dropped),
+    })
+}
+
+async fn network_body(call: Call, page: Page, p: NetworkBodyParams) -> Result<NetworkBodyResult, ApiError> {
+    let (body, truncated) =
+        page.response_body(&p.request_id, call.deadline).await.map_err(|why| ApiError::invalid("requestId", why))?;
+    Ok(NetworkBodyResult { body, truncated })
 }

@@ -39,6 +39,15 @@ pub struct SnapshotParams {
     pub max_chars: Option<u64>,
     /// Levels of nesting to show (default: all).
     pub depth: Option<u32>,
+    /// "last": only the lines that changed since this page's previous snapshot of the same scope,
+    /// `- ` removed and `+ ` added (refs of unchanged elements stay valid).
+    pub since: Option<Since>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Since {
+    Last,
 }
 
 impl Params for SnapshotParams {}
@@ -51,11 +60,15 @@ pub struct SnapshotResult {
     pub refs: usize,
     /// True when the snapshot was cut to maxChars (its last line says so).
     pub truncated: bool,
+    /// For a diff (`since: "last"`): how many lines did not change. Absent when there was no
+    /// previous snapshot to compare with (the whole snapshot is returned then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<usize>,
 }
 
 impl From<Snapshot> for SnapshotResult {
     fn from(s: Snapshot) -> Self {
-        Self { snapshot: s.snapshot, refs: s.refs, truncated: s.truncated }
+        Self { snapshot: s.snapshot, refs: s.refs, truncated: s.truncated, unchanged: s.diff }
     }
 }
 
@@ -67,6 +80,9 @@ pub struct PageAfterAction {
     pub snapshot: String,
     pub refs: usize,
     pub truncated: bool,
+    /// For `snapshot: "diff"`: how many lines did not change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unchanged: Option<usize>,
 }
 
 pub fn methods() -> Vec<MethodSpec> {
@@ -100,14 +116,22 @@ async fn snapshot(
         interactive_only: p.interactive_only.unwrap_or(false),
         max_chars: max_chars(p.max_chars)?,
         depth: p.depth.map(|d| d as usize),
+        since_last: p.since == Some(Since::Last),
     };
     Ok(page.snapshot(&options, call.deadline).await?.into())
 }
 
-/// Takes the snapshot an action returns with `snapshot: true`.
-pub async fn after_action(call: &Call, page: &Page, max_chars: usize) -> Result<PageAfterAction, BrowserError> {
+/// Takes the snapshot an action returns with `snapshot`: the page's or `element`'s, whole or
+/// (`diff`) the lines changed since the previous one.
+pub async fn after_action(
+    call: &Call,
+    page: &Page,
+    max_chars: usize,
+    element: Option<Target>,
+    diff: bool,
+) -> Result<PageAfterAction, BrowserError> {
     let deadline = Instant::now() + Duration::from_millis(AFTER_ACTION_MS).min(call.ctx.max_call);
-    let options = SnapshotOptions { element: None, interactive_only: false, max_chars, depth: None };
+    let options = SnapshotOptions { element, interactive_only: false, max_chars, depth: None, since_last: diff };
     let snap = page.snapshot(&options, deadline).await?;
     let landed = page.landed(deadline).await?;
     Ok(PageAfterAction {
@@ -116,5 +140,6 @@ pub async fn after_action(call: &Call, page: &Page, max_chars: usize) -> Result<
         snapshot: snap.snapshot,
         refs: snap.refs,
         truncated: snap.truncated,
+        unchanged: snap.diff,
     })
 }

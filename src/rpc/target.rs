@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::registry::{Block, ParamSet, Params};
+use super::registry::{Block, BlockRole, ParamSet, Params};
 use crate::browser::Target;
 
 /// The element params.
@@ -26,7 +26,7 @@ impl Params for TargetParams {}
 
 impl TargetParams {
     /// At most one of `selector` and `ref`, parsed.
-    fn target(self) -> Result<Option<Target>, ApiError> {
+    pub fn into_target(self) -> Result<Option<Target>, ApiError> {
         match (self.selector, self.element_ref) {
             (Some(selector), None) if selector.trim().is_empty() => {
                 Err(ApiError::invalid("selector", "selector must not be empty"))
@@ -44,20 +44,22 @@ impl TargetParams {
 /// A method that needs an element: exactly one of `selector` and `ref`.
 impl ParamSet for Target {
     fn blocks() -> Vec<Block> {
-        TargetParams::blocks()
+        vec![Block { role: BlockRole::Target { required: true }, ..Block::of::<TargetParams>() }]
     }
     fn parse(params: &Value) -> Result<Self, ApiError> {
-        TargetParams::parse(params)?.target()?.ok_or_else(|| ApiError::invalid("selector", "missing selector (or ref)"))
+        TargetParams::parse(params)?
+            .into_target()?
+            .ok_or_else(|| ApiError::invalid("selector", "missing selector (or ref)"))
     }
 }
 
 /// A method whose element is optional: at most one of `selector` and `ref`.
 impl ParamSet for Option<Target> {
     fn blocks() -> Vec<Block> {
-        TargetParams::blocks()
+        vec![Block { role: BlockRole::Target { required: false }, ..Block::of::<TargetParams>() }]
     }
     fn parse(params: &Value) -> Result<Self, ApiError> {
-        TargetParams::parse(params)?.target()
+        TargetParams::parse(params)?.into_target()
     }
 }
 

@@ -8,6 +8,7 @@ mod client_examples;
 mod contract;
 mod egress;
 mod errors;
+mod evidence;
 mod http_layers;
 mod inspect;
 mod navigation;

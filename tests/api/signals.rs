@@ -36,8 +36,11 @@ async fn logs_pull_filters_by_level_and_reports_page_errors() {
     let kinds: Vec<&str> = console.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["warning", "error"], "log and debug are below warning");
     assert_eq!(console[1]["text"], "something failed: 42");
-    assert!(console[1]["url"].as_str().unwrap().ends_with("/errors/"));
-    assert!(console[1]["line"].as_u64().unwrap() > 0);
+    assert!(console[1]["location"]["url"].as_str().unwrap().ends_with("/errors/"));
+    assert!(console[1]["location"]["line"].as_u64().unwrap() > 0);
+    assert_eq!(console[1]["kind"], "console");
+    let source = console[1]["source"].as_str().expect("a console error carries its source line");
+    assert!(source.contains("console.error('something failed:', 42);"), "{source}");
     let messages: Vec<&str> =
         logs["pageErrors"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
     assert!(messages.iter().any(|m| m.contains("TypeError: undefinedThing is not a function")), "{messages:?}");
@@ -57,7 +60,7 @@ async fn network_pull_returns_the_500_with_its_body_and_the_refused_request() {
     assert_eq!(fail["status"], 500);
     assert_eq!(fail["method"], "GET");
     assert_eq!(fail["resourceType"], "Fetch");
-    assert!(fail["body"].as_str().unwrap().contains("database connection refused"), "{fail}");
+    assert!(fail["responseBody"].as_str().unwrap().contains("database connection refused"), "{fail}");
     assert!(
         requests.iter().all(|r| r["status"].as_u64().unwrap_or(0) >= 400 || r.get("failure").is_some()),
         "only errors by default"

@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
-"""Replaces the README's generated method reference with `text-browser --readme-methods`.
+"""Replaces the README's generated blocks (the method table and the method reference) with what
+`text-browser --readme-table` and `--readme-methods` print.
 
-Run from the repository root after changing a method: python3 tests/contract/update_readme.py
+Run from anywhere after changing a method: python3 tests/contract/update_readme.py
 """
 import pathlib
 import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
-generated = subprocess.run(
-    ["cargo", "run", "-q", "--bin", "text-browser", "--", "--readme-methods"],
-    cwd=root, check=True, capture_output=True, text=True,
-).stdout
-begin, end = generated.splitlines()[0], generated.rstrip("\n").splitlines()[-1]
 readme = root / "README.md"
 text = readme.read_text()
-start, stop = text.find(begin), text.find(end)
-if start < 0 or stop < 0:
-    sys.exit(f"README.md lacks the markers {begin!r} … {end!r}")
-readme.write_text(text[:start] + generated + text[stop + len(end) + 1:])
-print("README.md method reference updated")
+for flag in ("--readme-table", "--readme-methods"):
+    generated = subprocess.run(
+        ["cargo", "run", "-q", "--bin", "text-browser", "--", flag],
+        cwd=root, check=True, capture_output=True, text=True,
+    ).stdout
+    lines = generated.rstrip("\n").splitlines()
+    begin, end = lines[0], lines[-1]
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < 0:
+        sys.exit(f"README.md lacks the markers {begin!r} … {end!r}")
+    text = text[:start] + generated + text[stop + len(end) + 1:]
+readme.write_text(text)
+print("README.md: method table and reference updated")

@@ -15,11 +15,16 @@ pub enum Action {
     Press,
     /// Attached, visible and stable: read or captured (element screenshots), any match.
     Read,
+    /// Attached, visible and enabled: a `<select>` whose options are chosen.
+    Select,
+    /// Like a click: a checkbox or radio button to be checked or unchecked.
+    Check,
 }
 
 impl Action {
     /// Every action, for the test that each is known to the page scripts.
-    pub const ALL: [Action; 4] = [Action::Click, Action::Fill, Action::Press, Action::Read];
+    pub const ALL: [Action; 6] =
+        [Action::Click, Action::Fill, Action::Press, Action::Read, Action::Select, Action::Check];
 
     /// The name the page scripts know it by.
     pub fn name(self) -> &'static str {
@@ -28,6 +33,8 @@ impl Action {
             Self::Fill => "fill",
             Self::Press => "press",
             Self::Read => "read",
+            Self::Select => "select",
+            Self::Check => "check",
         }
     }
 }

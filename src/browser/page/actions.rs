@@ -140,6 +140,16 @@ impl Page {
 
     pub async fn click(&self, target: &Target, options: &ClickOptions, deadline: Instant) -> Result<(), BrowserError> {
         let ready = self.wait_ready(target, Action::Click, "page.click", deadline).await?;
+        self.click_at(ready, options, deadline).await
+    }
+
+    /// Clicks where a ready element is, then follows a navigation the click started.
+    pub(super) async fn click_at(
+        &self,
+        ready: Ready,
+        options: &ClickOptions,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
         let before = self.navigation_marks();
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
         let button = json!(options.button);
@@ -173,6 +183,10 @@ impl Page {
             return Err(BrowserError::NotAllowed(format!(
                 "page.fill into the password field {target} is refused: the operator set REFUSE_PASSWORD_FILL"
             )));
+        }
+        if ready.password {
+            // Whatever the page does with it, it never shows up in what the service returns.
+            self.watch().signals().redactor.remember(value);
         }
         if ready.set_value {
             self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;

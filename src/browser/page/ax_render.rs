@@ -69,6 +69,8 @@ pub struct Snapshot {
     pub snapshot: String,
     pub refs: usize,
     pub truncated: bool,
+    /// For a diff against the previous snapshot: how many lines did not change.
+    pub diff: Option<usize>,
 }
 
 /// One accessibility node, from any frame.
@@ -179,11 +181,16 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders from `root` and cuts the text at `max_chars`.
+    #[cfg(test)]
     pub fn render(&mut self, root: usize, max_chars: usize) -> Snapshot {
+        fit(&self.lines(root), max_chars)
+    }
+
+    /// The snapshot's lines from `root`, indented, before any cut.
+    pub fn lines(&mut self, root: usize) -> Vec<String> {
         let items = self.node(root, 0);
         let items = collapse_runs(merge_text(items, 0));
-        let lines: Vec<(usize, String)> = items.into_iter().flat_map(|i| i.lines).collect();
-        finish(lines, max_chars)
+        items.into_iter().flat_map(|i| i.lines).map(|(indent, line)| format!("{}{line}", "  ".repeat(indent))).collect()
     }
 
     fn wants_ref(&self, node: &AxNode) -> bool {
@@ -355,23 +362,22 @@ fn clone_item(item: &Item) -> Item {
 
 /// Formats the lines and cuts them so the text fits in `max_chars` (on a line boundary, ending
 /// with a note saying how many lines were left out).
-fn finish(lines: Vec<(usize, String)>, max_chars: usize) -> Snapshot {
-    let formatted: Vec<String> =
-        lines.iter().map(|(indent, line)| format!("{}{line}\n", "  ".repeat(*indent))).collect();
-    let total: usize = formatted.iter().map(String::len).sum();
+pub fn fit(lines: &[String], max_chars: usize) -> Snapshot {
+    let total: usize = lines.iter().map(|l| l.len() + 1).sum();
     let budget = if total <= max_chars { max_chars } else { max_chars.saturating_sub(NOTE_LIMIT) };
     let mut out = String::new();
-    for (n, line) in formatted.iter().enumerate() {
-        if out.len() + line.len() > budget {
+    for (n, line) in lines.iter().enumerate() {
+        if out.len() + line.len() + 1 > budget {
             out.push_str(&format!(
                 "- … truncated: {} more lines (narrow with selector or interactiveOnly, or raise maxChars)\n",
-                formatted.len() - n
+                lines.len() - n
             ));
-            return Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: true };
+            return Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: true, diff: None };
         }
         out.push_str(line);
+        out.push('\n');
     }
-    Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: false }
+    Snapshot { refs: out.matches("[ref=").count(), snapshot: out, truncated: false, diff: None }
 }
 
 /// Room kept for the truncation note.

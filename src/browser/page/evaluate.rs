@@ -28,7 +28,8 @@ impl Page {
         if matches!(outcome, Err(BrowserError::Timeout(_))) {
             self.terminate_running_script();
         }
-        outcome
+        // A password this session typed is never handed back, even when asked for.
+        outcome.map(|value| self.redact_value(value))
     }
 
     async fn evaluate_inner(
@@ -89,6 +90,15 @@ impl Page {
             ))),
             Some(text) => serde_json::from_str(text)
                 .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
+        }
+    }
+
+    fn redact_value(&self, value: Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.redact(&s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
+            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, self.redact_value(v))).collect()),
+            other => other,
         }
     }
 

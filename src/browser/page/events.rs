@@ -5,10 +5,81 @@
 //! Both go through [`PageEvent::parse`], which reads only the fields we use and tolerates anything
 //! else, so a renamed field in Chromium never silently loses an event we rely on.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::egress::failures::FAILURE_HEADER;
+
+/// A place in a script: 1-based line and column, and the function, when known.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+pub struct CodeLocation {
+    pub url: String,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based.
+    pub column: u32,
+    /// The function running there (absent at a script's top level).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub function: String,
+}
+
+impl CodeLocation {
+    /// From a CDP call frame (0-based `lineNumber` / `columnNumber`).
+    fn of_frame(frame: &Value) -> Option<Self> {
+        let url = frame.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
+        Some(Self {
+            url,
+            line: frame.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            column: frame.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            function: frame.get("functionName").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        })
+    }
+
+    /// The first frame with a URL of a CDP stack trace, following async parents.
+    fn of_stack(stack: &Value) -> Option<Self> {
+        let mut current = Some(stack);
+        while let Some(trace) = current {
+            let frames = trace.get("callFrames").and_then(Value::as_array);
+            if let Some(found) = frames.into_iter().flatten().find_map(Self::of_frame) {
+                return Some(found);
+            }
+            current = trace.get("parent");
+        }
+        None
+    }
+}
+
+/// How an uncaught page error came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorOrigin {
+    /// An exception nothing caught.
+    Exception,
+    /// A promise rejected with no handler.
+    #[serde(rename = "unhandledrejection")]
+    UnhandledRejection,
+}
+
+/// `Network.requestWillBeSent`: what the tracker keeps of a request's start.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestStart {
+    pub request_id: String,
+    /// The document the request belongs to.
+    pub loader_id: String,
+    pub frame_id: Option<String>,
+    pub resource_type: String,
+    pub url: String,
+    pub method: String,
+    /// The posted data, when Chromium included it in the event.
+    pub post_data: Option<String>,
+    /// There is posted data, included or not.
+    pub has_post_data: bool,
+    /// The script (or parser) that started it.
+    pub initiator: Option<CodeLocation>,
+    /// CDP monotonic time, seconds.
+    pub timestamp: f64,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageEvent {
@@ -23,15 +94,7 @@ pub enum PageEvent {
         loader_id: String,
         url: String,
     },
-    RequestStarted {
-        request_id: String,
-        /// The document the request belongs to.
-        loader_id: String,
-        frame_id: Option<String>,
-        resource_type: String,
-        url: String,
-        method: String,
-    },
+    RequestStarted(RequestStart),
     ResponseReceived {
         request_id: String,
         frame_id: Option<String>,
@@ -43,20 +106,24 @@ pub enum PageEvent {
     },
     RequestFinished {
         request_id: String,
+        /// CDP monotonic time, seconds.
+        timestamp: f64,
     },
     RequestFailed {
         request_id: String,
         error_text: String,
+        timestamp: f64,
     },
     Console {
         kind: String,
         text: String,
-        url: Option<String>,
-        line: Option<u32>,
+        location: Option<CodeLocation>,
     },
     Exception {
+        origin: ErrorOrigin,
         message: String,
         stack: Option<String>,
+        location: Option<CodeLocation>,
     },
     /// The page asked to navigate a frame (a link, a form, `location = …`).
     NavigationRequested {
@@ -70,9 +137,32 @@ pub enum PageEvent {
         request_id: String,
         url: String,
     },
+    /// A script the page runs (reported only while the Debugger domain is on, see `inspect`).
+    ScriptParsed {
+        script_id: String,
+        url: String,
+    },
 }
 
 impl PageEvent {
+    /// The event's kind, for logs (never its data).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Lifecycle { .. } => "lifecycle",
+            Self::FrameNavigated { .. } => "frame_navigated",
+            Self::RequestStarted(_) => "request_started",
+            Self::ResponseReceived { .. } => "response_received",
+            Self::RequestFinished { .. } => "request_finished",
+            Self::RequestFailed { .. } => "request_failed",
+            Self::Console { .. } => "console",
+            Self::Exception { .. } => "exception",
+            Self::NavigationRequested { .. } => "navigation_requested",
+            Self::Crashed => "crashed",
+            Self::RequestPaused { .. } => "request_paused",
+            Self::ScriptParsed { .. } => "script_parsed",
+        }
+    }
+
     /// Parses one event's params; `None` for events we do not watch or payloads missing what we need.
     pub fn parse(method: &str, params: Value) -> Option<Self> {
         Some(match method {
@@ -89,14 +179,18 @@ impl PageEvent {
                     url: p.frame.url,
                 }
             }
-            "Network.requestWillBeSent" => Self::RequestStarted {
+            "Network.requestWillBeSent" => Self::RequestStarted(RequestStart {
                 request_id: request_id(&params)?,
                 loader_id: str_field(&params, "loaderId").unwrap_or_default(),
                 frame_id: str_field(&params, "frameId"),
                 resource_type: str_field(&params, "type").unwrap_or_else(|| "Other".into()),
                 url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 method: params.pointer("/request/method").and_then(Value::as_str).unwrap_or("GET").to_owned(),
-            },
+                post_data: post_data(&params),
+                has_post_data: params.pointer("/request/hasPostData").and_then(Value::as_bool).unwrap_or(false),
+                initiator: initiator(params.get("initiator")),
+                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
+            }),
             "Network.responseReceived" => {
                 let p: ResponseReceived = serde_json::from_value(params).ok()?;
                 Self::ResponseReceived {
@@ -114,16 +208,25 @@ impl PageEvent {
                         .map(str::to_owned),
                 }
             }
-            "Network.loadingFinished" => Self::RequestFinished { request_id: request_id(&params)? },
-            "Network.loadingFailed" => {
-                Self::RequestFailed { request_id: request_id(&params)?, error_text: failure_text(&params) }
-            }
+            "Network.loadingFinished" => Self::RequestFinished {
+                request_id: request_id(&params)?,
+                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
+            },
+            "Network.loadingFailed" => Self::RequestFailed {
+                request_id: request_id(&params)?,
+                error_text: failure_text(&params),
+                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
+            },
             "Runtime.consoleAPICalled" => console(&params)?,
             "Runtime.exceptionThrown" => exception(params.get("exceptionDetails")?),
             "Inspector.targetCrashed" => Self::Crashed,
             "Page.frameRequestedNavigation" => Self::NavigationRequested {
                 frame_id: str_field(&params, "frameId")?,
                 disposition: str_field(&params, "disposition").unwrap_or_else(|| "currentTab".into()),
+                url: str_field(&params, "url").unwrap_or_default(),
+            },
+            "Debugger.scriptParsed" => Self::ScriptParsed {
+                script_id: str_field(&params, "scriptId")?,
                 url: str_field(&params, "url").unwrap_or_default(),
             },
             "Fetch.requestPaused" => Self::RequestPaused {
@@ -137,6 +240,34 @@ impl PageEvent {
 
 fn request_id(params: &Value) -> Option<String> {
     str_field(params, "requestId")
+}
+
+/// The request's posted data as text: `postData`, or its `postDataEntries` decoded.
+fn post_data(params: &Value) -> Option<String> {
+    use base64::Engine;
+    if let Some(text) = params.pointer("/request/postData").and_then(Value::as_str) {
+        return Some(text.to_owned());
+    }
+    let entries = params.pointer("/request/postDataEntries")?.as_array()?;
+    let mut bytes = Vec::new();
+    for entry in entries {
+        let chunk = entry.get("bytes").and_then(Value::as_str).unwrap_or_default();
+        bytes.extend(base64::engine::general_purpose::STANDARD.decode(chunk).ok()?);
+    }
+    (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Where a request was started: the first script frame of its initiator's stack, or the
+/// document line the parser found it on.
+fn initiator(initiator: Option<&Value>) -> Option<CodeLocation> {
+    let initiator = initiator?;
+    if let Some(found) = initiator.get("stack").and_then(CodeLocation::of_stack) {
+        return Some(found);
+    }
+    let url = initiator.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
+    let line = initiator.get("lineNumber").and_then(Value::as_u64).map(|l| l as u32 + 1).unwrap_or(0);
+    let column = initiator.get("columnNumber").and_then(Value::as_u64).map(|c| c as u32 + 1).unwrap_or(0);
+    Some(CodeLocation { url, line, column, function: String::new() })
 }
 
 /// Why a request failed: Chromium's error text, or the blocking reason when it names one.
@@ -158,23 +289,30 @@ fn console(params: &Value) -> Option<PageEvent> {
         .and_then(Value::as_array)
         .map(|args| args.iter().map(remote_object_text).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
-    let frame = params.pointer("/stackTrace/callFrames/0");
-    let url = frame.and_then(|f| f.get("url")).and_then(Value::as_str).filter(|u| !u.is_empty()).map(str::to_owned);
-    let line = frame.and_then(|f| f.get("lineNumber")).and_then(Value::as_u64).map(|l| l as u32 + 1);
-    Some(PageEvent::Console { kind, text, url, line })
+    let location = params.get("stackTrace").and_then(CodeLocation::of_stack);
+    Some(PageEvent::Console { kind, text, location })
 }
 
 fn exception(details: &Value) -> PageEvent {
     let description = details.pointer("/exception/description").and_then(Value::as_str);
     let value = details.pointer("/exception/value").map(remote_value_text);
     let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught exception");
-    match description {
-        Some(d) => PageEvent::Exception {
-            message: d.lines().next().unwrap_or(d).to_owned(),
-            stack: d.contains('\n').then(|| d.to_owned()),
-        },
-        None => PageEvent::Exception { message: value.unwrap_or_else(|| text.to_owned()), stack: None },
-    }
+    let origin = if text.contains("(in promise)") { ErrorOrigin::UnhandledRejection } else { ErrorOrigin::Exception };
+    // Where it was thrown: the top frame of its stack, or the details' own position.
+    let location = details.get("stackTrace").and_then(CodeLocation::of_stack).or_else(|| {
+        let url = details.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
+        Some(CodeLocation {
+            url,
+            line: details.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            column: details.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            function: String::new(),
+        })
+    });
+    let (message, stack) = match description {
+        Some(d) => (d.lines().next().unwrap_or(d).to_owned(), d.contains('\n').then(|| d.to_owned())),
+        None => (value.unwrap_or_else(|| text.to_owned()), None),
+    };
+    PageEvent::Exception { origin, message, stack, location }
 }
 
 /// How a console argument reads: strings as themselves, objects by their description.
@@ -302,15 +440,20 @@ mod tests {
             "Runtime.consoleAPICalled",
             json!({"type":"error","args":[{"type":"string","value":"failed:"},{"type":"number","value":500},
                    {"type":"object","description":"Error: x"}],
-                   "stackTrace":{"callFrames":[{"url":"http://app/main.js","lineNumber":9}]}}),
+                   "stackTrace":{"callFrames":[{"url":"http://app/main.js","lineNumber":9,"columnNumber":4,
+                                                 "functionName":"load"}]}}),
         );
         assert_eq!(
             e,
             Some(PageEvent::Console {
                 kind: "error".into(),
                 text: "failed: 500 Error: x".into(),
-                url: Some("http://app/main.js".into()),
-                line: Some(10),
+                location: Some(CodeLocation {
+                    url: "http://app/main.js".into(),
+                    line: 10,
+                    column: 5,
+                    function: "load".into()
+                }),
             })
         );
     }
@@ -319,38 +462,54 @@ mod tests {
     fn exceptions_split_message_and_stack() {
         let e = PageEvent::parse(
             "Runtime.exceptionThrown",
-            json!({"exceptionDetails":{"text":"Uncaught","exception":{"description":"TypeError: x is undefined\n    at f (a.js:1:2)"}}}),
+            json!({"exceptionDetails":{"text":"Uncaught","url":"http://a/","lineNumber":3,"columnNumber":0,
+                   "stackTrace":{"callFrames":[{"functionName":"f","url":"http://a/a.js","lineNumber":0,"columnNumber":1}]},
+                   "exception":{"description":"TypeError: x is undefined\n    at f (a.js:1:2)"}}}),
         );
         assert_eq!(
             e,
             Some(PageEvent::Exception {
+                origin: ErrorOrigin::Exception,
                 message: "TypeError: x is undefined".into(),
                 stack: Some("TypeError: x is undefined\n    at f (a.js:1:2)".into()),
+                location: Some(CodeLocation { url: "http://a/a.js".into(), line: 1, column: 2, function: "f".into() }),
             })
         );
         let e = PageEvent::parse(
             "Runtime.exceptionThrown",
-            json!({"exceptionDetails":{"text":"Uncaught","exception":{"type":"string","value":"thrown string"}}}),
+            json!({"exceptionDetails":{"text":"Uncaught (in promise)","url":"http://a/","lineNumber":6,"columnNumber":2,
+                   "exception":{"type":"string","value":"thrown string"}}}),
         );
-        assert_eq!(e, Some(PageEvent::Exception { message: "thrown string".into(), stack: None }));
+        assert_eq!(
+            e,
+            Some(PageEvent::Exception {
+                origin: ErrorOrigin::UnhandledRejection,
+                message: "thrown string".into(),
+                stack: None,
+                location: Some(CodeLocation { url: "http://a/".into(), line: 7, column: 3, function: String::new() }),
+            })
+        );
     }
 
     #[test]
     fn request_events_keep_what_navigation_needs() {
         let started = PageEvent::parse(
             "Network.requestWillBeSent",
-            json!({"requestId":"L1","loaderId":"L1","frameId":"F","type":"Document","request":{"url":"http://x/"}}),
+            json!({"requestId":"L1","loaderId":"L1","frameId":"F","type":"Document","request":{"url":"http://x/"},
+                   "timestamp":12.5}),
         );
         assert_eq!(
             started,
-            Some(PageEvent::RequestStarted {
+            Some(PageEvent::RequestStarted(RequestStart {
                 request_id: "L1".into(),
                 loader_id: "L1".into(),
                 frame_id: Some("F".into()),
                 resource_type: "Document".into(),
                 url: "http://x/".into(),
                 method: "GET".into(),
-            })
+                timestamp: 12.5,
+                ..Default::default()
+            }))
         );
         let failed = PageEvent::parse(
             "Network.loadingFailed",
@@ -360,8 +519,27 @@ mod tests {
             failed,
             Some(PageEvent::RequestFailed {
                 request_id: "L1".into(),
-                error_text: "net::ERR_CONNECTION_REFUSED".into()
+                error_text: "net::ERR_CONNECTION_REFUSED".into(),
+                timestamp: 0.0,
             })
+        );
+    }
+
+    #[test]
+    fn a_posted_request_keeps_its_body_and_the_script_that_sent_it() {
+        let started = PageEvent::parse(
+            "Network.requestWillBeSent",
+            json!({"requestId":"R","type":"Fetch","request":{"url":"http://x/api","method":"POST",
+                   "hasPostData":true,"postDataEntries":[{"bytes":"eyJxIjoxfQ=="}]},
+                   "initiator":{"type":"script","stack":{"callFrames":[],"parent":{"description":"await",
+                     "callFrames":[{"functionName":"submitOrder","url":"http://x/app.js","lineNumber":11,"columnNumber":4}]}}}}),
+        );
+        let Some(PageEvent::RequestStarted(start)) = started else { panic!("{started:?}") };
+        assert_eq!(start.post_data.as_deref(), Some("{\"q\":1}"));
+        assert!(start.has_post_data);
+        assert_eq!(
+            start.initiator,
+            Some(CodeLocation { url: "http://x/app.js".into(), line: 12, column: 5, function: "submitOrder".into() })
         );
     }
 }

@@ -42,6 +42,8 @@ struct Inner {
     helper_world: Mutex<Option<(String, i64)>>,
     /// The refs page.snapshot issued (see `refs`).
     refs: Mutex<RefTable>,
+    /// The latest snapshot lines per scope, for `snapshot: "diff"` (a few scopes at most).
+    snapshots: Mutex<Vec<(String, Vec<String>)>>,
     routes: Arc<EventRoutes>,
     /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
     barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
@@ -93,11 +95,17 @@ impl Page {
                 watch,
                 helper_world: Mutex::new(None),
                 refs: Mutex::new(RefTable::default()),
+                snapshots: Mutex::new(Vec::new()),
                 routes: chromium.routes().clone(),
                 barrier,
                 pump,
             }),
         })
+    }
+
+    /// The chromiumoxide page, for the few helpers that take one.
+    pub(super) fn cdp_page(&self) -> &chromiumoxide::Page {
+        &self.inner.page
     }
 
     /// The page's target id, which is also its main frame's id.
@@ -121,6 +129,24 @@ impl Page {
 
     pub(super) fn refs(&self) -> std::sync::MutexGuard<'_, RefTable> {
         self.inner.refs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `text` with every password this session typed masked (see `redact`).
+    pub(super) fn redact(&self, text: &str) -> String {
+        self.inner.watch.signals().redactor.text(text)
+    }
+
+    /// Keeps `lines` as the latest snapshot of `scope`; returns the one it replaces.
+    pub(super) fn remember_snapshot(&self, scope: &str, lines: Vec<String>) -> Option<Vec<String>> {
+        /// Scopes remembered (the page snapshot, a few element snapshots).
+        const SCOPES: usize = 4;
+        let mut snapshots = self.inner.snapshots.lock().unwrap_or_else(|p| p.into_inner());
+        let previous = snapshots.iter().position(|(s, _)| s == scope).map(|i| snapshots.remove(i).1);
+        if snapshots.len() == SCOPES {
+            snapshots.remove(0);
+        }
+        snapshots.push((scope.to_owned(), lines));
+        previous
     }
 
     /// Sends a command to the page, failing at once if its renderer crashed.
@@ -192,6 +218,7 @@ async fn subscribe(
     use chromiumoxide::cdp::browser_protocol::page::{
         EventFrameNavigated, EventFrameRequestedNavigation, EventLifecycleEvent,
     };
+    use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
     use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
 
     let mut all = SelectAll::new();
@@ -206,6 +233,7 @@ async fn subscribe(
     all.push(typed::<EventConsoleApiCalled>(page).await?);
     all.push(typed::<EventExceptionThrown>(page).await?);
     all.push(typed::<EventRequestPaused>(page).await?);
+    all.push(typed::<EventScriptParsed>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

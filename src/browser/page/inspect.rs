@@ -1,65 +1,277 @@
-//! Looking at the page's structure: `find.byRole` and `axe.run`.
+//! `page.inspect`: why an element is as it is, in one answer.
 //!
-//! `find.byRole` asks Chromium's accessibility tree (the screen reader's truth) and answers with a
-//! selector the action methods accept: the role selector itself when it names exactly one element,
-//! otherwise a CSS path to the first match. `axe.run` loads axe-core into the helper world, where
-//! page scripts cannot interfere with it.
+//! The page script (`js/inspect.js`) reports what it is, whether it is visible and enabled and why
+//! not, its value (never a password's) and its form's validity; Chromium's accessibility tree
+//! gives its role and accessible name; `DOMDebugger.getEventListeners` on the element, its
+//! ancestors, the document and the window gives every listener its events can reach, each with
+//! its script location and first lines. Script ids are turned into URLs by turning the Debugger
+//! domain on for a moment (it replays every script's `scriptParsed`), only when a listener's
+//! script is not known yet.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::selector::Selector;
 use super::target::Target;
 use crate::browser::error::BrowserError;
 
-const UNIQUE_SELECTOR_JS: &str = include_str!("../../js/unique_selector.js");
-const AXE_RUN_JS: &str = include_str!("../../js/axe_run.js");
+const INSPECT_JS: &str = include_str!("../../js/inspect.js");
+const ANCESTORS_JS: &str = include_str!("../../js/ancestors.js");
+const DESCRIBE_CHAIN_JS: &str = include_str!("../../js/describe_chain.js");
 
-/// A selector for one element found by role.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Found {
-    pub selector: String,
-    pub count: u64,
+/// The object group inspection handles live in, released at the end.
+const GROUP: &str = "text-browser-inspect";
+/// Listeners listed before "N more".
+const MAX_LISTENERS: usize = 12;
+/// Source lines shown under each listener: the whole handler when it is this short, else its
+/// first lines.
+const LISTENER_LINES: u32 = 12;
+
+/// The element's validity as a form control.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Validity {
+    pub valid: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_message: Option<String>,
+    /// The failing constraints: valueMissing, typeMismatch, patternMismatch, tooShort …
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failing: Vec<String>,
+}
+
+/// The form the element belongs to, and what keeps it from submitting.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FormFacts {
+    pub element: String,
+    pub no_validate: bool,
+    pub valid: bool,
+    /// Up to 5 fields that fail validation, each with its message and constraint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid_fields: Vec<String>,
+}
+
+/// One event listener the element's events reach.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Listener {
+    /// The element itself, or the ancestor (or document, window) it is on.
+    pub on: String,
+    /// The event type.
+    #[serde(rename = "type")]
+    pub event: String,
+    /// Registered for the capture phase.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub capture: bool,
+    /// Where the handler is: `url:line:column`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The handler's first lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// Everything `page.inspect` reports about an element.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Inspection {
+    /// tag#id.class "text".
+    pub element: String,
+    pub tag: String,
+    /// How many elements the selector matched (the first is inspected), when more than one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<u64>,
+    /// The role and accessible name Chromium computes (what a screen reader gets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// id, class, type, name, disabled, aria-*, data-test* and other attributes that explain behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<serde_json::Map<String, Value>>,
+    /// The current value (masked for password fields; an array for multiple selects).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<bool>,
+    /// A select's options (value, and label when different).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    pub visible: bool,
+    /// display:none on which ancestor, visibility, opacity, zero size, off-screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_because: Option<String>,
+    /// What a click at its centre would hit instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_by: Option<String>,
+    /// False when it is outside the viewport (scrolling would show it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_viewport: Option<bool>,
+    pub enabled: bool,
+    /// Its disabled attribute, a disabled fieldset, aria-disabled, inert, pointer-events:none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_because: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<Validity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<FormFacts>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused: Option<bool>,
+    /// Listeners on the element and on everything its events bubble to, nearest first.
+    #[serde(default, skip_deserializing)]
+    pub listeners: Vec<Listener>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more_listeners: Option<u64>,
+}
+
+/// A listener as DOMDebugger reports it, before its script is named.
+struct RawListener {
+    on: String,
+    event: String,
+    capture: bool,
+    script_id: String,
+    line: u32,
+    column: u32,
+    handler: Option<String>,
 }
 
 impl Page {
-    pub async fn find_by_role(
-        &self,
-        role: &str,
-        name: Option<&str>,
-        exact: bool,
-        deadline: Instant,
-    ) -> Result<Found, BrowserError> {
-        let mut source = format!("role={role}");
-        if let Some(name) = name {
-            let quoted = serde_json::to_string(name).unwrap_or_default();
-            source.push_str(&format!("[name={quoted}{}]", if exact { " s" } else { "" }));
+    pub async fn inspect(&self, target: &Target, deadline: Instant) -> Result<Inspection, BrowserError> {
+        let facts = self.call_helper_on(INSPECT_JS, target, &[], deadline).await?;
+        let mut inspection: Inspection = serde_json::from_value(facts)
+            .map_err(|e| BrowserError::HelperScript(format!("inspect.js answered something unexpected: {e}")))?;
+        if let Some(value) = inspection.value.take() {
+            let redactor = |s: &str| self.watch().signals().redactor.text(s);
+            inspection.value = Some(match value {
+                Value::String(s) => Value::String(redactor(&s)),
+                other => other,
+            });
         }
-        let query = Target::parse(&source)?;
-        if !matches!(query.selector(), Selector::Role(_)) {
-            return Err(BrowserError::InvalidOption(format!("{role:?} is not a role name")));
+        let backend = self.element_backend_id(target, deadline).await?;
+        let ax = self
+            .cdp(
+                "Accessibility.getPartialAXTree",
+                json!({ "backendNodeId": backend, "fetchRelatives": false }),
+                deadline,
+            )
+            .await;
+        if let Ok(ax) = ax {
+            let node = ax["nodes"].as_array().and_then(|nodes| {
+                nodes.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend)).or(nodes.first())
+            });
+            if let Some(node) = node {
+                inspection.role = node.pointer("/role/value").and_then(Value::as_str).map(str::to_owned);
+                inspection.name =
+                    node.pointer("/name/value").and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_owned);
+            }
         }
-        let found = self.call_helper_on(UNIQUE_SELECTOR_JS, &query, &[], deadline).await.map_err(|err| match err {
-            BrowserError::ElementNotFound(_) => BrowserError::ElementNotFound(source.clone()),
-            other => other,
-        })?;
-        let count = found["count"].as_u64().unwrap_or_default();
-        if count == 1 {
-            return Ok(Found { selector: source, count });
-        }
-        Ok(Found { selector: found["selector"].as_str().unwrap_or_default().to_owned(), count })
+        let raw = self.raw_listeners(backend, deadline).await;
+        let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }), deadline).await;
+        let raw = raw?;
+        let more = raw.len().saturating_sub(MAX_LISTENERS);
+        inspection.listeners = self.name_listeners(raw.into_iter().take(MAX_LISTENERS).collect(), deadline).await;
+        inspection.more_listeners = (more > 0).then_some(more as u64);
+        Ok(inspection)
     }
 
-    /// Runs axe-core (`axe_source` is axe.min.js) and returns its violations.
-    /// axe-core is loaded into the helper world once per document.
-    pub async fn axe(&self, axe_source: &str, include: Option<&str>, deadline: Instant) -> Result<Value, BrowserError> {
-        match self.call_helper(AXE_RUN_JS, &[json!(include)], deadline).await {
-            Err(BrowserError::AxeUnavailable(_)) => {
-                self.evaluate_in_helper_world(axe_source, deadline).await?;
-                self.call_helper(AXE_RUN_JS, &[json!(include)], deadline).await
+    /// Every listener on the element, its ancestors, the document and the window, nearest first.
+    async fn raw_listeners(&self, backend: i64, deadline: Instant) -> Result<Vec<RawListener>, BrowserError> {
+        // Names come from our helper library, in its isolated world; listeners are only visible
+        // through objects of the world that registered them: the page's own.
+        let context = self.helper_context(deadline).await?;
+        let in_helper = json!({ "backendNodeId": backend, "executionContextId": context, "objectGroup": GROUP });
+        let helper_node = self.cdp("DOM.resolveNode", in_helper, deadline).await?;
+        let in_page = json!({ "backendNodeId": backend, "objectGroup": GROUP });
+        let page_node = self.cdp("DOM.resolveNode", in_page, deadline).await?;
+        let object =
+            |node: &Value| node.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let call = |function: &'static str, on: String, by_value: bool| json!({ "functionDeclaration": function, "objectId": on, "returnByValue": by_value, "objectGroup": GROUP });
+        let names =
+            self.cdp("Runtime.callFunctionOn", call(DESCRIBE_CHAIN_JS, object(&helper_node), true), deadline).await?;
+        let names: Vec<String> = names
+            .pointer("/result/value")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|n| n.as_str().unwrap_or("?").to_owned()).collect())
+            .unwrap_or_default();
+        let chain = self.cdp("Runtime.callFunctionOn", call(ANCESTORS_JS, object(&page_node), false), deadline).await?;
+        let chain_id = chain.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
+        let items =
+            self.cdp("Runtime.getProperties", json!({ "objectId": chain_id, "ownProperties": true }), deadline).await?;
+        let mut objects: Vec<(usize, String)> = items["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let index = p["name"].as_str()?.parse::<usize>().ok()?;
+                Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
+            })
+            .collect();
+        objects.sort();
+        let mut out = Vec::new();
+        for (index, object) in objects {
+            let on = if index == 0 { "itself".to_owned() } else { names.get(index).cloned().unwrap_or_default() };
+            let Ok(found) = self.cdp("DOMDebugger.getEventListeners", json!({ "objectId": object }), deadline).await
+            else {
+                continue;
+            };
+            for l in found["listeners"].as_array().into_iter().flatten() {
+                out.push(RawListener {
+                    on: on.clone(),
+                    event: l["type"].as_str().unwrap_or_default().to_owned(),
+                    capture: l["useCapture"].as_bool().unwrap_or(false),
+                    script_id: l["scriptId"].as_str().unwrap_or_default().to_owned(),
+                    line: l["lineNumber"].as_u64().unwrap_or(0) as u32 + 1,
+                    column: l["columnNumber"].as_u64().unwrap_or(0) as u32 + 1,
+                    handler: l.pointer("/handler/description").and_then(Value::as_str).map(str::to_owned),
+                });
             }
-            other => other,
         }
+        Ok(out)
+    }
+
+    /// Names each listener's script (turning the Debugger domain on for a moment when a script is
+    /// not known yet) and adds its first lines.
+    async fn name_listeners(&self, raw: Vec<RawListener>, deadline: Instant) -> Vec<Listener> {
+        let unknown = {
+            let scripts = self.watch().scripts();
+            raw.iter().any(|l| !l.script_id.is_empty() && !scripts.contains_key(&l.script_id))
+        };
+        if unknown && self.cdp("Debugger.enable", json!({}), deadline).await.is_ok() {
+            self.settle_events(deadline).await;
+            let _ = self.cdp("Debugger.disable", json!({}), deadline).await;
+        }
+        let mut out = Vec::new();
+        let mut shown = std::collections::HashSet::new();
+        for l in raw {
+            let url = self.watch().scripts().get(&l.script_id).cloned();
+            // The handler's own text says how long it is; a handler listed twice is shown once.
+            let length =
+                l.handler.as_deref().map_or(LISTENER_LINES, |h| h.lines().count() as u32).clamp(1, LISTENER_LINES);
+            let first_time = shown.insert((l.script_id.clone(), l.line, l.column));
+            let mut source = None;
+            if let Some(url) = &url
+                && first_time
+                && let Some(lines) = self.source_lines(url, deadline).await
+            {
+                source = super::sources::numbered(&lines, l.line, length);
+            }
+            let source = source.or_else(|| {
+                let handler = l.handler.as_deref().filter(|_| first_time)?;
+                Some(handler.lines().take(length as usize).collect::<Vec<_>>().join("\n"))
+            });
+            out.push(Listener {
+                on: l.on,
+                event: l.event,
+                capture: l.capture,
+                at: url.map(|u| format!("{u}:{}:{}", l.line, l.column)),
+                source,
+            });
+        }
+        out
     }
 }

@@ -2,26 +2,35 @@
 //!
 //! - `handle`: the handle, its CDP commands and its event pump
 //! - `events`, `reorder`, `tracker`, `signals`: page events parsed leniently, put back in order,
-//!   folded into navigation and network state and the console / error / network buffers
+//!   folded into navigation and network state and the console / error / network buffers, with
+//!   captured bodies (`bodies`), script sources (`sources`) and secrets masked (`redact`)
 //! - `script`, `resolve`, `target`, `selector`, `refs`, `action`: our helper scripts in an isolated
 //!   world, and finding the element a method names
-//! - one file per capability: `navigation`, `actions` (+ `keys`), `reading`, `evaluate`,
-//!   `screenshot`, `snapshot` (+ `ax_render`), `inspect`, `emulation`, `pulls`
+//! - one file per capability: `navigation`, `actions` (+ `keys`), `forms`, `effects`, `reading`,
+//!   `evaluate`, `screenshot`, `snapshot` (+ `ax_render`), `inspect`, `code`, `find`, `axe`,
+//!   `emulation`, `pulls`
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
 mod action;
 mod actions;
 mod ax_render;
+mod axe;
+mod bodies;
+mod code;
+mod effects;
 mod emulation;
 mod evaluate;
 mod events;
+mod find;
+mod forms;
 mod handle;
 mod inspect;
 mod keys;
 mod navigation;
 mod pulls;
 mod reading;
+mod redact;
 mod refs;
 mod reorder;
 mod resolve;
@@ -30,19 +39,26 @@ mod script;
 mod selector;
 mod signals;
 mod snapshot;
+mod sources;
 mod target;
 mod tracker;
 
 pub use action::Action;
 pub use actions::{ClickOptions, Modifier, MouseButton};
 pub use ax_render::Snapshot;
+pub use code::SourceView;
+pub use effects::{Effects, Mark, Navigated, RequestEffect};
 pub use emulation::Viewport;
+pub use events::CodeLocation;
+pub use find::Found;
+pub use forms::FieldValue;
 pub use handle::Page;
-pub use inspect::Found;
+pub use inspect::{FormFacts, Inspection, Listener, Validity};
 pub use keys::Combo as KeyCombo;
 pub use navigation::{Landed, WaitUntil};
+pub use pulls::{NetworkPull, NetworkQuery, PendingView};
 pub use reading::{PageText, TextFormat};
 pub use screenshot::{ImageType, ShotOptions};
-pub use signals::{ConsoleEntry, Level, Logs, NetworkEntry, PageError, SignalCounts};
+pub use signals::{ConsoleEntry, Level, Logs, NetworkEntry, Origin, PageError, SignalCounts};
 pub use snapshot::SnapshotOptions;
 pub use target::Target;

@@ -46,15 +46,15 @@ impl Page {
             TextFormat::Markdown => MARKDOWN_JS,
         };
         let raw = self.call_helper_on(script, target, &[], deadline).await?;
-        let raw = raw.as_str().unwrap_or_default();
-        let text = if normalize { normalize_text(raw) } else { raw.to_owned() };
+        let raw = self.redact(raw.as_str().unwrap_or_default());
+        let text = if normalize { normalize_text(&raw) } else { raw };
         Ok(clamp_chars(text, max_chars))
     }
 
     pub async fn content(&self, deadline: Instant) -> Result<String, BrowserError> {
         let html = self.call_helper(CONTENT_JS, &[], deadline).await?;
         Ok(match html {
-            Value::String(html) => html,
+            Value::String(html) => self.redact(&html),
             _ => String::new(),
         })
     }

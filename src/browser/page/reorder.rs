@@ -43,8 +43,8 @@ pub enum Ordered {
     Responded(PageEvent),
     /// The request is no longer in flight.
     Settled { request_id: String },
-    /// The request's outcome is complete.
-    Ended { request_id: String, ending: Ending },
+    /// The request's outcome is complete (`timestamp`: when it ended, CDP monotonic seconds).
+    Ended { request_id: String, ending: Ending, timestamp: f64 },
 }
 
 #[derive(Debug, Default)]
@@ -53,8 +53,9 @@ pub struct Reorder {
     open: HashSet<String>,
     /// Started and responded, not yet ended.
     responded: HashSet<String>,
-    /// Settled (finished) before their response arrived; ended when it does.
-    awaiting_response: VecDeque<String>,
+    /// Settled (finished) before their response arrived, with when they finished; ended when the
+    /// response arrives.
+    awaiting_response: VecDeque<(String, f64)>,
     /// Settled recently: a start for one of them is a late redirect hop of a finished chain.
     ended: VecDeque<String>,
     /// Events of requests whose start has not arrived yet, replayed when it does.
@@ -77,11 +78,11 @@ impl Reorder {
 
     fn take(&mut self, event: PageEvent, out: &mut Vec<Ordered>) {
         match event {
-            PageEvent::RequestStarted { ref request_id, .. } => {
-                if self.ended.contains(request_id) {
+            PageEvent::RequestStarted(ref start) => {
+                if self.ended.contains(&start.request_id) {
                     return; // a redirect hop whose chain already ended
                 }
-                let id = request_id.clone();
+                let id = start.request_id.clone();
                 if !self.open.contains(&id) && self.open.len() >= MAX_OPEN {
                     return;
                 }
@@ -97,10 +98,10 @@ impl Reorder {
             }
             PageEvent::ResponseReceived { ref request_id, .. } => {
                 let id = request_id.clone();
-                if let Some(pos) = self.awaiting_response.iter().position(|r| *r == id) {
-                    self.awaiting_response.remove(pos);
+                if let Some(pos) = self.awaiting_response.iter().position(|(r, _)| *r == id) {
+                    let timestamp = self.awaiting_response.remove(pos).map(|(_, t)| t).unwrap_or_default();
                     out.push(Ordered::Responded(event));
-                    out.push(Ordered::Ended { request_id: id, ending: Ending::Finished });
+                    out.push(Ordered::Ended { request_id: id, ending: Ending::Finished, timestamp });
                 } else if self.open.contains(&id) {
                     self.responded.insert(id);
                     out.push(Ordered::Responded(event));
@@ -108,19 +109,23 @@ impl Reorder {
                     self.hold(id, event);
                 }
             }
-            PageEvent::RequestFinished { request_id } => self.end(request_id, Ending::Finished, out),
-            PageEvent::RequestFailed { request_id, error_text } => {
-                self.end(request_id, Ending::Failed(error_text), out)
+            PageEvent::RequestFinished { request_id, timestamp } => {
+                self.end(request_id, Ending::Finished, timestamp, out)
+            }
+            PageEvent::RequestFailed { request_id, error_text, timestamp } => {
+                self.end(request_id, Ending::Failed(error_text), timestamp, out)
             }
             other => out.push(Ordered::Other(other)),
         }
     }
 
-    fn end(&mut self, request_id: String, ending: Ending, out: &mut Vec<Ordered>) {
+    fn end(&mut self, request_id: String, ending: Ending, timestamp: f64, out: &mut Vec<Ordered>) {
         if !self.open.remove(&request_id) {
             let event = match ending {
-                Ending::Finished => PageEvent::RequestFinished { request_id: request_id.clone() },
-                Ending::Failed(error_text) => PageEvent::RequestFailed { request_id: request_id.clone(), error_text },
+                Ending::Finished => PageEvent::RequestFinished { request_id: request_id.clone(), timestamp },
+                Ending::Failed(error_text) => {
+                    PageEvent::RequestFailed { request_id: request_id.clone(), error_text, timestamp }
+                }
             };
             self.hold(request_id, event);
             return;
@@ -131,8 +136,8 @@ impl Reorder {
         match ending {
             // Finished without its response yet: the response is on another channel; file the
             // request once it is here.
-            Ending::Finished if !responded => push_bounded(&mut self.awaiting_response, request_id),
-            ending => out.push(Ordered::Ended { request_id, ending }),
+            Ending::Finished if !responded => push_bounded(&mut self.awaiting_response, (request_id, timestamp)),
+            ending => out.push(Ordered::Ended { request_id, ending, timestamp }),
         }
     }
 
@@ -144,26 +149,27 @@ impl Reorder {
     }
 }
 
-fn push_bounded(queue: &mut VecDeque<String>, id: String) {
+fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
     if queue.len() == REMEMBERED {
         queue.pop_front();
     }
-    queue.push_back(id);
+    queue.push_back(item);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::page::events::RequestStart;
 
     fn started(id: &str) -> PageEvent {
-        PageEvent::RequestStarted {
+        PageEvent::RequestStarted(RequestStart {
             request_id: id.into(),
             loader_id: "L".into(),
-            frame_id: None,
             resource_type: "Fetch".into(),
             url: "http://x/".into(),
             method: "GET".into(),
-        }
+            ..Default::default()
+        })
     }
 
     fn response(id: &str) -> PageEvent {
@@ -178,11 +184,11 @@ mod tests {
     }
 
     fn finished(id: &str) -> PageEvent {
-        PageEvent::RequestFinished { request_id: id.into() }
+        PageEvent::RequestFinished { request_id: id.into(), timestamp: 2.0 }
     }
 
     fn failed(id: &str) -> PageEvent {
-        PageEvent::RequestFailed { request_id: id.into(), error_text: "net::ERR_FAILED".into() }
+        PageEvent::RequestFailed { request_id: id.into(), error_text: "net::ERR_FAILED".into(), timestamp: 2.0 }
     }
 
     /// A compact picture of what came out: S(tarted), R(esponded), s(ettled), E(nded), F(ailed).
@@ -191,11 +197,11 @@ mod tests {
         for event in events {
             for o in r.arrive(event) {
                 let (c, id) = match &o {
-                    Ordered::Started(PageEvent::RequestStarted { request_id, .. }) => ('S', request_id.clone()),
+                    Ordered::Started(PageEvent::RequestStarted(start)) => ('S', start.request_id.clone()),
                     Ordered::Responded(PageEvent::ResponseReceived { request_id, .. }) => ('R', request_id.clone()),
                     Ordered::Settled { request_id } => ('s', request_id.clone()),
-                    Ordered::Ended { request_id, ending: Ending::Finished } => ('E', request_id.clone()),
-                    Ordered::Ended { request_id, ending: Ending::Failed(_) } => ('F', request_id.clone()),
+                    Ordered::Ended { request_id, ending: Ending::Finished, .. } => ('E', request_id.clone()),
+                    Ordered::Ended { request_id, ending: Ending::Failed(_), .. } => ('F', request_id.clone()),
                     other => panic!("unexpected {other:?}"),
                 };
                 out.push_str(&format!("{c}{id} "));

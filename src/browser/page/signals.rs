@@ -1,18 +1,26 @@
-//! Debug signals per session: console messages, uncaught page errors and finished network
-//! requests, kept in bounded ring buffers (oldest dropped, drops counted) until an agent pulls them.
+//! Debug signals per session: console messages, uncaught page errors and network requests, kept
+//! in bounded ring buffers (oldest dropped, drops counted) until an agent pulls them.
 //!
 //! The page's pump writes here; `logs.pull` / `network.pull` drain (`pulls`); action results report
-//! how many new error entries are waiting so an agent knows whether to pull.
+//! how many new error entries are waiting, and what the action itself caused (`effects`). Every
+//! entry carries a sequence number, so an action can read what happened since it began without
+//! draining anything. Captured response bodies (`bodies`) and the redactor (`redact`) live here
+//! too: whatever leaves the session passes through them.
 
 use std::collections::{HashMap, VecDeque};
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use tokio::time::Instant;
+
+use super::bodies::{BodyStore, cut, is_text};
+use super::events::{CodeLocation, ErrorOrigin};
+use super::redact::Redactor;
 
 /// Entries each buffer keeps before dropping the oldest.
 pub const CAPACITY: usize = 1000;
-/// Bytes of an error response body kept.
-pub const BODY_LIMIT: usize = 2048;
+/// Bytes of a posted request body kept.
+pub const REQUEST_BODY_LIMIT: usize = 2048;
 /// Requests tracked between start and end; more are not recorded (a runaway page).
 const MAX_PENDING: usize = 5000;
 
@@ -45,7 +53,7 @@ impl<T> Ring<T> {
         (self.items.drain(..).collect(), std::mem::take(&mut self.dropped))
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &T> {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> {
         self.items.iter()
     }
 
@@ -76,31 +84,76 @@ impl Level {
     }
 }
 
+/// Where a page error or console error came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// An uncaught exception.
+    Exception,
+    /// A rejected promise nothing handled.
+    #[serde(rename = "unhandledrejection")]
+    UnhandledRejection,
+    /// A `console.*` call.
+    Console,
+}
+
+impl From<ErrorOrigin> for Origin {
+    fn from(origin: ErrorOrigin) -> Self {
+        match origin {
+            ErrorOrigin::Exception => Self::Exception,
+            ErrorOrigin::UnhandledRejection => Self::UnhandledRejection,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct ConsoleEntry {
+    #[serde(skip)]
+    pub seq: u64,
     /// The console method: log, info, warning, error, debug, assert, …
     #[serde(rename = "type")]
-    pub kind: String,
+    pub method: String,
+    /// Always `console`.
+    pub kind: Origin,
     pub text: String,
+    /// Where the call was made.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// 1-based line in `url`.
+    pub location: Option<CodeLocation>,
+    /// For errors: the calling line and one each side, from the browser's copy of the script.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
+    pub source: Option<String>,
+    #[serde(skip)]
+    pub source_pending: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PageError {
+    #[serde(skip)]
+    pub seq: u64,
+    /// exception or unhandledrejection.
+    pub kind: Origin,
+    /// The error's first line, e.g. `TypeError: Cannot read properties of undefined (reading 'id')`.
     pub message: String,
+    /// Where it was thrown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<CodeLocation>,
+    /// The throwing line and one each side, from the browser's copy of the script, with the
+    /// column marked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    #[serde(skip)]
+    pub source_pending: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkEntry {
-    #[serde(skip)]
+    /// For network.body.
     pub request_id: String,
+    #[serde(skip)]
+    pub seq: u64,
     pub url: String,
     pub method: String,
     /// HTTP status; absent when no response arrived.
@@ -110,28 +163,80 @@ pub struct NetworkEntry {
     /// Why the request failed (net::ERR_CONNECTION_REFUSED, blocked_by_policy, aborted …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
-    /// The first 2 KB of an error response's text body.
+    /// Milliseconds from the request's start to its end.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<String>,
-    /// True until the error body has been fetched.
+    pub ms: Option<u64>,
+    /// The script location (or document line) that started it: `function (url:line:column)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initiator: Option<String>,
+    /// The first 2 KB of the posted data (secrets masked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// The first 2 KB of the response's text body (fetch/XHR and documents, and error responses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
+    #[serde(skip)]
+    pub mime_type: String,
+    /// True until its body has been captured.
     #[serde(skip)]
     pub body_pending: bool,
+    /// A request the browser made by itself (the favicon): never a failure.
+    #[serde(skip)]
+    pub browser_own: bool,
+    #[serde(skip)]
+    pub ended: Option<Instant>,
 }
 
 impl NetworkEntry {
+    /// A failure worth an agent's attention (the browser's own requests never are).
     pub fn is_error(&self) -> bool {
-        self.failure.is_some() || self.status.is_some_and(|s| s >= 400)
+        !self.browser_own && (self.failure.is_some() || self.status.is_some_and(|s| s >= 400))
     }
+
+    /// Fetch/XHR and documents: the requests whose bodies are the app's data.
+    pub fn is_data(&self) -> bool {
+        is_data_type(&self.resource_type)
+    }
+}
+
+fn is_data_type(resource_type: &str) -> bool {
+    matches!(resource_type, "Fetch" | "XHR" | "Document")
 }
 
 /// A request between its start and its end.
 #[derive(Debug, Clone)]
 pub struct PendingRequest {
+    pub seq: u64,
     pub url: String,
     pub method: String,
     pub resource_type: String,
     pub status: Option<u16>,
     pub mime_type: String,
+    pub started: Instant,
+    /// CDP monotonic seconds, for its duration.
+    pub start_ts: f64,
+    pub initiator: Option<String>,
+    pub request_body: Option<String>,
+    pub browser_own: bool,
+}
+
+impl PendingRequest {
+    /// Requests that stay open by design (event streams, sockets): reported, never waited for.
+    pub fn is_long_lived(&self) -> bool {
+        matches!(self.resource_type.as_str(), "EventSource" | "WebSocket")
+    }
+}
+
+/// `function (url:line:column)`, the way stack traces name a place (a document's parser gives
+/// no line: then only the URL).
+pub fn format_location(at: &CodeLocation) -> String {
+    let place = if at.line == 0 { at.url.clone() } else { format!("{}:{}:{}", at.url, at.line, at.column) };
+    if at.function.is_empty() { place } else { format!("{} ({place})", at.function) }
+}
+
+/// Whether a request is one the browser makes by itself rather than the page (the favicon).
+pub fn is_browser_own(resource_type: &str, url: &str) -> bool {
+    resource_type == "Other" && url::Url::parse(url).is_ok_and(|u| u.path() == "/favicon.ico" && u.query().is_none())
 }
 
 /// Counts of new error entries waiting since the last pull.
@@ -150,24 +255,73 @@ pub struct Signals {
     pub network: Ring<NetworkEntry>,
     pending: HashMap<String, PendingRequest>,
     counts: SignalCounts,
+    /// The last sequence number handed out.
+    seq: u64,
+    pub bodies: BodyStore,
+    pub redactor: Redactor,
 }
 
 impl Signals {
-    pub fn console(&mut self, entry: ConsoleEntry) {
-        if Level::of(&entry.kind) == Level::Error {
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// The sequence number of the newest entry so far: entries after it are newer.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Files a console message; returns its sequence number.
+    pub fn console(&mut self, mut entry: ConsoleEntry) -> u64 {
+        entry.seq = self.next_seq();
+        if Level::of(&entry.method) == Level::Error {
             self.counts.console_errors += 1;
         }
+        let seq = entry.seq;
         self.console.push("console", entry);
+        seq
     }
 
-    pub fn page_error(&mut self, error: PageError) {
+    /// Files an uncaught page error; returns its sequence number.
+    pub fn page_error(&mut self, mut error: PageError) -> u64 {
+        error.seq = self.next_seq();
         self.counts.page_errors += 1;
+        let seq = error.seq;
         self.page_errors.push("page_errors", error);
+        seq
     }
 
-    pub fn request_started(&mut self, id: String, request: PendingRequest) {
+    /// Adds the source excerpt of the console entry or page error `seq` (or gives up on it).
+    pub fn set_source(&mut self, seq: u64, source: Option<String>) {
+        if let Some(entry) = self.page_errors.iter_mut().find(|e| e.seq == seq) {
+            entry.source = source;
+            entry.source_pending = false;
+        } else if let Some(entry) = self.console.iter_mut().find(|e| e.seq == seq) {
+            entry.source = source;
+            entry.source_pending = false;
+        }
+    }
+
+    pub fn request_started(&mut self, id: String, mut request: PendingRequest) {
         if self.pending.len() < MAX_PENDING || self.pending.contains_key(&id) {
+            request.seq = match self.pending.get(&id) {
+                // A redirect hop keeps its place in the sequence.
+                Some(earlier) => earlier.seq,
+                None => self.next_seq(),
+            };
+            if let Some(body) = request.request_body.take() {
+                request.request_body = Some(cut(&body, REQUEST_BODY_LIMIT).0.to_owned());
+            }
             self.pending.insert(id, request);
+        }
+    }
+
+    pub fn set_request_body(&mut self, id: &str, body: String) {
+        if let Some(pending) = self.pending.get_mut(id) {
+            pending.request_body = Some(cut(&body, REQUEST_BODY_LIMIT).0.to_owned());
+        } else if let Some(entry) = self.network.iter_mut().find(|e| e.request_id == id) {
+            entry.request_body = Some(cut(&body, REQUEST_BODY_LIMIT).0.to_owned());
         }
     }
 
@@ -178,40 +332,40 @@ impl Signals {
         }
     }
 
-    /// Records a finished request; true when its error body should be fetched.
-    pub fn request_finished(&mut self, id: &str) -> bool {
+    /// Records a finished request; true when its body should be captured.
+    pub fn request_finished(&mut self, id: &str, end_ts: f64) -> bool {
         let Some(pending) = self.pending.remove(id) else { return false };
-        let wants_body = pending.status.is_some_and(|s| s >= 400) && is_text(&pending.mime_type);
-        self.push_network(id, pending, None, wants_body);
+        let text = is_text(&pending.mime_type);
+        let error = pending.status.is_some_and(|s| s >= 400) && !pending.browser_own;
+        let wants_body = text && (error || is_data_type(&pending.resource_type));
+        self.push_network(id, pending, None, end_ts, wants_body);
         wants_body
     }
 
-    /// The URL of a request that has started and not yet ended.
-    pub fn pending_url(&self, id: &str) -> Option<&str> {
-        self.pending.get(id).map(|p| p.url.as_str())
-    }
-
-    /// Up to `limit` URLs of requests still in flight (for timeout messages).
-    pub fn pending_urls(&self, limit: usize) -> Vec<String> {
-        self.pending.values().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
-    }
-
-    pub fn request_failed(&mut self, id: &str, failure: String) {
+    pub fn request_failed(&mut self, id: &str, failure: String, end_ts: f64) {
         if let Some(pending) = self.pending.remove(id) {
-            self.push_network(id, pending, Some(failure), false);
+            self.push_network(id, pending, Some(failure), end_ts, false);
         }
     }
 
-    fn push_network(&mut self, id: &str, p: PendingRequest, failure: Option<String>, body_pending: bool) {
+    fn push_network(&mut self, id: &str, p: PendingRequest, failure: Option<String>, end_ts: f64, body_pending: bool) {
+        let ms = (p.start_ts > 0.0 && end_ts >= p.start_ts).then(|| ((end_ts - p.start_ts) * 1000.0).round() as u64);
         let entry = NetworkEntry {
             request_id: id.to_owned(),
+            seq: p.seq,
             url: p.url,
             method: p.method,
             status: p.status,
             resource_type: p.resource_type,
             failure,
-            body: None,
+            ms,
+            initiator: p.initiator,
+            request_body: p.request_body,
+            response_body: None,
+            mime_type: p.mime_type,
             body_pending,
+            browser_own: p.browser_own,
+            ended: Some(Instant::now()),
         };
         if entry.is_error() {
             self.counts.failed_requests += 1;
@@ -219,12 +373,33 @@ impl Signals {
         self.network.push("network", entry);
     }
 
-    /// Stores a fetched error body (cut to [`BODY_LIMIT`] bytes on a char boundary).
+    /// Stores a captured body (or gives up on it).
     pub fn body(&mut self, id: &str, body: Option<String>) {
-        if let Some(entry) = self.network.iter_mut().find(|e| e.request_id == id) {
-            entry.body = body.map(|b| cut(b, BODY_LIMIT));
+        let entry = self.network.iter_mut().find(|e| e.request_id == id);
+        let url = entry.as_ref().map(|e| e.url.clone()).unwrap_or_default();
+        if let Some(entry) = entry {
             entry.body_pending = false;
         }
+        if let Some(body) = &body {
+            self.bodies.insert(id, &url, body);
+        }
+    }
+
+    /// The URL of a request that has started and not yet ended.
+    pub fn pending_url(&self, id: &str) -> Option<&str> {
+        self.pending.get(id).map(|p| p.url.as_str())
+    }
+
+    /// Requests in flight, oldest first (the browser's own left out).
+    pub fn pending(&self) -> Vec<&PendingRequest> {
+        let mut pending: Vec<&PendingRequest> = self.pending.values().filter(|p| !p.browser_own).collect();
+        pending.sort_by_key(|p| p.seq);
+        pending
+    }
+
+    /// Up to `limit` URLs of requests still in flight (for timeout messages).
+    pub fn pending_urls(&self, limit: usize) -> Vec<String> {
+        self.pending().into_iter().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
     }
 
     pub fn counts(&self) -> SignalCounts {
@@ -236,29 +411,76 @@ impl Signals {
         self.counts.page_errors = 0;
     }
 
-    pub fn reset_network_counts(&mut self) {
-        self.counts.failed_requests = 0;
+    /// After a pull: failed requests still waiting are those the pull left in the buffer.
+    pub fn recount_failed_requests(&mut self) {
+        self.counts.failed_requests = self.network.iter().filter(|e| e.is_error()).count() as u64;
     }
 
-    pub fn bodies_pending(&self) -> bool {
-        self.network.iter().any(|e| e.body_pending)
+    /// True while a body of a request after `since` is still being captured.
+    pub fn bodies_pending(&self, since: u64) -> bool {
+        self.network.iter().rev().take_while(|e| e.seq > since).any(|e| e.body_pending)
     }
-}
 
-fn is_text(mime: &str) -> bool {
-    let mime = mime.to_ascii_lowercase();
-    mime.starts_with("text/") || mime.contains("json") || mime.contains("xml") || mime.contains("javascript")
-}
+    /// True while a source excerpt of an entry after `since` is still being fetched.
+    pub fn sources_pending(&self, since: u64) -> bool {
+        self.page_errors.iter().rev().take_while(|e| e.seq > since).any(|e| e.source_pending)
+            || self.console.iter().rev().take_while(|e| e.seq > since).any(|e| e.source_pending)
+    }
 
-fn cut(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
+    /// `entry` as shown: its captured body excerpt (when `with_body`), secrets masked.
+    pub fn shown(&self, entry: &NetworkEntry, with_body: bool, excerpt: usize) -> NetworkEntry {
+        let mut shown = entry.clone();
+        shown.request_body = entry.request_body.as_deref().map(|b| self.redactor.body(cut(b, excerpt).0));
+        shown.response_body = with_body
+            .then(|| self.bodies.get(&entry.request_id))
+            .flatten()
+            .map(|body| self.redactor.body(cut(&body.text, excerpt).0));
+        shown.url = self.redactor.text(&entry.url);
+        shown
+    }
+
+    /// The whole captured body of `request_id`, secrets masked.
+    pub fn whole_body(&self, request_id: &str) -> Result<(String, bool), String> {
+        match self.bodies.get(request_id) {
+            Some(body) => Ok((self.redactor.body(&body.text), body.truncated)),
+            None if self.bodies.was_evicted(request_id) => Err(format!(
+                "the body of {request_id} was evicted: a session keeps {} MiB of bodies, newest first",
+                super::bodies::SESSION_CAP / (1024 * 1024)
+            )),
+            None => Err(format!(
+                "no body was captured for {request_id}: bodies are kept for fetch/XHR and document responses \
+                 and for error responses with a text body, once they have finished"
+            )),
         }
-        s.truncate(end);
     }
-    s
+
+    /// Requests started after `since`: those finished (in the ring) and those still in flight.
+    pub fn requests_since(&self, since: u64) -> (Vec<&NetworkEntry>, Vec<&PendingRequest>) {
+        let mut finished: Vec<&NetworkEntry> =
+            self.network.iter().rev().take_while(|e| e.seq > since).filter(|e| !e.browser_own).collect();
+        finished.reverse();
+        let pending = self.pending().into_iter().filter(|p| p.seq > since).collect();
+        (finished, pending)
+    }
+
+    /// When a request started after `since` last started or ended, and how many of them (not
+    /// counting long-lived streams) are still in flight: what an action's settling waits on.
+    pub fn activity_since(&self, since: u64) -> (Option<Instant>, usize) {
+        let mut last: Option<Instant> = None;
+        let mut open = 0;
+        for p in self.pending.values().filter(|p| p.seq > since && !p.browser_own) {
+            last = last.max(Some(p.started));
+            if !p.is_long_lived() {
+                open += 1;
+            }
+        }
+        for e in self.network.iter().rev().take_while(|e| e.seq > since) {
+            if !e.browser_own {
+                last = last.max(e.ended);
+            }
+        }
+        (last, open)
+    }
 }
 
 /// What `logs.pull` returns.
@@ -273,8 +495,32 @@ pub struct Logs {
 mod tests {
     use super::*;
 
-    fn console(kind: &str) -> ConsoleEntry {
-        ConsoleEntry { kind: kind.into(), text: "x".into(), url: None, line: None }
+    fn console(method: &str) -> ConsoleEntry {
+        ConsoleEntry {
+            seq: 0,
+            method: method.into(),
+            kind: Origin::Console,
+            text: "x".into(),
+            location: None,
+            source: None,
+            source_pending: false,
+        }
+    }
+
+    fn request(url: &str, resource_type: &str, status: Option<u16>) -> PendingRequest {
+        PendingRequest {
+            seq: 0,
+            url: url.into(),
+            method: "GET".into(),
+            resource_type: resource_type.into(),
+            status,
+            mime_type: "application/json".into(),
+            started: Instant::now(),
+            start_ts: 1.0,
+            initiator: None,
+            request_body: None,
+            browser_own: is_browser_own(resource_type, url),
+        }
     }
 
     #[test]
@@ -301,29 +547,62 @@ mod tests {
     }
 
     #[test]
-    fn counts_only_errors() {
+    fn counts_only_errors_and_captures_data_and_error_bodies() {
         let mut s = Signals::default();
         s.console(console("log"));
         s.console(console("error"));
-        s.page_error(PageError { message: "boom".into(), stack: None });
-        let p = |status| PendingRequest {
-            url: "http://x/".into(),
-            method: "GET".into(),
-            resource_type: "Fetch".into(),
-            status,
-            mime_type: "application/json".into(),
-        };
-        s.request_started("ok".into(), p(Some(200)));
-        assert!(!s.request_finished("ok"));
-        s.request_started("bad".into(), p(Some(500)));
-        assert!(s.request_finished("bad"), "a JSON error body is fetched");
-        s.request_started("refused".into(), p(None));
-        s.request_failed("refused", "net::ERR_CONNECTION_REFUSED".into());
+        s.page_error(PageError {
+            seq: 0,
+            kind: Origin::Exception,
+            message: "boom".into(),
+            location: None,
+            source: None,
+            stack: None,
+            source_pending: false,
+        });
+        s.request_started("ok".into(), request("http://x/api", "Fetch", Some(200)));
+        assert!(s.request_finished("ok", 1.25), "a fetch's JSON body is captured even when it succeeded");
+        s.request_started("img".into(), request("http://x/a.png", "Image", Some(200)));
+        assert!(!s.request_finished("img", 1.5), "an image's is not");
+        s.request_started("bad".into(), request("http://x/b.js", "Script", Some(500)));
+        assert!(s.request_finished("bad", 2.0), "an error response's text body is captured");
+        s.request_started("refused".into(), request("http://x/c", "Fetch", None));
+        s.request_failed("refused", "net::ERR_CONNECTION_REFUSED".into(), 2.0);
         assert_eq!(s.counts(), SignalCounts { console_errors: 1, page_errors: 1, failed_requests: 2 });
-        assert!(s.bodies_pending());
-        s.body("bad", Some("é".repeat(2000)));
-        assert!(!s.bodies_pending());
-        let body = s.network.iter().find(|e| e.request_id == "bad").unwrap().body.clone().unwrap();
-        assert!(body.len() <= BODY_LIMIT && body.chars().all(|c| c == 'é'));
+        let ok = s.network.iter().find(|e| e.request_id == "ok").unwrap();
+        assert_eq!(ok.ms, Some(250));
+        assert!(s.bodies_pending(0));
+        s.body("ok", Some("{\"a\":1}".into()));
+        s.body("bad", None);
+        assert!(!s.bodies_pending(0));
+        assert_eq!(s.whole_body("ok").unwrap().0, "{\"a\":1}");
+        assert!(s.whole_body("img").unwrap_err().contains("no body was captured"));
+    }
+
+    #[test]
+    fn the_favicon_is_the_browsers_own_and_never_a_failure() {
+        let mut s = Signals::default();
+        s.request_started("f".into(), request("http://x/favicon.ico", "Other", Some(404)));
+        s.request_finished("f", 2.0);
+        assert_eq!(s.counts().failed_requests, 0);
+        assert!(!s.network.iter().next().unwrap().is_error());
+        assert!(s.requests_since(0).0.is_empty(), "not something the page did");
+        assert!(!is_browser_own("Fetch", "http://x/favicon.ico"), "a page's own fetch of it is the page's");
+    }
+
+    #[test]
+    fn requests_since_a_mark_include_those_still_in_flight() {
+        let mut s = Signals::default();
+        s.request_started("old".into(), request("http://x/old", "Fetch", None));
+        let mark = s.seq();
+        s.request_started("new".into(), request("http://x/new", "Fetch", None));
+        s.request_started("done".into(), request("http://x/done", "Fetch", Some(204)));
+        s.request_finished("done", 2.0);
+        let (finished, pending) = s.requests_since(mark);
+        assert_eq!(finished.iter().map(|e| e.url.as_str()).collect::<Vec<_>>(), ["http://x/done"]);
+        assert_eq!(pending.iter().map(|p| p.url.as_str()).collect::<Vec<_>>(), ["http://x/new"]);
+        let (last, open) = s.activity_since(mark);
+        assert!(last.is_some());
+        assert_eq!(open, 1);
     }
 }

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::ax_render::{Forest, Renderer, Snapshot};
+use super::ax_render::{Forest, Renderer, Snapshot, fit};
 use super::handle::Page;
 use super::refs::RefTarget;
 use super::target::Target;
@@ -23,6 +23,15 @@ pub struct SnapshotOptions {
     pub interactive_only: bool,
     pub max_chars: usize,
     pub depth: Option<usize>,
+    /// Only the lines that changed since the previous snapshot of the same scope (`+` / `-`).
+    pub since_last: bool,
+}
+
+impl SnapshotOptions {
+    /// Snapshots are compared with the previous one taken with the same scope and filters.
+    fn scope(&self) -> String {
+        format!("{:?}|{}|{:?}", self.element.as_ref().map(|t| t.to_string()), self.interactive_only, self.depth)
+    }
 }
 
 impl Page {
@@ -60,10 +69,17 @@ impl Page {
                 message: "no root node for the page".into(),
             })?,
         };
-        let mut refs = self.refs();
-        let mut issue = |target: RefTarget| refs.issue(&loader, target);
-        let mut renderer = Renderer::new(&forest, &actionable, options.interactive_only, options.depth, &mut issue);
-        Ok(renderer.render(root, options.max_chars))
+        let lines = {
+            let mut refs = self.refs();
+            let mut issue = |target: RefTarget| refs.issue(&loader, target);
+            Renderer::new(&forest, &actionable, options.interactive_only, options.depth, &mut issue).lines(root)
+        };
+        // The previous snapshot of this scope and document, kept for the next diff.
+        let previous = self.remember_snapshot(&format!("{loader}|{}", options.scope()), lines.clone());
+        match previous.filter(|_| options.since_last) {
+            Some(previous) => Ok(diff(&previous, &lines, options.max_chars)),
+            None => Ok(fit(&lines, options.max_chars)),
+        }
     }
 
     /// Elements that respond to clicks (listeners, links) or show a pointer cursor where their
@@ -117,11 +133,55 @@ impl Page {
     }
 }
 
+/// The lines that changed from `old` to `new`, `- ` removed and `+ ` added, cut at `max_chars`.
+fn diff(old: &[String], new: &[String], max_chars: usize) -> Snapshot {
+    let old: Vec<&str> = old.iter().map(String::as_str).collect();
+    let new_lines: Vec<&str> = new.iter().map(String::as_str).collect();
+    let changes = similar::TextDiff::from_slices(&old, &new_lines);
+    let mut changed = Vec::new();
+    let mut unchanged = 0;
+    for change in changes.iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Equal => unchanged += 1,
+            similar::ChangeTag::Delete => changed.push(format!("- {}", change.value())),
+            similar::ChangeTag::Insert => changed.push(format!("+ {}", change.value())),
+        }
+    }
+    if changed.is_empty() {
+        changed.push("(no change since the previous snapshot)".to_owned());
+    }
+    let mut snapshot = fit(&changed, max_chars);
+    snapshot.refs = new.iter().map(|l| l.matches("[ref=").count()).sum();
+    snapshot.diff = Some(unchanged);
+    snapshot
+}
+
 fn collect_frames(tree: &Value, out: &mut Vec<String>) {
     if let Some(id) = tree.pointer("/frame/id").and_then(Value::as_str) {
         out.push(id.to_owned());
     }
     for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
         collect_frames(child, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_diff_shows_only_the_changed_lines() {
+        let before =
+            lines("- main:\n  - button \"Save\" [ref=e1]\n  - text: Saved 0 times\n  - link \"Home\" [ref=e2]");
+        let after = lines("- main:\n  - button \"Save\" [ref=e1]\n  - text: Saved 1 times\n  - link \"Home\" [ref=e2]");
+        let d = diff(&before, &after, 10_000);
+        assert_eq!(d.snapshot, "-   - text: Saved 0 times\n+   - text: Saved 1 times\n");
+        assert_eq!(d.diff, Some(3));
+        assert_eq!(d.refs, 2, "refs count the whole new snapshot");
+        assert_eq!(diff(&after, &after, 10_000).snapshot, "(no change since the previous snapshot)\n");
     }
 }

@@ -16,9 +16,12 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use super::events::PageEvent;
+use super::events::{CodeLocation, PageEvent};
 use super::reorder::{Ending, Ordered, Reorder};
-use super::signals::{ConsoleEntry, PageError, PendingRequest, Signals};
+use super::signals::{
+    ConsoleEntry, Level, Origin, PageError, PendingRequest, Signals, format_location, is_browser_own,
+};
+use super::sources::{self, SourceCache};
 use crate::browser::chromium::cdp;
 use crate::egress::failures::{BLOCKED_BY_POLICY, Failure, FailureLog};
 
@@ -94,13 +97,31 @@ pub struct PageWatch {
     pub paused: watch::Receiver<Option<(String, String)>>,
     /// Console, page errors and network entries waiting to be pulled.
     pub signals: Arc<Mutex<Signals>>,
+    /// Script sources fetched so far, shared with `page.source`.
+    pub sources: Arc<Mutex<SourceCache>>,
+    /// Script id → URL, for the scripts the Debugger domain reported (see `inspect`).
+    pub scripts: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl PageWatch {
     pub fn signals(&self) -> std::sync::MutexGuard<'_, Signals> {
         self.signals.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    pub fn sources(&self) -> std::sync::MutexGuard<'_, SourceCache> {
+        self.sources.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn scripts(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.scripts.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
+
+/// Script ids remembered; beyond this the map starts over.
+const MAX_SCRIPTS: usize = 10_000;
+
+/// Lines shown each side of the line a page error or console error points at.
+const SOURCE_CONTEXT: u32 = 1;
 
 /// The pump's side: folds events into the watch channels and the signals.
 pub struct PageTracker {
@@ -109,7 +130,9 @@ pub struct PageTracker {
     net: watch::Sender<NetState>,
     paused: watch::Sender<Option<(String, String)>>,
     signals: Arc<Mutex<Signals>>,
-    /// Fetches error response bodies; absent in unit tests.
+    sources: Arc<Mutex<SourceCache>>,
+    scripts: Arc<Mutex<HashMap<String, String>>>,
+    /// Fetches response bodies, posted data and script sources; absent in unit tests.
     page: Option<chromiumoxide::Page>,
     /// Requests started and not yet ended: request id → the loader id of their document.
     in_flight: HashMap<String, String>,
@@ -125,18 +148,22 @@ impl PageTracker {
         let (net, net_rx) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
         let (paused, paused_rx) = watch::channel(None);
         let signals = Arc::new(Mutex::new(Signals::default()));
+        let sources = Arc::new(Mutex::new(SourceCache::default()));
+        let scripts = Arc::new(Mutex::new(HashMap::new()));
         let tracker = Self {
             main_frame,
             nav,
             net,
             paused,
             signals: signals.clone(),
+            sources: sources.clone(),
+            scripts: scripts.clone(),
             page: None,
             in_flight: HashMap::new(),
             reorder: Reorder::default(),
             egress: Arc::default(),
         };
-        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals })
+        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts })
     }
 
     /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
@@ -156,7 +183,8 @@ impl PageTracker {
     }
 
     pub fn apply(&mut self, event: PageEvent) {
-        tracing::trace!(?event, "page event");
+        // Only the kind: events carry page data (posted bodies, console text) that is never logged.
+        tracing::trace!(event = event.kind(), "page event");
         for ordered in self.reorder.arrive(event) {
             self.apply_ordered(ordered);
         }
@@ -164,17 +192,29 @@ impl PageTracker {
 
     fn apply_ordered(&mut self, ordered: Ordered) {
         match ordered {
-            Ordered::Started(PageEvent::RequestStarted {
-                request_id,
-                loader_id,
-                frame_id,
-                resource_type,
-                url,
-                method,
-            }) => {
-                let is_document = resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str());
-                let pending = PendingRequest { url, method, resource_type, status: None, mime_type: String::new() };
+            Ordered::Started(PageEvent::RequestStarted(start)) => {
+                let request_id = start.request_id;
+                let is_document =
+                    start.resource_type == "Document" && start.frame_id.as_deref() == Some(self.main_frame.as_str());
+                let fetch_post_data = start.has_post_data && start.post_data.is_none();
+                let pending = PendingRequest {
+                    seq: 0,
+                    browser_own: is_browser_own(&start.resource_type, &start.url),
+                    url: start.url,
+                    method: start.method,
+                    resource_type: start.resource_type,
+                    status: None,
+                    mime_type: String::new(),
+                    started: Instant::now(),
+                    start_ts: start.timestamp,
+                    initiator: start.initiator.as_ref().map(format_location),
+                    request_body: start.post_data,
+                };
                 self.signals().request_started(request_id.clone(), pending);
+                if fetch_post_data {
+                    self.fetch_post_data(request_id.clone());
+                }
+                let loader_id = start.loader_id;
                 if is_document {
                     self.nav.send_modify(|nav| {
                         nav.document_requests += 1;
@@ -191,7 +231,7 @@ impl PageTracker {
                 let is_document = frame_id.as_deref() == Some(self.main_frame.as_str())
                     && self.nav.borrow().last_document_request == request_id;
                 let detail = self.egress_failure_of(&request_id).map(|f| f.detail);
-                self.not_delivered(&request_id, is_document, failure, detail);
+                self.not_delivered(&request_id, is_document, failure, detail, 0.0);
             }
             Ordered::Responded(PageEvent::ResponseReceived {
                 request_id,
@@ -212,7 +252,7 @@ impl PageTracker {
                     self.publish_net();
                 }
             }
-            Ordered::Ended { request_id, ending } => self.record_end(&request_id, ending),
+            Ordered::Ended { request_id, ending, timestamp } => self.record_end(&request_id, ending, timestamp),
             Ordered::Other(event) => self.apply_other(event),
         }
     }
@@ -246,10 +286,38 @@ impl PageTracker {
             PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
                 self.nav.send_modify(|nav| nav.url = url);
             }
-            PageEvent::Console { kind, text, url, line } => {
-                self.signals().console(ConsoleEntry { kind, text, url, line });
+            PageEvent::Console { kind, text, location } => {
+                // Errors get their source line; other levels are chatter.
+                let wants_source = Level::of(&kind) == Level::Error && location.is_some();
+                let entry = ConsoleEntry {
+                    seq: 0,
+                    method: kind,
+                    kind: Origin::Console,
+                    text,
+                    location: location.clone(),
+                    source: None,
+                    source_pending: wants_source && self.page.is_some(),
+                };
+                let seq = self.signals().console(entry);
+                if let (true, Some(at)) = (wants_source, location) {
+                    self.fetch_source(seq, at);
+                }
             }
-            PageEvent::Exception { message, stack } => self.signals().page_error(PageError { message, stack }),
+            PageEvent::Exception { origin, message, stack, location } => {
+                let error = PageError {
+                    seq: 0,
+                    kind: origin.into(),
+                    message,
+                    location: location.clone(),
+                    source: None,
+                    stack,
+                    source_pending: location.is_some() && self.page.is_some(),
+                };
+                let seq = self.signals().page_error(error);
+                if let Some(at) = location {
+                    self.fetch_source(seq, at);
+                }
+            }
             PageEvent::NavigationRequested { frame_id, disposition, url }
                 if frame_id == self.main_frame && disposition == "currentTab" =>
             {
@@ -264,6 +332,13 @@ impl PageTracker {
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
             }
+            PageEvent::ScriptParsed { script_id, url } if !url.is_empty() => {
+                let mut scripts = self.scripts.lock().unwrap_or_else(|p| p.into_inner());
+                if scripts.len() >= MAX_SCRIPTS {
+                    scripts.clear();
+                }
+                scripts.insert(script_id, url);
+            }
             _ => {}
         }
     }
@@ -276,11 +351,18 @@ impl PageTracker {
 
     /// Records a request the egress proxy did not deliver as failed with the proxy's `failure`
     /// (`blocked_by_policy`, `net::ERR_CONNECTION_REFUSED` …), as a direct connection would show.
-    fn not_delivered(&mut self, request_id: &str, is_document: bool, failure: String, detail: Option<String>) {
+    fn not_delivered(
+        &mut self,
+        request_id: &str,
+        is_document: bool,
+        failure: String,
+        detail: Option<String>,
+        end_ts: f64,
+    ) {
         if is_document {
             self.document_failed(request_id, DocumentFailure::from_failure(failure.clone(), detail));
         }
-        self.signals().request_failed(request_id, failure);
+        self.signals().request_failed(request_id, failure, end_ts);
     }
 
     fn document_failed(&self, request_id: &str, failure: DocumentFailure) {
@@ -292,7 +374,7 @@ impl PageTracker {
         });
     }
 
-    /// Fetches an error response's body now, before Chromium evicts it, into the signals.
+    /// Captures a response's body now, before Chromium evicts it, into the signals.
     fn fetch_body(&self, request_id: String) {
         let Some(page) = self.page.clone() else {
             self.signals().body(&request_id, None);
@@ -316,6 +398,57 @@ impl PageTracker {
         });
     }
 
+    /// Posted data Chromium left out of the event (large bodies) is asked for separately.
+    fn fetch_post_data(&self, request_id: String) {
+        let Some(page) = self.page.clone() else { return };
+        let signals = self.signals.clone();
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            let params = json!({ "requestId": request_id });
+            if let Ok(answer) = cdp::call(&page, "Network.getRequestPostData", params, deadline).await
+                && let Some(text) = answer.get("postData").and_then(Value::as_str)
+            {
+                signals.lock().unwrap_or_else(|p| p.into_inner()).set_request_body(&request_id, text.to_owned());
+            }
+        });
+    }
+
+    /// Adds the source lines around `at` to the console entry or page error `seq`: from the
+    /// page's source cache, or fetched from the browser's copy of the script.
+    fn fetch_source(&self, seq: u64, at: CodeLocation) {
+        let cached = self.sources.lock().unwrap_or_else(|p| p.into_inner()).get(&at.url);
+        if let Some(lines) = cached {
+            let source = sources::excerpt(&lines, at.line, Some(at.column), SOURCE_CONTEXT);
+            self.signals().set_source(seq, source);
+            return;
+        }
+        let Some(page) = self.page.clone() else { return };
+        let (signals, cache, main_frame) = (self.signals.clone(), self.sources.clone(), self.main_frame.clone());
+        let mut nav = self.nav.subscribe();
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            let mut text = sources::text_of(&page, &main_frame, &at.url, &signals, deadline).await;
+            if text.is_none() {
+                // An inline script of a document still loading: its text is there once the
+                // document has loaded and its body has been captured.
+                let loaded = tokio::time::timeout_at(deadline, async {
+                    nav.wait_for(|n| n.loaded || n.crashed).await.map(|_| ())
+                })
+                .await;
+                let until = (Instant::now() + std::time::Duration::from_secs(1)).min(deadline);
+                while matches!(loaded, Ok(Ok(()))) && text.is_none() && Instant::now() < until {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    text = sources::text_of(&page, &main_frame, &at.url, &signals, deadline).await;
+                }
+            }
+            let source = text.and_then(|text| {
+                let lines = cache.lock().unwrap_or_else(|p| p.into_inner()).insert(&at.url, &text);
+                sources::excerpt(&lines, at.line, Some(at.column), SOURCE_CONTEXT)
+            });
+            signals.lock().unwrap_or_else(|p| p.into_inner()).set_source(seq, source);
+        });
+    }
+
     /// A new main document committed: requests of earlier documents will not be reported ended
     /// (Chromium does not always say so, e.g. for a worker's script), so they stop counting.
     fn forget_requests_of_old_documents(&mut self, new_loader: &str) {
@@ -334,22 +467,22 @@ impl PageTracker {
     }
 
     /// Files a request's outcome in the signals (and the navigation state, for the main document).
-    fn record_end(&mut self, request_id: &str, ending: Ending) {
+    fn record_end(&mut self, request_id: &str, ending: Ending, end_ts: f64) {
         match ending {
             Ending::Finished => {
-                if self.signals().request_finished(request_id) {
+                if self.signals().request_finished(request_id, end_ts) {
                     self.fetch_body(request_id.to_owned());
                 }
             }
             Ending::Failed(error_text) => {
                 let is_document = self.nav.borrow().last_document_request == request_id;
                 if let Some(egress) = self.egress_failure_of(request_id) {
-                    self.not_delivered(request_id, is_document, egress.failure, Some(egress.detail));
+                    self.not_delivered(request_id, is_document, egress.failure, Some(egress.detail), end_ts);
                 } else {
                     if is_document {
                         self.document_failed(request_id, DocumentFailure::Network(error_text.clone()));
                     }
-                    self.signals().request_failed(request_id, error_text);
+                    self.signals().request_failed(request_id, error_text, end_ts);
                 }
             }
         }
@@ -387,35 +520,42 @@ impl PageTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::page::events::RequestStart;
 
     fn lifecycle(loader: &str, name: &str) -> PageEvent {
         PageEvent::Lifecycle { frame_id: "main".into(), loader_id: loader.into(), name: name.into() }
     }
 
     fn started(id: &str) -> PageEvent {
-        PageEvent::RequestStarted {
+        PageEvent::RequestStarted(RequestStart {
             request_id: id.into(),
             loader_id: "L1".into(),
             frame_id: Some("other".into()),
             resource_type: "Fetch".into(),
             url: "http://x/".into(),
             method: "GET".into(),
-        }
+            ..Default::default()
+        })
     }
 
     #[test]
     fn a_failed_main_document_request_is_remembered() {
         let (mut t, w) = PageTracker::new("main".into());
-        t.apply(PageEvent::RequestStarted {
+        t.apply(PageEvent::RequestStarted(RequestStart {
             request_id: "D1".into(),
             loader_id: "D1".into(),
             frame_id: Some("main".into()),
             resource_type: "Document".into(),
             url: "http://x/".into(),
             method: "GET".into(),
-        });
+            ..Default::default()
+        }));
         assert_eq!(w.nav.borrow().document_requests, 1);
-        t.apply(PageEvent::RequestFailed { request_id: "D1".into(), error_text: "net::ERR_CONNECTION_REFUSED".into() });
+        t.apply(PageEvent::RequestFailed {
+            request_id: "D1".into(),
+            error_text: "net::ERR_CONNECTION_REFUSED".into(),
+            timestamp: 1.0,
+        });
         assert_eq!(
             w.nav.borrow().failure_of("D1"),
             Some(&DocumentFailure::Network("net::ERR_CONNECTION_REFUSED".into()))
@@ -427,7 +567,7 @@ mod tests {
     fn a_redirect_hop_reported_after_its_chain_ended_is_not_in_flight() {
         let (mut t, w) = PageTracker::new("main".into());
         t.apply(started("R1"));
-        t.apply(PageEvent::RequestFinished { request_id: "R1".into() });
+        t.apply(PageEvent::RequestFinished { request_id: "R1".into(), timestamp: 1.0 });
         // The redirect's second requestWillBeSent arrives late, on its own channel.
         t.apply(started("R1"));
         assert_eq!(w.net.borrow().in_flight, 0, "the chain already ended");
@@ -469,11 +609,11 @@ mod tests {
         t.apply(started("a"));
         t.apply(started("b"));
         assert_eq!(w.net.borrow().in_flight, 2);
-        t.apply(PageEvent::RequestFinished { request_id: "a".into() });
+        t.apply(PageEvent::RequestFinished { request_id: "a".into(), timestamp: 1.0 });
         // "c" ends before its start is seen: it must not stay in flight forever.
-        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "x".into() });
+        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "x".into(), timestamp: 1.0 });
         t.apply(started("c"));
-        t.apply(PageEvent::RequestFailed { request_id: "b".into(), error_text: "x".into() });
+        t.apply(PageEvent::RequestFailed { request_id: "b".into(), error_text: "x".into(), timestamp: 1.0 });
         assert_eq!(w.net.borrow().in_flight, 0);
     }
 
@@ -491,7 +631,7 @@ mod tests {
     fn a_response_that_arrives_after_its_requests_end_is_still_reported() {
         let (mut t, w) = PageTracker::new("main".into());
         t.apply(started("r"));
-        t.apply(PageEvent::RequestFinished { request_id: "r".into() });
+        t.apply(PageEvent::RequestFinished { request_id: "r".into(), timestamp: 1.0 });
         assert_eq!(w.net.borrow().in_flight, 0, "the network is quiet once the request ended");
         t.apply(PageEvent::ResponseReceived {
             request_id: "r".into(),
@@ -509,7 +649,11 @@ mod tests {
     #[test]
     fn a_failure_that_arrives_before_its_start_is_still_reported() {
         let (mut t, w) = PageTracker::new("main".into());
-        t.apply(PageEvent::RequestFailed { request_id: "c".into(), error_text: "net::ERR_FAILED".into() });
+        t.apply(PageEvent::RequestFailed {
+            request_id: "c".into(),
+            error_text: "net::ERR_FAILED".into(),
+            timestamp: 1.0,
+        });
         t.apply(started("c"));
         let signals = w.signals.lock().unwrap();
         let entry = signals.network.iter().next().expect("the failed request is in the ring");
@@ -523,7 +667,11 @@ mod tests {
         let (t, w) = PageTracker::new("main".into());
         let mut t = t.with_egress(log);
         t.apply(started("r"));
-        t.apply(PageEvent::RequestFailed { request_id: "r".into(), error_text: "net::ERR_FAILED".into() });
+        t.apply(PageEvent::RequestFailed {
+            request_id: "r".into(),
+            error_text: "net::ERR_FAILED".into(),
+            timestamp: 1.0,
+        });
         let signals = w.signals.lock().unwrap();
         let entry = signals.network.iter().next().expect("the refused request is in the ring");
         assert_eq!(entry.failure.as_deref(), Some(BLOCKED_BY_POLICY));
@@ -534,7 +682,7 @@ mod tests {
         let (mut t, w) = PageTracker::new("main".into());
         t.apply(started("r"));
         t.apply(started("r"));
-        t.apply(PageEvent::RequestFinished { request_id: "r".into() });
+        t.apply(PageEvent::RequestFinished { request_id: "r".into(), timestamp: 1.0 });
         assert_eq!(w.net.borrow().in_flight, 0);
     }
 }

@@ -138,14 +138,24 @@ pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: Cancellatio
                 _ = shutdown.cancelled() => break,
             }
         }
-        let permit = tokio::select! {
-            permit = opener.capacity().clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break,
-            },
+        // Wait until a slot is free, then take it and count the warm session as on its way in one
+        // step under the pool's lock: a create that finds no free slot then always sees it coming
+        // (taking the permit first and counting it after left a moment where it saw neither).
+        tokio::select! {
+            free = opener.capacity().acquire() => if free.is_err() { break },
             _ = shutdown.cancelled() => break,
+        }
+        let permit = {
+            let mut slots = pool.slots();
+            match opener.capacity().clone().try_acquire_owned() {
+                Ok(permit) => {
+                    slots.filling += 1;
+                    permit
+                }
+                // A create took it meanwhile: that is what slots are for.
+                Err(_) => continue,
+            }
         };
-        pool.slots().filling += 1;
         let opened = tokio::select! {
             opened = opener.open_blank(permit, Instant::now() + OPEN_TIMEOUT) => Some(opened),
             _ = shutdown.cancelled() => None,
