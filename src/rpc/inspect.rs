@@ -95,11 +95,12 @@ impl Params for InspectParams {}
 /// `document.scripts` or fetching the file again.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SourceParams {
-    /// The script's URL, as errors, initiators and listeners name it.
+    /// The script's URL, as errors, initiators and listeners name it (relative to the page is fine).
     pub url: String,
-    /// 1-based line to show.
-    pub line: u32,
-    /// Lines shown each side (default 3, at most 50).
+    /// 1-based line to show, with `context` lines each side; without it, the whole file (up to 300
+    /// lines).
+    pub line: Option<u32>,
+    /// Lines shown each side of `line` (default 3, at most 50).
     pub context: Option<u32>,
 }
 
@@ -115,7 +116,7 @@ pub fn methods() -> Vec<MethodSpec> {
         )
         .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#),
         page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
-            .example(r#"{"url":"http://127.0.0.1:3338/order/app.js","line":12}"#),
+            .example(r#"{"url":"/order/app.js","line":24,"context":5}"#),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
             .example(r#"{"fullPage":true}"#),
         page_method(
@@ -202,10 +203,11 @@ async fn source(call: Call, page: Page, p: SourceParams) -> Result<SourceView, A
         Some(n) if n <= 50 => n,
         Some(_) => return Err(ApiError::invalid("context", "context must be 0 to 50")),
     };
-    if p.line == 0 {
+    if p.line == Some(0) {
         return Err(ApiError::invalid("line", "line is 1-based: the first line is 1"));
     }
     page.source(&p.url, p.line, context, call.deadline).await.map_err(|err| match err {
+        BrowserError::InvalidOption(message) if message.starts_with("line ") => ApiError::invalid("line", message),
         BrowserError::InvalidOption(message) => ApiError::invalid("url", message),
         other => other.into(),
     })

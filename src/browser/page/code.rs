@@ -12,15 +12,19 @@ use super::handle::Page;
 use super::sources;
 use crate::browser::error::BrowserError;
 
-/// Lines around one line of a script.
+/// Lines of a script.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SourceView {
+    /// The script's absolute URL.
     pub url: String,
-    /// The lines, numbered, the asked-for line marked with `>`.
+    /// The lines as text, each numbered (`  12 | …`); an asked-for line is marked with `>`.
     pub lines: String,
     /// How many lines the file has.
     pub total: usize,
 }
+
+/// Lines shown of a whole file, at most (then a note says how many more there are).
+const WHOLE_FILE_LINES: u32 = 300;
 
 impl Page {
     /// The text of `url` as this page loaded it, split into lines (cached per page).
@@ -32,23 +36,39 @@ impl Page {
         Some(self.watch().sources().insert(url, &text))
     }
 
-    /// Lines `line - context ..= line + context` of `url` (1-based).
+    /// Lines `line - context ..= line + context` of `url` (1-based), or the whole file (up to
+    /// [`WHOLE_FILE_LINES`]) without a line. A relative URL is resolved against the page's.
     pub async fn source(
         &self,
         url: &str,
-        line: u32,
+        line: Option<u32>,
         context: u32,
         deadline: Instant,
     ) -> Result<SourceView, BrowserError> {
+        let base = self.watch().nav.borrow().url.clone();
+        let url = url::Url::parse(&base).and_then(|b| b.join(url)).map(String::from).unwrap_or_else(|_| url.to_owned());
+        let url = url.as_str();
         let lines = self.source_lines(url, deadline).await.ok_or_else(|| {
             BrowserError::InvalidOption(format!(
                 "this page has no script or document {url:?}: give the URL of a script the page loaded \
                  (as page errors, console entries and listeners name them)"
             ))
         })?;
-        let shown = sources::excerpt(&lines, line, None, context).ok_or_else(|| {
-            BrowserError::InvalidOption(format!("line {line} is past the end of {url} ({} lines)", lines.len()))
-        })?;
+        let shown = match line {
+            Some(line) => sources::excerpt(&lines, line, None, context).ok_or_else(|| {
+                BrowserError::InvalidOption(format!("line {line} is past the end of {url} ({} lines)", lines.len()))
+            })?,
+            None => {
+                let mut whole = sources::numbered(&lines, 1, WHOLE_FILE_LINES).unwrap_or_default();
+                if lines.len() > WHOLE_FILE_LINES as usize {
+                    whole.push_str(&format!(
+                        "\n… {} more lines (give line and context to see them)",
+                        lines.len() - WHOLE_FILE_LINES as usize
+                    ));
+                }
+                whole
+            }
+        };
         Ok(SourceView { url: url.to_owned(), lines: shown, total: lines.len() })
     }
 }

@@ -63,6 +63,9 @@ pub struct RequestEffect {
     /// For a failed fetch/XHR/document: the first 1 KB of the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body: Option<String>,
+    /// When responseBody is only the start: the whole body's size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_body_bytes: Option<usize>,
     /// The id network.body takes for the whole response body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
@@ -239,6 +242,7 @@ fn request_effect(signals: &Signals, entry: &NetworkEntry, origin: &str) -> Requ
         initiator: shown.initiator.map(|i| relative_in(&i, origin)),
         request_body: shown.request_body.filter(|_| failed_data),
         response_body: shown.response_body,
+        response_body_bytes: shown.response_body_bytes,
         request_id: failed_data.then(|| entry.request_id.clone()),
     }
 }

@@ -27,7 +27,7 @@ const GROUP: &str = "text-browser-inspect";
 const MAX_LISTENERS: usize = 12;
 /// Source lines shown under each listener: the whole handler when it is this short, else its
 /// first lines.
-const LISTENER_LINES: u32 = 12;
+const LISTENER_LINES: u32 = 8;
 
 /// The element's validity as a form control.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -55,6 +55,7 @@ pub struct FormFacts {
 
 /// One event listener the element's events reach.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Listener {
     /// The element itself, or the ancestor (or document, window) it is on.
     pub on: String,
@@ -70,6 +71,9 @@ pub struct Listener {
     /// The handler's first lines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The same handler as the listener of this type listed above (its source is shown there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_handler_as: Option<String>,
 }
 
 /// Everything `page.inspect` reports about an element.
@@ -246,13 +250,16 @@ impl Page {
             let _ = self.cdp("Debugger.disable", json!({}), deadline).await;
         }
         let mut out = Vec::new();
-        let mut shown = std::collections::HashSet::new();
+        let mut shown: std::collections::HashMap<(String, u32, u32), String> = std::collections::HashMap::new();
         for l in raw {
             let url = self.watch().scripts().get(&l.script_id).cloned();
             // The handler's own text says how long it is; a handler listed twice is shown once.
             let length =
                 l.handler.as_deref().map_or(LISTENER_LINES, |h| h.lines().count() as u32).clamp(1, LISTENER_LINES);
-            let first_time = shown.insert((l.script_id.clone(), l.line, l.column));
+            let key = (l.script_id.clone(), l.line, l.column);
+            let same_handler_as = shown.get(&key).cloned();
+            let first_time = same_handler_as.is_none();
+            shown.entry(key).or_insert_with(|| l.event.clone());
             let mut source = None;
             if let Some(url) = &url
                 && first_time
@@ -270,6 +277,7 @@ impl Page {
                 capture: l.capture,
                 at: url.map(|u| format!("{u}:{}:{}", l.line, l.column)),
                 source,
+                same_handler_as,
             });
         }
         out

@@ -175,6 +175,10 @@ pub struct NetworkEntry {
     /// The first 2 KB of the response's text body (fetch/XHR and documents, and error responses).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body: Option<String>,
+    /// When responseBody is only the start of the body: the whole body's size in bytes
+    /// (network.body returns it all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_body_bytes: Option<usize>,
     #[serde(skip)]
     pub mime_type: String,
     /// True until its body has been captured.
@@ -362,6 +366,7 @@ impl Signals {
             initiator: p.initiator,
             request_body: p.request_body,
             response_body: None,
+            response_body_bytes: None,
             mime_type: p.mime_type,
             body_pending,
             browser_own: p.browser_own,
@@ -431,10 +436,9 @@ impl Signals {
     pub fn shown(&self, entry: &NetworkEntry, with_body: bool, excerpt: usize) -> NetworkEntry {
         let mut shown = entry.clone();
         shown.request_body = entry.request_body.as_deref().map(|b| self.redactor.body(cut(b, excerpt).0));
-        shown.response_body = with_body
-            .then(|| self.bodies.get(&entry.request_id))
-            .flatten()
-            .map(|body| self.redactor.body(cut(&body.text, excerpt).0));
+        let body = with_body.then(|| self.bodies.get(&entry.request_id)).flatten();
+        shown.response_body = body.map(|body| self.redactor.body(cut(&body.text, excerpt).0));
+        shown.response_body_bytes = body.filter(|b| b.text.len() > excerpt || b.truncated).map(|b| b.text.len());
         shown.url = self.redactor.text(&entry.url);
         shown
     }

@@ -133,7 +133,18 @@ impl Page {
     }
 }
 
-/// The lines that changed from `old` to `new`, `- ` removed and `+ ` added, cut at `max_chars`.
+/// A snapshot line without its `- ` bullet (indentation kept), so a diff line reads
+/// `+   button "Save" [ref=e4]` rather than `+   - button …`.
+fn unbulleted(line: &str) -> String {
+    let indent = line.len() - line.trim_start().len();
+    match line[indent..].strip_prefix("- ") {
+        Some(rest) => format!("{} {rest}", &line[..indent]),
+        None => format!(" {}", line),
+    }
+}
+
+/// The lines that changed from `old` to `new` (`-` removed, `+` added, each line's own bullet
+/// left out), cut at `max_chars`.
 fn diff(old: &[String], new: &[String], max_chars: usize) -> Snapshot {
     let old: Vec<&str> = old.iter().map(String::as_str).collect();
     let new_lines: Vec<&str> = new.iter().map(String::as_str).collect();
@@ -143,8 +154,8 @@ fn diff(old: &[String], new: &[String], max_chars: usize) -> Snapshot {
     for change in changes.iter_all_changes() {
         match change.tag() {
             similar::ChangeTag::Equal => unchanged += 1,
-            similar::ChangeTag::Delete => changed.push(format!("- {}", change.value())),
-            similar::ChangeTag::Insert => changed.push(format!("+ {}", change.value())),
+            similar::ChangeTag::Delete => changed.push(format!("-{}", unbulleted(change.value()))),
+            similar::ChangeTag::Insert => changed.push(format!("+{}", unbulleted(change.value()))),
         }
     }
     if changed.is_empty() {
@@ -179,7 +190,7 @@ mod tests {
             lines("- main:\n  - button \"Save\" [ref=e1]\n  - text: Saved 0 times\n  - link \"Home\" [ref=e2]");
         let after = lines("- main:\n  - button \"Save\" [ref=e1]\n  - text: Saved 1 times\n  - link \"Home\" [ref=e2]");
         let d = diff(&before, &after, 10_000);
-        assert_eq!(d.snapshot, "-   - text: Saved 0 times\n+   - text: Saved 1 times\n");
+        assert_eq!(d.snapshot, "-   text: Saved 0 times\n+   text: Saved 1 times\n");
         assert_eq!(d.diff, Some(3));
         assert_eq!(d.refs, 2, "refs count the whole new snapshot");
         assert_eq!(diff(&after, &after, 10_000).snapshot, "(no change since the previous snapshot)\n");

@@ -121,7 +121,7 @@ impl PageWatch {
 const MAX_SCRIPTS: usize = 10_000;
 
 /// Lines shown each side of the line a page error or console error points at.
-const SOURCE_CONTEXT: u32 = 1;
+const SOURCE_CONTEXT: u32 = 2;
 
 /// The pump's side: folds events into the watch channels and the signals.
 pub struct PageTracker {
