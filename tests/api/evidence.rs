@@ -261,7 +261,10 @@ async fn page_source_shows_lines_of_a_script_the_page_runs() {
     let whole = svc.ok("page.source", json!({ "session_id": sid, "url": "/order/app.js" })).await;
     assert_eq!(whole["url"], script, "a relative URL is the page's");
     let lines = whole["lines"].as_str().unwrap();
-    assert!(lines.starts_with(" 1 | // Checkout") && lines.contains("24 |   showConfirmation"), "the whole file: {lines}");
+    assert!(
+        lines.starts_with(" 1 | // Checkout") && lines.contains("24 |   showConfirmation"),
+        "the whole file: {lines}"
+    );
     let err = svc.err("page.source", json!({ "session_id": sid, "url": page("/nope.js"), "line": 1 })).await;
     assert_eq!(err.data["param"], "url", "{err:?}");
 }
