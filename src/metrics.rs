@@ -102,6 +102,20 @@ impl Metrics {
         ] {
             registry.register(collector).expect("unique metric names");
         }
+        // Every labelled counter exists from the start with its known label values, so it reads 0
+        // (and an alert on it has something to read) before its first event.
+        for outcome in ["parse_error", "invalid_request", "method_not_found"] {
+            rpc_requests.with_label_values(&["unknown", outcome]);
+        }
+        for reason in ["closed", "expired", "shutdown", "browser_lost"] {
+            sessions_closed.with_label_values(&[reason]);
+        }
+        for status in ["401", "413", "429"] {
+            http_rejected.with_label_values(&[status]);
+        }
+        for buffer in ["console", "page_errors", "network"] {
+            EVENTS_DROPPED.with_label_values(&[buffer]);
+        }
         Self {
             registry,
             rpc_requests,
@@ -112,6 +126,13 @@ impl Metrics {
             sessions_closed,
             browser_restarts,
             http_rejected,
+        }
+    }
+
+    /// Creates each method's `ok` counter at 0, so every method shows before its first call.
+    pub fn register_methods(&self, names: &[String]) {
+        for name in names {
+            self.rpc_requests.with_label_values(&[name.as_str(), "ok"]);
         }
     }
 

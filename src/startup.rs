@@ -56,6 +56,8 @@ impl Application {
         ));
 
         let methods = rpc::all_methods();
+        let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
+        metrics.register_methods(&names);
         let openrpc = rpc::openrpc::document(&methods);
         let ctx = Arc::new(RpcContext {
             sessions: sessions.clone(),
@@ -70,7 +72,7 @@ impl Application {
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
         let rate_limit = rate_limit::config(config.rate_limit_max);
         let router = http::router(HttpParts {
-            rpc: RpcService::new(module, stop_handle, config.max_body_bytes),
+            rpc: RpcService::new(module, names, metrics.clone(), stop_handle, config.max_body_bytes),
             api_key: Arc::new(config.api_key.clone()),
             max_body_bytes: config.max_body_bytes,
             rate_limit: rate_limit.clone(),

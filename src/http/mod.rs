@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod body_limit;
+pub mod conformance;
 pub mod probes;
 pub mod rate_limit;
 pub mod rejection;

@@ -2,18 +2,23 @@
 //! WebSocket upgrades on the same path.
 //!
 //! jsonrpsee's tower service is built per request from one builder, so every connection gets its
-//! own connection id, and the HTTP request's extensions (request id) reach method handlers.
+//! own connection id, and the HTTP request's extensions (request id) reach method handlers. A POST
+//! of JSON goes through `conformance` first, which answers what jsonrpsee would get wrong.
 
 use std::convert::Infallible;
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{Response, StatusCode};
+use axum::http::{HeaderValue, Method, Response, StatusCode, header};
 use jsonrpsee::Methods;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, StopHandle};
 use tower::Service;
 
+use super::conformance::{self, Prepared};
 use super::rejection;
+use crate::metrics::Metrics;
 use crate::rpc::error::ErrorKind;
 
 /// Batches longer than this are refused (each entry is a browser call).
@@ -24,10 +29,19 @@ pub struct RpcService {
     builder: jsonrpsee::server::TowerServiceBuilder<tower::layer::util::Identity, tower::layer::util::Identity>,
     methods: Methods,
     stop: StopHandle,
+    /// Every method's name, for calls to methods that do not exist.
+    names: Arc<[String]>,
+    metrics: Metrics,
 }
 
 impl RpcService {
-    pub fn new(methods: impl Into<Methods>, stop: StopHandle, max_body_bytes: usize) -> Self {
+    pub fn new(
+        methods: impl Into<Methods>,
+        names: Vec<String>,
+        metrics: Metrics,
+        stop: StopHandle,
+        max_body_bytes: usize,
+    ) -> Self {
         let max = u32::try_from(max_body_bytes).unwrap_or(u32::MAX);
         let config = ServerConfig::builder()
             .max_request_body_size(max)
@@ -35,21 +49,70 @@ impl RpcService {
             .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
             .build();
         let builder = Server::builder().set_config(config).to_service_builder();
-        Self { builder, methods: methods.into(), stop }
+        Self { builder, methods: methods.into(), stop, names: names.into(), metrics }
     }
 
     pub async fn handle(self, request: Request) -> Result<Response<Body>, Infallible> {
+        let is_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
+        if request.method() != Method::POST || !is_json {
+            // WebSocket upgrades, and what jsonrpsee refuses itself (415, 405).
+            return Ok(self.jsonrpsee(request).await);
+        }
+        let (mut parts, body) = request.into_parts();
+        // The body was buffered (and capped) by the layers in front.
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        let (names, metrics) = (self.names.clone(), self.metrics.clone());
+        let prepared = conformance::prepare(
+            &text,
+            |method| names.iter().any(|n| n == method),
+            |method| crate::rpc::suggest_method(method, &names),
+            |rejected| metrics.rpc_requests.with_label_values(&["unknown", rejected.kind.as_str()]).inc(),
+        );
+        let (body, plan) = match prepared {
+            Prepared::Answer(answer) => return Ok(answered(answer)),
+            Prepared::PassThrough => (bytes.to_vec(), None),
+            Prepared::Forward { body, plan } => (body.into_bytes(), Some(plan)),
+        };
+        parts.headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        let response = self.jsonrpsee(Request::from_parts(parts, Body::from(body))).await;
+        let Some(plan) = plan else { return Ok(response) };
+        let (head, body) = response.into_parts();
+        let answer = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+        if !head.status.is_success() {
+            return Ok(Response::from_parts(head, Body::from(answer)));
+        }
+        Ok(answered(conformance::finish(plan, &String::from_utf8_lossy(&answer))))
+    }
+
+    async fn jsonrpsee(self, request: Request) -> Response<Body> {
         let mut service = self.builder.build(self.methods, self.stop);
         match service.call(request).await {
-            Ok(response) => Ok(response.map(Body::new)),
+            Ok(response) => response.map(Body::new),
             Err(err) => {
                 tracing::warn!(error = %err, "jsonrpsee service error");
-                Ok(rejection::response(
-                    StatusCode::BAD_REQUEST,
-                    ErrorKind::InvalidParams,
-                    "the request could not be read",
-                ))
+                rejection::response(StatusCode::BAD_REQUEST, ErrorKind::InvalidRequest, "the request could not be read")
             }
+        }
+    }
+}
+
+/// HTTP 200 with a JSON-RPC answer, or 204 with no body when there is none to give.
+fn answered(answer: Option<String>) -> Response<Body> {
+    match answer {
+        Some(text) => {
+            let mut response = Response::new(Body::from(text));
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        None => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            response
         }
     }
 }

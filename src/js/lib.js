@@ -153,6 +153,27 @@
     return false;
   }
 
+  // Properties whose animation moves or resizes an element.
+  const GEOMETRY = /^(left|top|right|bottom|inset|transform|translate|scale|rotate|width|height|margin|padding|offset|zoom)/;
+
+  // Whether a CSS animation or transition that moves or resizes `el` (on it or an ancestor) is
+  // running or about to start: one that has not produced its first frame yet leaves the box where
+  // it was, so comparing boxes across a frame alone would miss it.
+  function movingByAnimation(el) {
+    if (typeof document.getAnimations !== 'function') return false;
+    for (const animation of document.getAnimations()) {
+      if (animation.playState !== 'running' && !animation.pending) continue;
+      const target = animation.effect && animation.effect.target;
+      if (!target || !contains(target, el)) continue;
+      const frames = typeof animation.effect.getKeyframes === 'function' ? animation.effect.getKeyframes() : [];
+      const property = animation.transitionProperty;
+      if (property ? GEOMETRY.test(property) : frames.some((f) => Object.keys(f).some((k) => GEOMETRY.test(k)))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // What each action needs before it may proceed. The names are the service's `Action` enum
   // (src/browser/page/action.rs); a name not listed here is refused, never waved through.
   //   enabled: not disabled; stable: the same box one animation frame later; hitTarget: what a
@@ -187,6 +208,7 @@
     // advances the document's animation time and runs the page's own rAF callbacks first, so
     // anything moving shows.
     const rect = el.getBoundingClientRect();
+    if (rule.stable && movingByAnimation(el)) return { wait: 'is not stable (it is moving or resizing)' };
     if (rule.stable) {
       const before = rect;
       await nextFrame();

@@ -49,6 +49,12 @@ macro_rules! kinds {
 }
 
 kinds! {
+    ParseError => ("parse_error", -32700,
+        "Send valid JSON: a request object {\"jsonrpc\":\"2.0\",\"method\":…,\"params\":{…},\"id\":1} or an array of them."),
+    InvalidRequest => ("invalid_request", -32600,
+        "Send a JSON-RPC 2.0 request: \"jsonrpc\":\"2.0\", a string method, an id that is a string or a number, params as an object."),
+    MethodNotFound => ("method_not_found", -32601,
+        "Call a method rpc.discover lists (the README's method table lists them too)."),
     InvalidParams => ("invalid_params", -32602,
         "Fix the named parameter (see rpc.discover or the README for this method's params) and call again."),
     SessionNotFound => ("session_not_found", -32001,

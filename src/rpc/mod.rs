@@ -84,6 +84,11 @@ impl RpcContext {
     }
 }
 
+/// The method among `names` that `typo` probably meant.
+pub fn suggest_method(typo: &str, names: &[String]) -> Option<String> {
+    params::suggest(typo, names).map(str::to_owned)
+}
+
 /// Every method the service offers, in documentation order.
 pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();

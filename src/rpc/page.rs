@@ -132,8 +132,10 @@ pub struct ContentResult {
     pub html: String,
 }
 
-/// Runs `expression` in the page. A value is returned as JSON; a function is called with `arg`;
-/// a promise is awaited; top-level `await` works. An exception becomes `evaluation_failed`
+/// Runs `expression` in the page. A value is returned as JSON; a promise is awaited; top-level
+/// `await` works. With `arg`, the expression may use `arg` as a variable (`"arg.x + 1"`), and a
+/// function expression is called with it (`"(sel) => document.querySelector(sel).textContent"`);
+/// `arg: null` arrives as `null`. An exception becomes `evaluation_failed`
 /// carrying the page's message. A result JSON cannot carry (a DOM node, a cycle, `NaN`, a
 /// function) is `result_not_serializable`, saying what it was. A script still running at
 /// `timeout` is terminated, so the session stays usable.
@@ -141,11 +143,17 @@ pub struct ContentResult {
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
     pub expression: String,
-    /// Passed to the function as its argument.
+    /// Any JSON value: a variable `arg` of the expression, or the argument of a function expression.
+    #[serde(default, deserialize_with = "present")]
     pub arg: Option<Value>,
 }
 
 impl Params for EvaluateParams {}
+
+/// A param that is present, `null` included (which `Option` alone would read as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EvaluateResult {

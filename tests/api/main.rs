@@ -5,6 +5,7 @@ mod helpers;
 
 mod actions;
 mod client_examples;
+mod conformance;
 mod contract;
 mod egress;
 mod errors;

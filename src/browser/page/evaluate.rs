@@ -38,6 +38,20 @@ impl Page {
         arg: Option<&Value>,
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
+        // With an argument, the expression is the body of a function of `arg` (as in the v1
+        // contract's `new Function('arg', 'return (' + expression + ')')`): a plain expression
+        // sees `arg`, and a function expression is called with it.
+        let wrapped;
+        let expression = match arg {
+            Some(_) => {
+                wrapped = format!(
+                    "(async function (arg) {{ const __textBrowserValue = (\n{expression}\n); \
+                     return typeof __textBrowserValue === 'function' ? __textBrowserValue(arg) : __textBrowserValue; }})"
+                );
+                wrapped.as_str()
+            }
+            None => expression,
+        };
         let first = self
             .cdp(
                 "Runtime.evaluate",
