@@ -3,7 +3,7 @@
 # Chromium, fonts and axe-core, as a non-root user.
 #
 #   docker build -t text-browser .
-#   docker run --rm -p 3000:3000 --init --shm-size=1g -e API_KEY=change-me-0123456789 text-browser
+#   docker run --rm -p 3337:3337 --init --shm-size=1g -e API_KEY=change-me-0123456789 text-browser
 #
 # --init (or `init: true` in compose) reaps the processes Chromium leaves behind; --shm-size gives
 # Chromium's renderers shared memory (Docker's 64 MB default makes big pages crash their tab).
@@ -23,18 +23,19 @@ RUN apt-get update \
  && npm install --global --no-audit --no-fund "axe-core@${AXE_VERSION}" \
  && apt-get purge -y npm && apt-get autoremove -y \
  && rm -rf /var/lib/apt/lists/* /root/.npm
-RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin browser
+RUN useradd --create-home --uid 10001 --user-group --shell /usr/sbin/nologin browser
 COPY --from=builder /usr/local/bin/text-browser /usr/local/bin/fixtures /usr/local/bin/
 COPY --from=builder /src/fixtures/site /opt/text-browser/fixtures
-USER browser
+# The user `browser` (10001), by number: a host resolves it without our /etc/passwd.
+USER 10001:10001
 WORKDIR /home/browser
 ENV HOST=0.0.0.0 \
-    PORT=3000 \
+    PORT=3337 \
     CHROME_PATH=/usr/bin/chromium \
     AXE_CORE_PATH=/usr/local/lib/node_modules/axe-core/axe.min.js \
     FIXTURES_DIR=/opt/text-browser/fixtures \
     LOG_FORMAT=json
-EXPOSE 3000
+EXPOSE 3337
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD curl -fsS "http://127.0.0.1:${PORT}/healthz" || exit 1
+  CMD ["sh", "-c", "curl -fsS \"http://127.0.0.1:${PORT}/healthz\" || exit 1"]
 CMD ["text-browser"]

