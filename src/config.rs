@@ -50,6 +50,11 @@ pub const VARS: &[EnvVar] = &[
         meaning: "how long session.create waits for a free slot at MAX_SESSIONS (0: fail at once)",
     },
     EnvVar {
+        name: "QUEUE_MAX",
+        default: "32",
+        meaning: "how many session.create calls may wait for a slot at once; more get capacity_exceeded",
+    },
+    EnvVar {
         name: "WARM_SESSIONS",
         default: "1",
         meaning: "blank sessions kept ready so session.create is instant (0 disables)",
@@ -129,6 +134,7 @@ pub struct Config {
     pub max_sessions: usize,
     pub warm_sessions: usize,
     pub queue_timeout: Duration,
+    pub queue_max: usize,
     /// When set, `/metrics` requires it.
     pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
@@ -178,6 +184,7 @@ impl Config {
             max_sessions: parse_num(&get, "MAX_SESSIONS", 8, 1, 1000)? as usize,
             warm_sessions: parse_num(&get, "WARM_SESSIONS", 1, 0, 100)? as usize,
             queue_timeout: Duration::from_millis(parse_num(&get, "QUEUE_TIMEOUT_MS", 0, 0, 600_000)?),
+            queue_max: parse_num(&get, "QUEUE_MAX", 32, 0, 100_000)? as usize,
             metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
             max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
@@ -297,6 +304,7 @@ mod tests {
                 "MAX_SESSIONS" => c.max_sessions.to_string(),
                 "WARM_SESSIONS" => c.warm_sessions.to_string(),
                 "QUEUE_TIMEOUT_MS" => c.queue_timeout.as_millis().to_string(),
+                "QUEUE_MAX" => c.queue_max.to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,

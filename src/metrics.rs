@@ -44,6 +44,8 @@ pub struct Metrics {
     pub sessions_open: IntGauge,
     /// Blank sessions ready in the warm pool.
     pub sessions_warm: IntGauge,
+    /// session.create calls waiting for a slot at MAX_SESSIONS.
+    pub sessions_queued: IntGauge,
     pub sessions_created: IntCounter,
     /// Closed sessions by reason (closed, expired, shutdown).
     pub sessions_closed: IntCounterVec,
@@ -72,6 +74,9 @@ impl Metrics {
             IntGauge::new("text_browser_sessions_open", "Sessions currently open").expect("valid metric");
         let sessions_warm =
             IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool").expect("valid metric");
+        let sessions_queued =
+            IntGauge::new("text_browser_sessions_queued", "session.create calls waiting for a slot at MAX_SESSIONS")
+                .expect("valid metric");
         let sessions_created =
             IntCounter::new("text_browser_sessions_created_total", "Sessions created").expect("valid metric");
         let sessions_closed = IntCounterVec::new(
@@ -92,6 +97,7 @@ impl Metrics {
             Box::new(rpc_duration.clone()),
             Box::new(sessions_open.clone()),
             Box::new(sessions_warm.clone()),
+            Box::new(sessions_queued.clone()),
             Box::new(sessions_created.clone()),
             Box::new(sessions_closed.clone()),
             Box::new(browser_restarts.clone()),
@@ -122,6 +128,7 @@ impl Metrics {
             rpc_duration,
             sessions_open,
             sessions_warm,
+            sessions_queued,
             sessions_created,
             sessions_closed,
             browser_restarts,

@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::{Chromium, Launch, SessionManager, supervisor};
+use crate::browser::{Chromium, Launch, SessionLimits, SessionManager, supervisor};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
@@ -45,15 +45,14 @@ impl Application {
         let chromium = Chromium::launch(&executable, config.headless).await?;
         let metrics = Metrics::new();
         let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
-        let sessions = Arc::new(SessionManager::new(
-            chromium,
-            policy,
-            config.max_sessions,
-            config.warm_sessions.min(config.max_sessions),
-            config.queue_timeout,
-            config.session_ttl,
-            metrics.clone(),
-        ));
+        let limits = SessionLimits {
+            max_sessions: config.max_sessions,
+            warm_sessions: config.warm_sessions,
+            queue_timeout: config.queue_timeout,
+            queue_max: config.queue_max,
+            ttl: config.session_ttl,
+        };
+        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone()));
 
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();

@@ -15,8 +15,11 @@ pub enum BrowserError {
     UrlNotAllowed(String),
     #[error("{0}")]
     Timeout(String),
-    #[error("all {max} sessions are in use")]
-    CapacityExceeded { max: usize },
+    #[error("all {max} sessions are in use{}", if *.waiting > 0 { format!(" and {} creates are already waiting for one (QUEUE_MAX)", .waiting) } else { String::new() })]
+    CapacityExceeded { max: usize, waiting: usize },
+    /// A create waited QUEUE_TIMEOUT_MS at the cap and no slot freed.
+    #[error("all {max} sessions stayed in use for the {waited_ms} ms this create waited (QUEUE_TIMEOUT_MS)")]
+    QueueTimeout { max: usize, waited_ms: u64 },
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed { url: String, reason: String },
     #[error("{0}")]

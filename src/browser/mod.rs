@@ -23,6 +23,6 @@ pub use page::{
     SnapshotOptions, SourceView, Target, TextFormat, Validity, Viewport, WaitUntil,
 };
 pub use session::{
-    CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionManager, SessionOptions, StorageItem,
-    StorageState,
+    CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionLimits, SessionManager, SessionOptions,
+    StorageItem, StorageState,
 };

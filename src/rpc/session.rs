@@ -24,8 +24,12 @@ use crate::browser::{BrowserError, CloseReason, Proxy, SessionOptions, StorageSt
 /// the background. A warm session is exactly as fresh and isolated as a new one (no cookies,
 /// storage or cache from anyone). Warm sessions count toward `MAX_SESSIONS`, and when the cap is
 /// reached a `session.create` takes a warm session rather than failing. A session with its own
-/// `proxy` is always made fresh (the upstream is fixed when the context is created). Beyond
-/// `MAX_SESSIONS` open sessions: `capacity_exceeded` (or a wait of up to `QUEUE_TIMEOUT_MS`).
+/// `proxy` is always made fresh (the upstream is fixed when the context is created).
+///
+/// At `MAX_SESSIONS`, a create fails at once with `capacity_exceeded` — unless the operator set
+/// `QUEUE_TIMEOUT_MS`: then it waits in line (at most `QUEUE_MAX` creates wait at once; one more
+/// is turned away with `capacity_exceeded`) and takes the first slot that frees, or gives up after
+/// `QUEUE_TIMEOUT_MS` with `queue_timeout`.
 ///
 /// With `url`, the new session also navigates there (like `page.goto`, with `waitUntil`) and the
 /// result carries the navigation's `url`, `title`, `status` and `signals`: one call from nothing

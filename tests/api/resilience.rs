@@ -81,9 +81,12 @@ async fn at_the_cap_create_waits_in_the_queue_and_readyz_and_metrics_say_so() {
     assert_eq!(body["ready"], false, "{body}");
     assert_eq!(body["browser_connected"], true, "{body}");
 
-    // Nobody frees a slot: the queued create gives up after QUEUE_TIMEOUT_MS.
+    // Nobody frees a slot: the queued create gives up after QUEUE_TIMEOUT_MS, and says so.
+    let started = std::time::Instant::now();
     let err = svc.err("session.create", json!({})).await;
-    assert_eq!(err.kind(), "capacity_exceeded");
+    assert_eq!(err.kind(), "queue_timeout", "{err:?}");
+    assert!(started.elapsed() >= Duration::from_millis(1400), "it waited its QUEUE_TIMEOUT_MS");
+    assert!(err.data["remediation"].as_str().unwrap().contains("MAX_SESSIONS"), "{err:?}");
     // A slot freed while a create waits goes to it.
     let waiting = svc.call("session.create", json!({}));
     let closing = async {
@@ -97,7 +100,7 @@ async fn at_the_cap_create_waits_in_the_queue_and_readyz_and_metrics_say_so() {
                 .text()
                 .await
                 .ok()?;
-            metrics.contains("session.create").then_some(())
+            (metric(&metrics, "text_browser_sessions_queued") == Some(1.0)).then_some(())
         })
         .await;
         svc.ok("session.close", json!({ "session_id": a })).await;
@@ -120,4 +123,65 @@ async fn at_the_cap_create_waits_in_the_queue_and_readyz_and_metrics_say_so() {
         metrics.contains("text_browser_cdp_call_duration_seconds_bucket{cdp_method=\"Target.createBrowserContext\"")
     );
     assert!(metrics.contains("text_browser_events_dropped_total") || !metrics.contains("dropped"), "{metrics}");
+}
+
+#[tokio::test]
+async fn chromium_dies_with_the_service_even_when_the_service_is_killed() {
+    let svc = Instance::start(&[]);
+    let (chromium, profile) = chromium_child(svc.pid);
+    // SIGKILL: no shutdown code runs, as when the OOM killer ends the service.
+    // SAFETY: kill(2) on our own child's pid has no memory-safety concerns.
+    unsafe {
+        libc::kill(svc.pid as i32, libc::SIGKILL);
+    }
+    eventually(Duration::from_secs(10), "the killed service's Chromium to exit", || async {
+        let state = std::fs::read_to_string(format!("/proc/{chromium}/stat")).unwrap_or_default();
+        // Gone, or a zombie waiting for init to reap it.
+        (state.is_empty() || state.split_whitespace().nth(2) == Some("Z")).then_some(())
+    })
+    .await;
+    assert!(std::path::Path::new(&profile).exists(), "nothing cleaned up after the kill");
+    let _next = Instance::start(&[]);
+    assert!(!std::path::Path::new(&profile).exists(), "the next start removed the dead service's profile directory");
+}
+
+#[tokio::test]
+async fn creates_beyond_max_sessions_wait_in_line_up_to_queue_max_for_their_full_queue_timeout() {
+    let svc = Instance::start(&[
+        ("MAX_SESSIONS", "1"),
+        ("WARM_SESSIONS", "0"),
+        ("QUEUE_TIMEOUT_MS", "6000"),
+        ("QUEUE_MAX", "2"),
+    ]);
+    let first = svc.session().await;
+    let queued = || async { metric(&svc.metrics().await, "text_browser_sessions_queued") };
+    let started = std::time::Instant::now();
+    // Two wait (more than MAX_SESSIONS: the line is QUEUE_MAX long) ...
+    let line = async {
+        let a = svc.call("session.create", json!({ "timeout": 60000 }));
+        let b = svc.call("session.create", json!({ "timeout": 60000 }));
+        tokio::join!(a, b)
+    };
+    let steps = async {
+        eventually(Duration::from_secs(20), "two creates waiting", || async {
+            (queued().await == Some(2.0)).then_some(())
+        })
+        .await;
+        // ... a third is turned away at once ...
+        let asked = std::time::Instant::now();
+        let turned_away = svc.err("session.create", json!({})).await;
+        assert_eq!(turned_away.kind(), "capacity_exceeded", "{turned_away:?}");
+        assert!(turned_away.message.contains("QUEUE_MAX"), "{}", turned_away.message);
+        assert!(asked.elapsed() < Duration::from_secs(3), "refused at once, not after a wait");
+        // ... and a slot freed goes to one of the two.
+        svc.ok("session.close", json!({ "session_id": first })).await;
+    };
+    let ((a, b), ()) = tokio::join!(line, steps);
+    let (got, timed_out): (Vec<_>, Vec<_>) = [a, b].into_iter().partition(Result::is_ok);
+    assert_eq!(got.len(), 1, "one waiting create got the freed slot");
+    let err = timed_out.into_iter().next().unwrap().unwrap_err();
+    assert_eq!(err.kind(), "queue_timeout", "the other waited and said why it gave up: {err:?}");
+    assert!(started.elapsed() >= Duration::from_millis(5900), "it waited its full QUEUE_TIMEOUT_MS");
+    let id = got[0].as_ref().unwrap()["session_id"].as_str().unwrap().to_owned();
+    svc.ok("session.close", json!({ "session_id": id })).await;
 }

@@ -1,7 +1,8 @@
 //! The one shared Chromium: the process and its CDP connection, raw CDP calls with deadlines, and
 //! the supervisor that starts a new Chromium when the old one dies.
 //!
-//! - `process`: launching Chromium, pumping its CDP handler, stopping it
+//! - `launch`: starting the Chromium process so it dies with the service, its profile directory
+//! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
 //! - `routes`: events chromiumoxide could not parse, routed raw to the page they belong to
 //! - `cdp`: commands as JSON with deadlines (our protection against protocol drift)
 //! - `supervisor`: notices Chromium dying and swaps in a new one through a [`supervisor::Host`]
@@ -9,6 +10,7 @@
 //! Nothing here knows about sessions or pages: the layers above depend on this one, never back.
 
 pub mod cdp;
+mod launch;
 mod process;
 mod routes;
 pub mod supervisor;

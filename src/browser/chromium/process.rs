@@ -1,4 +1,5 @@
-//! The one shared Chromium process: launch, the CDP handler pump, and clean shutdown.
+//! The one shared Chromium process: launch (`launch` starts the process so it dies with us), the
+//! CDP handler pump, and clean shutdown.
 //!
 //! chromiumoxide's `Handler` must be polled for the life of the browser. Our pump does that, and
 //! also rescues events chromiumoxide could not parse (protocol drift): their raw text is routed to
@@ -6,13 +7,14 @@
 //! `alive` turns false so callers get `browser_unavailable` instead of hanging, and the supervisor
 //! starts a new one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use chromiumoxide::error::CdpError;
-use chromiumoxide::{Browser, BrowserConfig, Handler, Page};
+use chromiumoxide::handler::HandlerConfig;
+use chromiumoxide::{Browser, Handler, Page};
 use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::watch;
@@ -20,22 +22,19 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::cdp::{self, Raw};
+use super::launch::{self, ChildProcess, ProfileDir};
 use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
 
-/// Flags for a quiet, closed-network, container-friendly Chromium (see README "Security notes").
+/// Flags for a quiet, closed-network, container-friendly Chromium (see README "Security notes"),
+/// on top of the usual automation flags (`launch`).
 const CHROMIUM_ARGS: &[&str] = &[
-    "disable-background-networking",
-    "disable-component-update",
-    "disable-sync",
-    "no-first-run",
-    "disable-quic",
-    "disable-gpu",
-    "disable-dev-shm-usage",
-    "disable-default-apps",
-    "mute-audio",
-    "hide-scrollbars",
-    "disable-site-isolation-trials",
+    "--disable-component-update",
+    "--disable-quic",
+    "--disable-gpu",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--disable-site-isolation-trials",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
@@ -47,60 +46,38 @@ const DISABLED_FEATURES: &str =
 /// A proxy address nothing listens on (the discard port), for traffic outside any session.
 const NOWHERE_PROXY: &str = "http://127.0.0.1:9";
 
-/// A fresh, private user-data-dir, removed when dropped.
-struct ProfileDir(PathBuf);
-
-impl ProfileDir {
-    fn create() -> Result<Self, BrowserError> {
-        let dir = std::env::temp_dir().join(format!("text-browser-profile-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| BrowserError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
-        Ok(Self(dir))
-    }
-}
-
-impl Drop for ProfileDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 pub struct Chromium {
     /// Read-locked for calls (they run in parallel); write-locked only to stop the process.
     browser: tokio::sync::RwLock<Browser>,
     routes: Arc<EventRoutes>,
     alive: watch::Receiver<bool>,
     pump: Mutex<Option<JoinHandle<()>>>,
-    pid: Option<u32>,
+    process: ChildProcess,
+    /// Declared after `process`: removed once the process is gone.
     _profile: ProfileDir,
 }
 
 impl Chromium {
     pub async fn launch(executable: &Path, headless: bool) -> Result<Self, BrowserError> {
         let profile = ProfileDir::create()?;
-        let mut builder = BrowserConfig::builder()
-            .chrome_executable(executable)
-            .user_data_dir(&profile.0)
-            .no_sandbox()
-            .viewport(None)
-            .surface_invalid_messages()
-            .launch_timeout(Duration::from_secs(30))
+        let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| a.to_string()).collect();
+        args.push(format!("--disable-features={DISABLED_FEATURES}"));
+        // Sessions' contexts each get their own egress proxy. Anything outside them (the default
+        // context) is pointed at a closed port, loopback included: it reaches nothing.
+        args.push(format!("--proxy-server={NOWHERE_PROXY}"));
+        args.push("--proxy-bypass-list=<-loopback>".into());
+        let (process, url) = launch::spawn(executable, &profile, headless, &args).await?;
+        let config = HandlerConfig {
+            ignore_invalid_messages: false,
+            viewport: None,
             // Our own deadlines bound every call; this only has to be longer than any of them.
-            .request_timeout(Duration::from_secs(3600))
-            .args(CHROMIUM_ARGS.iter().copied())
-            .arg(("disable-features", DISABLED_FEATURES))
-            // Sessions' contexts each get their own egress proxy. Anything outside them (the
-            // default context) is pointed at a closed port, loopback included: it reaches nothing.
-            .arg(("proxy-server", NOWHERE_PROXY))
-            .arg(("proxy-bypass-list", "<-loopback>"));
-        if !headless {
-            builder = builder.with_head();
-        }
-        let config = builder.build().map_err(BrowserError::Unavailable)?;
-        let (mut browser, handler) = Browser::launch(config)
+            request_timeout: Duration::from_secs(3600),
+            ..HandlerConfig::default()
+        };
+        let (browser, handler) = Browser::connect_with_config(url, config)
             .await
-            .map_err(|e| BrowserError::Unavailable(format!("could not launch {}: {e}", executable.display())))?;
-        let pid = browser.get_mut_child().and_then(|child| child.as_mut_inner().id());
+            .map_err(|e| BrowserError::Unavailable(format!("could not connect to {}: {e}", executable.display())))?;
+        let pid = process.pid();
         let routes = Arc::new(EventRoutes::default());
         let (alive_tx, alive) = watch::channel(true);
         let pump = tokio::spawn(pump_handler(handler, routes.clone(), alive_tx));
@@ -110,7 +87,7 @@ impl Chromium {
             routes,
             alive,
             pump: Mutex::new(Some(pump)),
-            pid,
+            process,
             _profile: profile,
         })
     }
@@ -129,7 +106,7 @@ impl Chromium {
     }
 
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        Some(self.process.pid())
     }
 
     pub fn is_alive(&self) -> bool {
@@ -156,23 +133,18 @@ impl Chromium {
         }
     }
 
-    /// Asks Chromium to exit and waits briefly for the connection to end; the process is killed
-    /// when this value is dropped if it is still running.
+    /// Asks Chromium to exit and waits briefly for it; a process still running then is killed.
     pub async fn shutdown(&self) {
         let deadline = Instant::now() + Duration::from_secs(5);
         if self.is_alive() {
             let _ = self.call("Browser.close", Value::Object(Default::default()), deadline).await;
         }
         let _ = tokio::time::timeout_at(deadline, self.closed()).await;
-        let mut browser = self.browser.write().await;
-        if tokio::time::timeout_at(deadline, browser.wait()).await.is_err() {
-            let _ = browser.kill().await;
-            let _ = browser.wait().await;
-        }
+        self.process.stop(deadline.saturating_duration_since(Instant::now())).await;
         if let Some(pump) = self.pump.lock().unwrap_or_else(|p| p.into_inner()).take() {
             pump.abort();
         }
-        tracing::info!(pid = self.pid, "chromium stopped");
+        tracing::info!(pid = self.process.pid(), "chromium stopped");
     }
 }
 

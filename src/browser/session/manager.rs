@@ -47,13 +47,25 @@ pub struct SessionManager {
     lost: Mutex<VecDeque<String>>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     pool: Arc<WarmPool>,
-    max_sessions: usize,
-    /// How long session.create may wait for a slot at the cap (QUEUE_TIMEOUT_MS).
-    queue_timeout: Duration,
-    /// Creates waiting for a slot now; at most `max_sessions` may wait.
+    limits: SessionLimits,
+    /// Creates waiting for a slot now; at most `limits.queue_max` may wait.
     queued: AtomicUsize,
-    ttl: Duration,
     metrics: Metrics,
+}
+
+/// How many sessions there may be, and how creates wait for one.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    /// MAX_SESSIONS: open and warm sessions together.
+    pub max_sessions: usize,
+    /// WARM_SESSIONS: blank sessions kept ready (within max_sessions).
+    pub warm_sessions: usize,
+    /// QUEUE_TIMEOUT_MS: how long session.create may wait for a slot at the cap.
+    pub queue_timeout: Duration,
+    /// QUEUE_MAX: how many creates may wait at once.
+    pub queue_max: usize,
+    /// SESSION_TTL_MS: idle time after which a session is closed.
+    pub ttl: Duration,
 }
 
 /// What `/readyz` reports.
@@ -68,24 +80,14 @@ pub struct Readiness {
 }
 
 impl SessionManager {
-    pub fn new(
-        chromium: Chromium,
-        policy: Arc<EgressPolicy>,
-        max_sessions: usize,
-        warm_sessions: usize,
-        queue_timeout: Duration,
-        ttl: Duration,
-        metrics: Metrics,
-    ) -> Self {
+    pub fn new(chromium: Chromium, policy: Arc<EgressPolicy>, limits: SessionLimits, metrics: Metrics) -> Self {
         Self {
-            opener: Arc::new(Opener::new(chromium, policy, max_sessions)),
+            opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions)),
             lost: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
-            pool: Arc::new(WarmPool::new(warm_sessions, metrics.sessions_warm.clone())),
-            max_sessions,
-            queue_timeout,
+            pool: Arc::new(WarmPool::new(limits.warm_sessions.min(limits.max_sessions), metrics.sessions_warm.clone())),
+            limits,
             queued: AtomicUsize::new(0),
-            ttl,
             metrics,
         }
     }
@@ -169,25 +171,31 @@ impl SessionManager {
     }
 
     /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed
-    /// permit or a warm session, whichever comes first. At most MAX_SESSIONS creates wait.
+    /// permit or a warm session, whichever comes first. At most QUEUE_MAX creates wait at once;
+    /// one more is refused at once (`capacity_exceeded`); a wait that ends empty is
+    /// `queue_timeout`.
     async fn queue(&self, deadline: Instant) -> Result<Slot, BrowserError> {
-        let full = || BrowserError::CapacityExceeded { max: self.max_sessions };
-        if self.queue_timeout.is_zero() {
-            return Err(full());
+        let max = self.limits.max_sessions;
+        if self.limits.queue_timeout.is_zero() {
+            return Err(BrowserError::CapacityExceeded { max, waiting: 0 });
         }
-        if self.queued.fetch_add(1, Ordering::SeqCst) >= self.max_sessions {
+        let waiting = self.queued.fetch_add(1, Ordering::SeqCst);
+        if waiting >= self.limits.queue_max {
             self.queued.fetch_sub(1, Ordering::SeqCst);
-            return Err(full());
+            return Err(BrowserError::CapacityExceeded { max, waiting });
         }
-        let until = deadline.min(Instant::now() + self.queue_timeout);
+        self.metrics.sessions_queued.set(waiting as i64 + 1);
+        let started = Instant::now();
+        let until = deadline.min(started + self.limits.queue_timeout);
         let slot = tokio::select! {
             permit = tokio::time::timeout_at(until, self.opener.capacity().clone().acquire_owned()) => {
                 permit.ok().and_then(Result::ok).map(Slot::Free)
             }
             warm = self.pool.take_when_ready(until) => warm.map(|w| Slot::Warm(Box::new(w))),
         };
-        self.queued.fetch_sub(1, Ordering::SeqCst);
-        slot.ok_or_else(full)
+        let left = self.queued.fetch_sub(1, Ordering::SeqCst) - 1;
+        self.metrics.sessions_queued.set(left as i64);
+        slot.ok_or_else(|| BrowserError::QueueTimeout { max, waited_ms: started.elapsed().as_millis() as u64 })
     }
 
     /// Whether a session can be created now, for `/readyz`.
@@ -200,7 +208,7 @@ impl SessionManager {
             browser_connected,
             sessions_open: self.open_count(),
             sessions_warm,
-            max_sessions: self.max_sessions,
+            max_sessions: self.limits.max_sessions,
         }
     }
 
@@ -210,9 +218,13 @@ impl SessionManager {
         if let Ok(permit) = self.opener.capacity().clone().try_acquire_owned() {
             return Ok(permit);
         }
-        let mut warm =
-            self.pool.take_or_wait(deadline).await.ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
-        let permit = warm.take_permit().ok_or(BrowserError::CapacityExceeded { max: self.max_sessions })?;
+        let mut warm = self
+            .pool
+            .take_or_wait(deadline)
+            .await
+            .ok_or(BrowserError::CapacityExceeded { max: self.limits.max_sessions, waiting: 0 })?;
+        let permit =
+            warm.take_permit().ok_or(BrowserError::CapacityExceeded { max: self.limits.max_sessions, waiting: 0 })?;
         let _ = self.opener.dispose(&warm).await;
         Ok(permit)
     }
@@ -266,13 +278,13 @@ impl SessionManager {
 
 impl Expiring for SessionManager {
     fn ttl(&self) -> Duration {
-        self.ttl
+        self.limits.ttl
     }
 
     /// When the next idle session would expire if nothing touches it. Sessions in the middle of a
     /// call are left out: the call touches them when it ends.
     fn next_expiry(&self) -> Option<Instant> {
-        self.map().values().filter(|s| !s.is_busy()).map(|s| s.last_used() + self.ttl).min()
+        self.map().values().filter(|s| !s.is_busy()).map(|s| s.last_used() + self.limits.ttl).min()
     }
 
     /// Closes every session idle past the TTL (sessions in the middle of a call are left alone).
@@ -281,7 +293,7 @@ impl Expiring for SessionManager {
         let expired: Vec<String> = self
             .map()
             .values()
-            .filter(|s| s.last_used() + self.ttl <= now && !s.is_busy())
+            .filter(|s| s.last_used() + self.limits.ttl <= now && !s.is_busy())
             .map(|s| s.id().to_owned())
             .collect();
         for id in expired {

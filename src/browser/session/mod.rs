@@ -17,6 +17,6 @@ mod pool;
 mod session;
 mod storage;
 
-pub use manager::{Readiness, SessionManager};
+pub use manager::{Readiness, SessionLimits, SessionManager};
 pub use options::{Cookie, OriginStorage, Proxy, SameSite, SessionOptions, StorageItem, StorageState};
 pub use session::CloseReason;
