@@ -42,6 +42,9 @@ pub enum BrowserError {
     AxeUnavailable(String),
     #[error("{0}")]
     InvalidOption(String),
+    /// Input the browser refused or dropped, traced back to the parameter that carried it.
+    #[error("{message}")]
+    InvalidParam { param: String, message: String },
     #[error("Chromium is not available: {0}")]
     Unavailable(String),
     #[error("the browser rejected {method}: {message}")]

@@ -80,7 +80,7 @@ kinds! {
     ElementNotFound => ("element_not_found", -32009,
         "Check the selector against page.content, or wait for the element (page.waitFor) and retry."),
     NotAllowed => ("not_allowed", -32015,
-        "Do not retry: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL); ask a person to do it."),
+        "Ask a person to do it: the operator's policy forbids this action (e.g. REFUSE_PASSWORD_FILL), so the same call gets the same answer."),
     StaleRef => ("stale_ref", -32016,
         "Take a new page.snapshot and act on the ref it shows for that element; never reuse refs across navigations."),
     AmbiguousSelector => ("ambiguous_selector", -32012,
@@ -104,6 +104,41 @@ kinds! {
 }
 
 impl ErrorKind {
+    /// Whether the caller's input is the cause, so the same call can only fail the same way and the
+    /// remediation must say what to change, never to retry. Exhaustive on purpose: a new kind has
+    /// to be placed on one side.
+    pub fn blames_caller(self) -> bool {
+        match self {
+            Self::ParseError
+            | Self::InvalidRequest
+            | Self::MethodNotFound
+            | Self::InvalidParams
+            | Self::SessionNotFound
+            | Self::UrlNotAllowed
+            | Self::EvaluationFailed
+            | Self::ResultNotSerializable
+            | Self::InvalidSelector
+            | Self::NotAllowed
+            | Self::StaleRef
+            | Self::AmbiguousSelector
+            | Self::NotActionable
+            | Self::Unauthorized
+            | Self::PayloadTooLarge => true,
+            // Time, load, the page's own state or the browser: the same call can succeed later.
+            Self::SessionClosed
+            | Self::Timeout
+            | Self::CapacityExceeded
+            | Self::QueueTimeout
+            | Self::NavigationFailed
+            | Self::ElementNotFound
+            | Self::AxeUnavailable
+            | Self::BrowserUnavailable
+            | Self::BrowserError
+            | Self::RateLimited
+            | Self::InternalError => false,
+        }
+    }
+
     /// The kind a browser-layer error is reported as.
     pub fn of(err: &BrowserError) -> Self {
         match err {
@@ -123,7 +158,7 @@ impl ErrorKind {
             BrowserError::AxeUnavailable(_) => Self::AxeUnavailable,
             BrowserError::NotAllowed(_) => Self::NotAllowed,
             BrowserError::StaleRef(_) => Self::StaleRef,
-            BrowserError::InvalidOption(_) => Self::InvalidParams,
+            BrowserError::InvalidOption(_) | BrowserError::InvalidParam { .. } => Self::InvalidParams,
             BrowserError::Unavailable(_) => Self::BrowserUnavailable,
             BrowserError::Protocol { .. } => Self::BrowserError,
             BrowserError::HelperScript(_) => Self::InternalError,
@@ -136,9 +171,19 @@ pub enum ApiError {
     #[error("invalid params: {message}")]
     InvalidParams { message: String, param: Option<String> },
     #[error(transparent)]
-    Browser(#[from] BrowserError),
+    Browser(BrowserError),
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl From<BrowserError> for ApiError {
+    fn from(err: BrowserError) -> Self {
+        match err {
+            // One shape for every invalid parameter, wherever it was found out.
+            BrowserError::InvalidParam { param, message } => Self::invalid(param, message),
+            err => Self::Browser(err),
+        }
+    }
 }
 
 impl ApiError {
@@ -184,6 +229,20 @@ mod tests {
             assert!(kind.remediation().ends_with('.'), "{kind:?}");
             assert!(kind.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{kind:?}");
         }
+    }
+
+    #[test]
+    fn no_error_the_callers_input_causes_is_told_to_retry() {
+        for kind in ErrorKind::ALL.iter().filter(|k| k.blames_caller()) {
+            let remediation = kind.remediation().to_lowercase();
+            assert!(!remediation.contains("retry") && !remediation.contains("try again"), "{kind:?}: {remediation}");
+        }
+        // Input Chromium refuses is reported as the caller's to fix, not as a browser failure.
+        let refused = BrowserError::InvalidParam { param: "storageState.cookies[0]".into(), message: "dropped".into() };
+        assert!(ErrorKind::of(&refused).blames_caller());
+        let obj = ApiError::from(refused).to_error_object();
+        let data: serde_json::Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
+        assert_eq!((obj.code(), data["param"].as_str()), (-32602, Some("storageState.cookies[0]")));
     }
 
     #[test]

@@ -45,7 +45,9 @@ pub struct SessionCreateParams {
     pub viewport: Option<Viewport>,
     /// Overrides the browser's user agent for this session.
     pub user_agent: Option<String>,
-    /// Cookies and localStorage to start with (Playwright's storageState format).
+    /// Cookies and localStorage to start with (Playwright's storageState format). Each cookie is
+    /// checked by the rules browsers apply and read back once set: one that is refused or not kept
+    /// is `invalid_params` naming it (`storageState.cookies[1].domain`), never dropped silently.
     pub storage_state: Option<StorageState>,
     /// A proxy for all of this session's traffic.
     pub proxy: Option<Proxy>,
@@ -175,6 +177,14 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     }
     if p.user_agent.as_deref().is_some_and(|ua| ua.trim().is_empty()) {
         return Err(ApiError::invalid("userAgent", "userAgent must not be empty"));
+    }
+    for (i, cookie) in p.storage_state.iter().flat_map(|s| s.cookies.iter()).enumerate() {
+        cookie.check().map_err(|problem| {
+            ApiError::invalid(
+                format!("storageState.cookies[{i}].{}", problem.field),
+                format!("storageState.cookies[{i}] ({:?}): {} {}", cookie.name, problem.field, problem.why),
+            )
+        })?;
     }
     if p.wait_until.is_some() && p.url.is_none() {
         return Err(ApiError::invalid("waitUntil", "waitUntil goes with url"));

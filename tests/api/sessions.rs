@@ -87,6 +87,45 @@ async fn session_create_rejects_bad_options_by_name() {
 }
 
 #[tokio::test]
+async fn each_cookie_field_a_browser_would_refuse_is_invalid_params_naming_it() {
+    let svc = shared();
+    let good = json!({ "name": "token", "value": "abc", "domain": "127.0.0.1", "path": "/" });
+    for (field, bad) in [
+        ("name", json!("to;ken")),
+        ("value", json!("a\nb")),
+        ("domain", json!("x y")),
+        ("domain", json!("http://127.0.0.1:3338")),
+        ("path", json!("admin")),
+        ("expires", json!(-7)),
+        ("sameSite", json!("None")),
+    ] {
+        let mut broken = good.clone();
+        broken[field] = bad.clone();
+        let params = json!({ "storageState": { "cookies": [good.clone(), broken] } });
+        let err = svc.err("session.create", params).await;
+        assert_eq!(err.kind(), "invalid_params", "{field}={bad}: {err:?}");
+        assert_eq!(err.data["param"], format!("storageState.cookies[1].{field}"), "{field}={bad}: {err:?}");
+        assert!(!err.data["remediation"].as_str().unwrap().to_lowercase().contains("retry"), "{err:?}");
+    }
+    // A sameSite value browsers do not know is caught by the params' own schema.
+    let params = json!({ "storageState": { "cookies": [{ "name": "a", "value": "b", "domain": "127.0.0.1", "sameSite": "Sometimes" }] } });
+    assert_eq!(svc.err("session.create", params).await.kind(), "invalid_params");
+}
+
+#[tokio::test]
+async fn a_cookie_chromium_does_not_keep_is_reported_not_lost() {
+    let svc = shared();
+    let cookies = json!([
+        { "name": "kept", "value": "1", "domain": "127.0.0.1", "path": "/" },
+        { "name": "dropped", "value": "2", "domain": "1.2.3", "path": "/" },
+    ]);
+    let err = svc.err("session.create", json!({ "storageState": { "cookies": cookies } })).await;
+    assert_eq!(err.kind(), "invalid_params", "{err:?}");
+    assert_eq!(err.data["param"], "storageState.cookies[1]", "{err:?}");
+    assert!(err.message.contains("did not keep") && err.message.contains("1.2.3"), "{err:?}");
+}
+
+#[tokio::test]
 async fn closed_session_is_gone() {
     let svc = shared();
     let sid = svc.session().await;

@@ -9,7 +9,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::options::{OriginStorage, StorageState};
+use super::options::{Cookie, OriginStorage, StorageState};
 use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Page, WaitUntil};
@@ -25,15 +25,50 @@ pub(super) async fn apply(
     deadline: Instant,
 ) -> Result<(), BrowserError> {
     if !state.cookies.is_empty() {
-        let cookies: Vec<Value> = state.cookies.iter().map(|c| c.to_cdp()).collect();
-        chromium
-            .call("Storage.setCookies", json!({ "cookies": cookies, "browserContextId": context_id }), deadline)
-            .await?;
+        set_cookies(chromium, context_id, &state.cookies, deadline).await?;
     }
     for origin in state.origins.iter().filter(|o| !o.local_storage.is_empty()) {
         seed_local_storage(page, origin, deadline).await?;
     }
     Ok(())
+}
+
+/// Sets the cookies and reads them back: a cookie Chromium refuses or drops is the caller's error,
+/// named by its index, never lost without a word.
+async fn set_cookies(
+    chromium: &Chromium,
+    context_id: &str,
+    cookies: &[Cookie],
+    deadline: Instant,
+) -> Result<(), BrowserError> {
+    let params: Vec<Value> = cookies.iter().map(Cookie::to_cdp).collect();
+    chromium
+        .call("Storage.setCookies", json!({ "cookies": params, "browserContextId": context_id }), deadline)
+        .await
+        .map_err(|err| match err {
+        BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
+            param: "storageState.cookies".into(),
+            message: format!("Chromium refused the cookies: {message}; check each cookie's fields"),
+        },
+        err => err,
+    })?;
+    let kept = chromium.call("Storage.getCookies", json!({ "browserContextId": context_id }), deadline).await?;
+    let kept = kept["cookies"].as_array().map(Vec::as_slice).unwrap_or_default();
+    match cookies.iter().position(|c| !kept.iter().any(|k| c.is(k))) {
+        None => Ok(()),
+        Some(i) => {
+            let c = &cookies[i];
+            Err(BrowserError::InvalidParam {
+                param: format!("storageState.cookies[{i}]"),
+                message: format!(
+                    "Chromium did not keep storageState.cookies[{i}] ({:?} for domain {:?}, path {:?}): \
+                     it sets cookies only for a host name or IP address it can reach, so give the site's \
+                     own host (e.g. localhost, 127.0.0.1 or .example.com)",
+                    c.name, c.domain, c.path
+                ),
+            })
+        }
+    }
 }
 
 async fn seed_local_storage(page: &Page, origin: &OriginStorage, deadline: Instant) -> Result<(), BrowserError> {
