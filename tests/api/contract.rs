@@ -82,8 +82,8 @@ fn readme_documents_every_method_with_a_curl_example() {
 fn readme_error_table_matches_the_code() {
     let readme = repo_file("README.md");
     for kind in ErrorKind::ALL {
-        let row = format!("| `{}` | {} |", kind.as_str(), kind.code());
-        assert!(readme.contains(&row), "README error table lacks the row starting {row}");
+        let row = format!("| `{}` | {} | {} |", kind.as_str(), kind.code(), kind.remediation());
+        assert!(readme.contains(&row), "README error table lacks the row {row}");
     }
 }
 
