@@ -10,12 +10,14 @@
 //! - `browser`: Chromium, sessions and everything a session does with its page
 //! - `egress`: the policy every request the browser makes must pass, and the proxy enforcing it
 //! - `metrics`: Prometheus collectors behind `/metrics`
+//! - `memory`: hands memory freed by finished work back to the system
 //! - `js/`: the helper scripts injected into pages (plain JS, embedded with `include_str!`)
 
 pub mod browser;
 pub mod config;
 pub mod egress;
 pub mod http;
+pub mod memory;
 pub mod metrics;
 pub mod rpc;
 pub mod startup;

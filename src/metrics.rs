@@ -53,6 +53,9 @@ pub struct Metrics {
     pub browser_restarts: IntCounter,
     /// Requests refused before reaching a method, by HTTP status (401, 413, 429).
     pub http_rejected: IntCounterVec,
+    /// Times freed memory was handed back to the system (see `memory`), and how much.
+    pub memory_trims: IntCounter,
+    pub memory_returned_bytes: IntCounter,
 }
 
 impl Metrics {
@@ -92,6 +95,16 @@ impl Metrics {
             &["status"],
         )
         .expect("valid metric");
+        let memory_trims = IntCounter::new(
+            "text_browser_memory_trims_total",
+            "Times memory freed by finished work was handed back to the system",
+        )
+        .expect("valid metric");
+        let memory_returned_bytes = IntCounter::new(
+            "text_browser_memory_returned_bytes_total",
+            "Resident bytes handed back to the system by memory trims",
+        )
+        .expect("valid metric");
         for collector in [
             Box::new(rpc_requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rpc_duration.clone()),
@@ -105,6 +118,8 @@ impl Metrics {
             Box::new(EVENTS_DROPPED.clone()),
             Box::new(CAPTURED_BODY_BYTES.clone()),
             Box::new(http_rejected.clone()),
+            Box::new(memory_trims.clone()),
+            Box::new(memory_returned_bytes.clone()),
         ] {
             registry.register(collector).expect("unique metric names");
         }
@@ -133,6 +148,8 @@ impl Metrics {
             sessions_closed,
             browser_restarts,
             http_rejected,
+            memory_trims,
+            memory_returned_bytes,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::browser::{Chromium, Launch, SessionLimits, SessionManager, supervisor
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
+use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 use crate::rpc::{self, RpcContext};
 
@@ -52,7 +53,8 @@ impl Application {
             queue_max: config.queue_max,
             ttl: config.session_ttl,
         };
-        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone()));
+        let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
+        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone()));
 
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
@@ -62,6 +64,7 @@ impl Application {
             sessions: sessions.clone(),
             refuse_password_fill: config.refuse_password_fill,
             metrics: metrics.clone(),
+            trimmer: trimmer.clone(),
             max_call: config.max_call,
             headless: config.headless,
             openrpc,
@@ -85,6 +88,7 @@ impl Application {
         let launch = Launch { executable, headless: config.headless };
         tasks.push(tokio::spawn(supervisor::run(sessions.clone(), launch, stop_tasks.clone())));
         tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
+        tasks.push(tokio::spawn(trimmer.run(stop_tasks.clone())));
         Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })
     }
 

@@ -12,7 +12,7 @@
 //! - `table`: samples, percentiles, the printed table
 //!
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
-//! create/close cycles of the memory check.
+//! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm.
 
 mod egress;
 mod floors;
@@ -32,6 +32,10 @@ async fn main() {
     let cycles = env_num("BENCH_CYCLES", 1000);
     let (_fixtures, base) = service::start_fixtures();
     let svc = service::Service::start(&[("MAX_SESSIONS", "16")]);
+    if std::env::args().any(|a| a == "storm") {
+        memory::storm(&svc, &base).await;
+        return;
+    }
     let raw = floors::Raw::start().await;
 
     println!("text-browser benchmark: {rounds} rounds per row; floors measured in the same rounds\n");
@@ -45,6 +49,8 @@ async fn main() {
     println!();
     throughput::report(&svc, &raw, &base).await;
     println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));
+    println!();
+    memory::storm(&svc, &base).await;
 
     raw.chromium.shutdown().await;
 }

@@ -76,3 +76,64 @@ pub async fn report(svc: &Service, base: &str, cycles: usize) {
         after - before
     );
 }
+
+/// Sessions at once in the storm, and how many times each does its round of heavy work.
+const STORM_SESSIONS: usize = 16;
+const STORM_ROUNDS: usize = 3;
+
+/// The service's RSS before and after a storm of heavy work (`STORM_SESSIONS` sessions at once,
+/// each loading 8 MiB of JSON bodies into its capture store, pulling them with bodies, taking
+/// 2,000-element snapshots, the page's HTML and full-page screenshots) once every session is
+/// closed again. Returns the RSS after, in MiB.
+pub async fn storm(svc: &Service, base: &str) -> f64 {
+    svc.wait_for_warm().await;
+    let before = rss_mib(svc.pid);
+    let started = std::time::Instant::now();
+    let mut peak = before;
+    let work = futures_util::future::join_all((0..STORM_SESSIONS).map(|_| async {
+        let sid = svc.session().await;
+        for _ in 0..STORM_ROUNDS {
+            let bodies = format!("{base}/bodies/?n=20&kb=400");
+            svc.ok("page.goto", json!({ "session_id": sid, "url": bodies, "waitUntil": "networkidle" })).await;
+            let pulled = svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false })).await;
+            for request in pulled["requests"].as_array().into_iter().flatten().take(5) {
+                if let Some(id) = request["requestId"].as_str() {
+                    let _ = svc.call("network.body", json!({ "session_id": sid, "requestId": id })).await;
+                }
+            }
+            svc.ok("page.goto", json!({ "session_id": sid, "url": format!("{base}/big/") })).await;
+            svc.ok("page.snapshot", json!({ "session_id": sid })).await;
+            svc.ok("page.content", json!({ "session_id": sid })).await;
+            svc.ok("screenshot", json!({ "session_id": sid, "fullPage": true })).await;
+        }
+        sid
+    }));
+    let sampler = async {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            peak = peak.max(rss_mib(svc.pid));
+        }
+    };
+    let sids = tokio::select! {
+        sids = work => sids,
+        _ = sampler => unreachable!("the sampler never ends"),
+    };
+    let trims = svc.metric("text_browser_memory_trims_total").await;
+    let returned_before = svc.metric("text_browser_memory_returned_bytes_total").await;
+    for sid in &sids {
+        svc.ok("session.close", json!({ "session_id": sid })).await;
+    }
+    svc.wait_for_warm().await;
+    svc.wait_for_trim(trims).await;
+    let after = rss_mib(svc.pid);
+    let returned = (svc.metric("text_browser_memory_returned_bytes_total").await - returned_before) / 1048576.0;
+    println!(
+        "service RSS in a storm of {STORM_SESSIONS} sessions x {STORM_ROUNDS} rounds (8 MiB of bodies, a \
+         2,000-element snapshot, HTML and a full-page screenshot per round), {:.0} s: {before:.1} MiB before, \
+         {peak:.1} MiB at peak, {after:.1} MiB once all had closed and the service trimmed ({returned:.0} MiB \
+         handed back) (target <= 30 MiB: {})",
+        started.elapsed().as_secs_f64(),
+        if after <= 30.0 { "yes" } else { "NO" }
+    );
+    after
+}

@@ -1,6 +1,7 @@
 //! The fixtures app and the service as child processes, and a keep-alive JSON-RPC client.
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -9,11 +10,33 @@ use serde_json::{Value, json};
 
 const API_KEY: &str = "bench-key-0123456789";
 
-/// A child process killed when dropped.
+/// Spawns `cmd` so that it gets SIGTERM when the bench ends however it ends (Ctrl-C included):
+/// the bench spawns on its main thread, which lives as long as the process.
+fn spawn_tied(cmd: &mut Command) -> Child {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no Rust state.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    cmd.spawn().expect("the binary was built by cargo")
+}
+
+/// A child process stopped when dropped (SIGTERM, then SIGKILL after 10 s).
 pub struct ChildGuard(Child);
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
+        // SIGTERM first, so the service closes its Chromium and removes its profile itself.
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        for _ in 0..200 {
+            if matches!(self.0.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -21,11 +44,7 @@ impl Drop for ChildGuard {
 
 /// Starts the fixtures app on a free port; returns it with its base URL.
 pub fn start_fixtures() -> (ChildGuard, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fixtures"))
-        .env("PORT", "0")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the fixtures binary runs");
+    let mut child = spawn_tied(Command::new(env!("CARGO_BIN_EXE_fixtures")).env("PORT", "0").stdout(Stdio::piped()));
     let stdout = child.stdout.take().expect("piped");
     let line = BufReader::new(stdout).lines().next().and_then(Result::ok).unwrap_or_default();
     let base =
@@ -48,7 +67,7 @@ impl Service {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the service binary runs");
+        let mut child = spawn_tied(cmd.stdout(Stdio::null()).stderr(Stdio::piped()));
         let stderr = child.stderr.take().expect("piped");
         let (tx, rx) = mpsc::channel();
         // Reads the log for the listening address, then keeps draining it.
@@ -92,6 +111,28 @@ impl Service {
     /// Calls `method` and expects success.
     pub async fn ok(&self, method: &str, params: Value) -> Value {
         self.call(method, params).await.unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
+    /// A metric's value from /metrics (0 when absent).
+    pub async fn metric(&self, name: &str) -> f64 {
+        let url = self.rpc.replace("/rpc", "/metrics");
+        let text = self.client.get(&url).send().await.expect("metrics").text().await.unwrap_or_default();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0)
+    }
+
+    /// Waits (up to 15 s) until the service has trimmed memory more than `trims` times (a trim
+    /// follows a quiet second after activity).
+    pub async fn wait_for_trim(&self, trims: f64) {
+        for _ in 0..1500 {
+            if self.metric("text_browser_memory_trims_total").await > trims {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no memory trim within 15 s of quiet");
     }
 
     /// Waits (up to 30 s) until the warm pool has a session ready.

@@ -29,6 +29,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::browser::SessionManager;
+use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 use error::ApiError;
 pub use registry::MethodSpec;
@@ -40,6 +41,8 @@ pub struct RpcContext {
     /// REFUSE_PASSWORD_FILL: page.fill into password fields is refused.
     pub refuse_password_fill: bool,
     pub metrics: Metrics,
+    /// Told when each call ends, to hand memory the call freed back once the service is quiet.
+    pub trimmer: Arc<Trimmer>,
     pub max_call: Duration,
     pub headless: bool,
     /// The OpenRPC document, served by `rpc.discover`.
@@ -84,9 +87,18 @@ impl RpcContext {
     }
 }
 
-/// The method among `names` that `typo` probably meant.
+/// The method among `names` that `typo` probably meant: a near spelling, or the one method with
+/// the same name under another namespace (`page.screenshot` → `screenshot`).
 pub fn suggest_method(typo: &str, names: &[String]) -> Option<String> {
-    params::suggest(typo, names).map(str::to_owned)
+    if let Some(near) = params::suggest(typo, names) {
+        return Some(near.to_owned());
+    }
+    let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_ascii_lowercase();
+    let mut same = names.iter().filter(|n| last(n) == last(typo));
+    match (same.next(), same.next()) {
+        (Some(only), None) => Some(only.clone()),
+        _ => None,
+    }
 }
 
 /// Every method the service offers, in documentation order.
@@ -169,6 +181,7 @@ async fn execute(
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
     ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();
     ctx.metrics.rpc_duration.with_label_values(&[name]).observe(elapsed.as_secs_f64());
+    ctx.trimmer.activity();
     tracing::info!(
         method = name,
         session_id,
@@ -187,4 +200,20 @@ fn session_id_of(raw: &str) -> Option<String> {
         session_id: Option<String>,
     }
     serde_json::from_str::<Only>(raw).ok()?.session_id.map(|id| id.chars().take(64).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_method_under_the_wrong_namespace_is_suggested_when_only_one_fits() {
+        let names: Vec<String> =
+            ["page.text", "screenshot", "logs.pull", "network.pull"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(suggest_method("page.screenshot", &names).as_deref(), Some("screenshot"));
+        assert_eq!(suggest_method("session.text", &names).as_deref(), Some("page.text"));
+        assert_eq!(suggest_method("page.txt", &names).as_deref(), Some("page.text"));
+        assert_eq!(suggest_method("page.pull", &names), None, "two methods end in pull");
+        assert_eq!(suggest_method("page.frobnicate", &names), None);
+    }
 }

@@ -242,3 +242,20 @@ async fn thirty_create_close_cycles_leave_no_extra_chromium_targets() {
     assert_eq!(metric(&metrics, "text_browser_sessions_open"), Some(0.0));
     assert_eq!(metric(&metrics, "text_browser_sessions_created_total"), Some(30.0));
 }
+
+#[tokio::test]
+async fn memory_freed_by_a_closed_session_is_handed_back_once_the_service_is_quiet() {
+    let svc = shared();
+    let trims = || async { metric(&svc.metrics().await, "text_browser_memory_trims_total").unwrap_or(-1.0) };
+    let sid = svc.session().await;
+    let url = page("/bodies/?n=5&kb=200");
+    svc.ok("page.goto", json!({ "session_id": sid, "url": url, "waitUntil": "networkidle" })).await;
+    let before = trims().await;
+    assert!(before >= 0.0, "text_browser_memory_trims_total is exported");
+    svc.ok("session.close", json!({ "session_id": sid })).await;
+    // A trim follows a quiet second, or at the latest 30 s of other tests' traffic.
+    eventually(Duration::from_secs(90), "a memory trim after the close", || async {
+        (trims().await > before).then_some(())
+    })
+    .await;
+}

@@ -29,6 +29,7 @@ use crate::browser::chromium::supervisor::Host;
 use crate::browser::error::BrowserError;
 use crate::browser::page::Page;
 use crate::egress::EgressPolicy;
+use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 
 /// A slot at the cap: capacity freed by a closed session, or a warm session.
@@ -51,6 +52,8 @@ pub struct SessionManager {
     /// Creates waiting for a slot now; at most `limits.queue_max` may wait.
     queued: AtomicUsize,
     metrics: Metrics,
+    /// Told when a session closes, so the memory it held is handed back.
+    trimmer: Arc<Trimmer>,
 }
 
 /// How many sessions there may be, and how creates wait for one.
@@ -80,8 +83,15 @@ pub struct Readiness {
 }
 
 impl SessionManager {
-    pub fn new(chromium: Chromium, policy: Arc<EgressPolicy>, limits: SessionLimits, metrics: Metrics) -> Self {
+    pub fn new(
+        chromium: Chromium,
+        policy: Arc<EgressPolicy>,
+        limits: SessionLimits,
+        metrics: Metrics,
+        trimmer: Arc<Trimmer>,
+    ) -> Self {
         Self {
+            trimmer,
             opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions)),
             lost: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
@@ -261,6 +271,8 @@ impl SessionManager {
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
         session.stop_calls(reason).await;
         let result = self.opener.dispose(&session).await;
+        drop(session);
+        self.trimmer.activity();
         if let Err(err) = &result {
             tracing::warn!(session_id = %id, error = %err, "disposing the browser context failed");
         }
