@@ -44,6 +44,8 @@ pub struct Metrics {
     pub sessions_open: IntGauge,
     /// Blank sessions ready in the warm pool.
     pub sessions_warm: IntGauge,
+    /// Creates that found the warm pool empty (each grows it, up to 4 x WARM_SESSIONS).
+    pub sessions_warm_misses: IntCounter,
     /// session.create calls waiting for a slot at MAX_SESSIONS.
     pub sessions_queued: IntGauge,
     pub sessions_created: IntCounter,
@@ -77,6 +79,11 @@ impl Metrics {
             IntGauge::new("text_browser_sessions_open", "Sessions currently open").expect("valid metric");
         let sessions_warm =
             IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool").expect("valid metric");
+        let sessions_warm_misses = IntCounter::new(
+            "text_browser_sessions_warm_misses_total",
+            "session.create calls that found the warm pool empty and opened a session themselves",
+        )
+        .expect("valid metric");
         let sessions_queued =
             IntGauge::new("text_browser_sessions_queued", "session.create calls waiting for a slot at MAX_SESSIONS")
                 .expect("valid metric");
@@ -110,6 +117,7 @@ impl Metrics {
             Box::new(rpc_duration.clone()),
             Box::new(sessions_open.clone()),
             Box::new(sessions_warm.clone()),
+            Box::new(sessions_warm_misses.clone()),
             Box::new(sessions_queued.clone()),
             Box::new(sessions_created.clone()),
             Box::new(sessions_closed.clone()),
@@ -143,6 +151,7 @@ impl Metrics {
             rpc_duration,
             sessions_open,
             sessions_warm,
+            sessions_warm_misses,
             sessions_queued,
             sessions_created,
             sessions_closed,

@@ -174,9 +174,21 @@
     return false;
   }
 
+  // Whether a script may be moving `el`: it or an ancestor has an inline style that sets its
+  // geometry or a custom property. Script-driven motion (framer-motion, GSAP, react-spring, jQuery
+  // animate) works by writing inline styles on every frame; a page's static layout rarely does.
+  const INLINE_MOTION = /(^|;)\s*(left|top|right|bottom|inset|transform|translate|scale|rotate|width|height|margin|zoom|--)/i;
+  function styledByScript(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentNode || n.host) {
+      const style = n.getAttribute('style');
+      if (style && INLINE_MOTION.test(style)) return true;
+    }
+    return false;
+  }
+
   // What each action needs before it may proceed. The names are the service's `Action` enum
   // (src/browser/page/action.rs); a name not listed here is refused, never waved through.
-  //   enabled: not disabled; stable: the same box one animation frame later; hitTarget: what a
+  //   enabled: not disabled; stable: not moved by an animation or a script; hitTarget: what a
   //   click at its centre hits; editable: takes typed text; focus: gets keyboard focus;
   //   anyMatch: several matches are fine (the first is used) rather than ambiguous.
   const ACTIONS = Object.freeze({
@@ -204,12 +216,14 @@
     }
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     // Stable (for clicks and element screenshots, which use the box's position; typing goes to
-    // the focused element wherever it is): the same box one animation frame later. The frame
+    // the focused element wherever it is): no CSS animation or transition moves it, and, when a
+    // script may be moving it (styledByScript), the same box one animation frame later. The frame
     // advances the document's animation time and runs the page's own rAF callbacks first, so
-    // anything moving shows.
+    // anything a script moves shows. Without a sign of motion no frame is awaited: a frame is
+    // 16 ms, most of a click's cost.
     const rect = el.getBoundingClientRect();
     if (rule.stable && movingByAnimation(el)) return { wait: 'is not stable (it is moving or resizing)' };
-    if (rule.stable) {
+    if (rule.stable && styledByScript(el)) {
       const before = rect;
       await nextFrame();
       const after = el.getBoundingClientRect();

@@ -113,6 +113,14 @@ async fn click_waits_for_an_animation_to_settle() {
 }
 
 #[tokio::test]
+async fn click_waits_for_a_script_that_moves_the_element_on_every_frame() {
+    let svc = shared();
+    let sid = on("/animated").await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#drawer" })).await;
+    assert_eq!(text(&sid, "#result").await, "Drawer clicked at translateX(0px)", "clicked only once it stopped");
+}
+
+#[tokio::test]
 async fn ambiguous_selector_fails_listing_candidates() {
     let svc = shared();
     let sid = on("/form").await;

@@ -88,6 +88,18 @@ fn readme_error_table_matches_the_code() {
 }
 
 #[test]
+fn readme_metrics_table_lists_every_metric_the_service_exports() {
+    let readme = repo_file("README.md");
+    let rendered = text_browser::metrics::Metrics::new().render();
+    let names: Vec<&str> =
+        rendered.lines().filter_map(|l| l.strip_prefix("# TYPE text_browser_")?.split(' ').next()).collect();
+    assert!(names.len() >= 10, "{rendered}");
+    for name in names {
+        assert!(readme.contains(&format!("`{name}")), "README's metrics table lacks {name}");
+    }
+}
+
+#[test]
 fn readme_config_table_lists_every_variable_with_its_default() {
     let readme = repo_file("README.md");
     for var in VARS {

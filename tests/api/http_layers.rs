@@ -6,7 +6,7 @@ use async_tungstenite::tungstenite::Message;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::helpers::{API_KEY, Instance, metric, shared};
+use crate::helpers::{API_KEY, Instance, eventually, metric, shared};
 
 async fn post_with_key(key: Option<&str>) -> reqwest::Response {
     let mut request = reqwest::Client::new()
@@ -180,8 +180,12 @@ async fn a_request_s_own_id_follows_it_into_the_log() {
         .await
         .unwrap();
     assert_eq!(response.headers()["x-request-id"], "trace-me-4711");
-    let logs = svc.logs();
-    let mine: Vec<&str> = logs.lines().filter(|l| l.contains("trace-me-4711")).collect();
-    assert!(mine.iter().any(|l| l.contains("\"session created\"")), "{mine:?}");
-    assert!(mine.iter().any(|l| l.contains("\"message\":\"rpc\"")), "{mine:?}");
+    // The service's log reaches the test through a pipe a reader thread drains: poll for it.
+    eventually(Duration::from_secs(20), "both log lines of the request", || async {
+        let logs = svc.logs();
+        let mine: Vec<&str> = logs.lines().filter(|l| l.contains("trace-me-4711")).collect();
+        let created = mine.iter().any(|l| l.contains("\"session created\""));
+        (created && mine.iter().any(|l| l.contains("\"message\":\"rpc\""))).then_some(())
+    })
+    .await;
 }

@@ -72,3 +72,22 @@ async fn with_warm_sessions_off_sessions_are_made_on_demand() {
     svc.ok("session.close", json!({ "session_id": a })).await;
     svc.session().await;
 }
+
+#[tokio::test]
+async fn creates_that_outpace_the_pool_grow_it_so_the_next_ones_find_sessions_ready() {
+    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "8")]);
+    let warm = || async { metric(&svc.metrics().await, "text_browser_sessions_warm").unwrap_or(0.0) };
+    warm_ready(&svc).await;
+    // Three at once: one finds the warm session, two find the pool empty and grow it by two.
+    let burst = futures_util::future::join_all((0..3).map(|_| svc.session())).await;
+    for sid in &burst {
+        svc.ok("session.close", json!({ "session_id": sid })).await;
+    }
+    eventually(Duration::from_secs(60), "the grown pool to fill", || async { (warm().await >= 3.0).then_some(()) })
+        .await;
+    let misses = || async { metric(&svc.metrics().await, "text_browser_sessions_warm_misses_total").unwrap() };
+    assert_eq!(misses().await, 2.0, "two of the first three found the pool empty");
+    let again = futures_util::future::join_all((0..3).map(|_| svc.session())).await;
+    assert_eq!(again.len(), 3);
+    assert_eq!(misses().await, 2.0, "all three of the next burst found a session ready");
+}

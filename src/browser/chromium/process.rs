@@ -40,8 +40,12 @@ const CHROMIUM_ARGS: &[&str] = &[
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
 /// Site isolation is off so cross-origin iframes live in their page's renderer: one CDP session
 /// then sees (and page.snapshot and refs reach) every frame. Sessions stay apart by context.
-const DISABLED_FEATURES: &str =
-    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter,IsolateOrigins,site-per-process";
+/// DeferRendererTasksAfterInput holds a page's tasks back after an input event until the next
+/// frame has rendered: every action then waited a frame (8–16 ms, half a click) before the page ran
+/// what the click queued (a `setTimeout(fetch)`) and the service could report it. Without it the
+/// tasks run in their order, as before the feature; frames render as usual.
+const DISABLED_FEATURES: &str = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translate,MediaRouter,IsolateOrigins,\
+     site-per-process,DeferRendererTasksAfterInput";
 
 /// A proxy address nothing listens on (the discard port), for traffic outside any session.
 const NOWHERE_PROXY: &str = "http://127.0.0.1:9";

@@ -95,7 +95,12 @@ impl SessionManager {
             opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions)),
             lost: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
-            pool: Arc::new(WarmPool::new(limits.warm_sessions.min(limits.max_sessions), metrics.sessions_warm.clone())),
+            pool: Arc::new(WarmPool::new(
+                limits.warm_sessions,
+                limits.max_sessions,
+                metrics.sessions_warm.clone(),
+                metrics.sessions_warm_misses.clone(),
+            )),
             limits,
             queued: AtomicUsize::new(0),
             metrics,
@@ -159,17 +164,19 @@ impl SessionManager {
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;
-            opener.open(options, permit, deadline).await?
+            self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take() {
             opener.prepare(warm, options, deadline).await?
         } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
-            opener.open(options, permit, deadline).await?
+            // A slot was free but no warm session: the pool grows to meet such demand.
+            self.pool.missed();
+            self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
             opener.prepare(warm, options, deadline).await?
         } else {
             match self.queue(deadline).await? {
                 Slot::Warm(warm) => opener.prepare(*warm, options, deadline).await?,
-                Slot::Free(permit) => opener.open(options, permit, deadline).await?,
+                Slot::Free(permit) => self.open_on_demand(options, permit, deadline).await?,
             }
         };
         let id = session.id().to_owned();
@@ -178,6 +185,17 @@ impl SessionManager {
         self.metrics.sessions_open.set(self.open_count() as i64);
         tracing::info!(session_id = %id, "session created");
         Ok(id)
+    }
+
+    /// Opens a session for a create that is waiting on it; warm-pool refills hold back meanwhile.
+    async fn open_on_demand(
+        &self,
+        options: &SessionOptions,
+        permit: OwnedSemaphorePermit,
+        deadline: Instant,
+    ) -> Result<Session, BrowserError> {
+        let _on_demand = self.pool.opening_on_demand();
+        self.opener.open(options, permit, deadline).await
     }
 
     /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed

@@ -5,13 +5,18 @@
 //! A warm session is opened exactly like one made on demand and never used before it is handed
 //! out, so it is just as fresh and isolated. Each holds a MAX_SESSIONS permit: open sessions plus
 //! warm ones never exceed the cap (it bounds memory). The refill task ([`run`]) keeps the pool
-//! full, waits for capacity when the cap is reached, backs off while Chromium fails, and stops on
-//! shutdown, disposing what is left.
+//! full, opening several at once when several are wanted, waits for capacity when the cap is
+//! reached, backs off while Chromium fails, and stops on shutdown, disposing what is left.
+//!
+//! The pool grows while demand outpaces it: each create that finds it empty (and could have had
+//! a slot) raises its size by one, up to [`GROWTH`] times WARM_SESSIONS; after [`SHRINK_AFTER`]
+//! without such a miss it returns to WARM_SESSIONS and disposes the extra sessions. Creates that
+//! come back to back (a create/close loop, a burst of agents) then find a session ready.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use prometheus::IntGauge;
+use prometheus::{IntCounter, IntGauge};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -23,18 +28,34 @@ use super::session::Session;
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// Time Chromium gets to open one warm context.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
+/// How far demand can grow the pool: up to this many times WARM_SESSIONS.
+pub const GROWTH: usize = 4;
+/// How long after the last miss the pool keeps its grown size.
+pub const SHRINK_AFTER: Duration = Duration::from_secs(60);
 
 #[derive(Default)]
 struct Slots {
     ready: Vec<Session>,
     /// Warm sessions being opened right now (each already holds its permit).
     filling: usize,
+    /// How many warm sessions the pool keeps now: WARM_SESSIONS, more while demand outpaces it.
+    size: usize,
+    /// When a create last found the pool empty.
+    last_miss: Option<Instant>,
+    /// Creates opening a session of their own right now. Refills wait for them: on two cores a
+    /// refill running beside a create's open makes that create, which a caller waits on, slower.
+    on_demand: usize,
 }
 
 pub struct WarmPool {
-    size: usize,
+    /// WARM_SESSIONS: the size the pool returns to.
+    base: usize,
+    /// The size demand can grow it to.
+    max: usize,
     /// text_browser_sessions_warm: how many are ready.
     gauge: IntGauge,
+    /// text_browser_sessions_warm_misses_total: creates that found the pool empty.
+    misses: IntCounter,
     slots: Mutex<Slots>,
     /// Wakes the refill task: a warm session was taken. (Freed capacity needs no wake-up: the
     /// task waits on the MAX_SESSIONS semaphore itself.)
@@ -44,8 +65,50 @@ pub struct WarmPool {
 }
 
 impl WarmPool {
-    pub fn new(size: usize, gauge: IntGauge) -> Self {
-        Self { size, gauge, slots: Mutex::default(), wanted: Notify::new(), filled: Notify::new() }
+    /// A pool of `base` warm sessions that demand can grow up to `GROWTH` times, never past `cap`.
+    pub fn new(base: usize, cap: usize, gauge: IntGauge, misses: IntCounter) -> Self {
+        let base = base.min(cap);
+        let slots = Mutex::new(Slots { size: base, ..Slots::default() });
+        let max = (base * GROWTH).min(cap);
+        Self { base, max, gauge, misses, slots, wanted: Notify::new(), filled: Notify::new() }
+    }
+
+    /// A create found no warm session although it could have used one: demand outpaces the pool,
+    /// so it grows by one (up to its maximum).
+    pub fn missed(&self) {
+        if self.base == 0 {
+            return;
+        }
+        self.misses.inc();
+        let mut slots = self.slots();
+        slots.last_miss = Some(Instant::now());
+        if slots.size < self.max {
+            slots.size += 1;
+            drop(slots);
+            self.wanted.notify_one();
+        }
+    }
+
+    /// Counts a create's own open while the guard lives; refills wait until none is running.
+    pub fn opening_on_demand(self: &Arc<Self>) -> OnDemand {
+        self.slots().on_demand += 1;
+        OnDemand(self.clone())
+    }
+
+    /// When the pool, grown by demand, returns to WARM_SESSIONS if no create misses meanwhile.
+    fn shrink_at(&self) -> Option<Instant> {
+        let slots = self.slots();
+        (slots.size > self.base).then(|| slots.last_miss.unwrap_or_else(Instant::now) + SHRINK_AFTER)
+    }
+
+    /// Back to WARM_SESSIONS; returns the warm sessions beyond it, to dispose.
+    fn shrink(&self) -> Vec<Session> {
+        let mut slots = self.slots();
+        slots.size = self.base;
+        let keep = self.base.min(slots.ready.len());
+        let extra = slots.ready.split_off(keep);
+        self.gauge.set(slots.ready.len() as i64);
+        extra
     }
 
     fn slots(&self) -> std::sync::MutexGuard<'_, Slots> {
@@ -124,69 +187,144 @@ impl WarmPool {
 
     fn wants_more(&self) -> bool {
         let slots = self.slots();
-        slots.ready.len() + slots.filling < self.size
+        slots.on_demand == 0 && slots.ready.len() + slots.filling < slots.size
     }
 }
 
-/// Keeps the pool at WARM_SESSIONS until shutdown, then disposes the warm sessions left.
-pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: CancellationToken) {
-    loop {
-        if !pool.wants_more() || !opener.chromium().is_alive() {
-            tokio::select! {
-                _ = pool.wanted.notified() => continue,
-                _ = tokio::time::sleep(RETRY_AFTER), if !opener.chromium().is_alive() => continue,
-                _ = shutdown.cancelled() => break,
-            }
-        }
-        // Wait until a slot is free, then take it and count the warm session as on its way in one
-        // step under the pool's lock: a create that finds no free slot then always sees it coming
-        // (taking the permit first and counting it after left a moment where it saw neither).
-        tokio::select! {
-            free = opener.capacity().acquire() => if free.is_err() { break },
-            _ = shutdown.cancelled() => break,
-        }
-        let permit = {
-            let mut slots = pool.slots();
-            match opener.capacity().clone().try_acquire_owned() {
-                Ok(permit) => {
-                    slots.filling += 1;
-                    permit
-                }
-                // A create took it meanwhile: that is what slots are for.
-                Err(_) => continue,
-            }
+/// A create opening a session of its own (see [`WarmPool::opening_on_demand`]).
+pub struct OnDemand(Arc<WarmPool>);
+
+impl Drop for OnDemand {
+    fn drop(&mut self) {
+        let idle = {
+            let mut slots = self.0.slots();
+            slots.on_demand -= 1;
+            slots.on_demand == 0
         };
-        let opened = tokio::select! {
-            opened = opener.open_blank(permit, Instant::now() + OPEN_TIMEOUT) => Some(opened),
-            _ = shutdown.cancelled() => None,
-        };
-        let failed = {
-            let mut slots = pool.slots();
-            slots.filling -= 1;
-            match opened {
-                Some(Ok(session)) => {
-                    pool.push(&mut slots, session);
-                    None
-                }
-                Some(Err(err)) => Some(err),
-                None => {
-                    drop(slots);
-                    pool.filled.notify_waiters();
-                    break;
-                }
-            }
-        };
-        pool.filled.notify_waiters();
-        if let Some(err) = failed {
-            tracing::warn!(error = %err, "opening a warm session failed; retrying");
-            tokio::select! {
-                _ = tokio::time::sleep(RETRY_AFTER) => {}
-                _ = shutdown.cancelled() => break,
-            }
+        if idle {
+            self.0.wanted.notify_one();
         }
     }
+}
+
+/// Keeps the pool at its size until shutdown, then disposes the warm sessions left.
+pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: CancellationToken) {
+    let mut opening = tokio::task::JoinSet::new();
+    let mut retry_at: Option<Instant> = None;
+    loop {
+        let alive = opener.chromium().is_alive();
+        let backing_off = retry_at.is_some_and(|at| Instant::now() < at);
+        // Start every open the pool wants and the cap allows. Taking a permit and counting the
+        // warm session as on its way happen in one step under the pool's lock: a create that finds
+        // no free slot then always sees it coming.
+        while alive && !backing_off && pool.wants_more() {
+            let permit = {
+                let mut slots = pool.slots();
+                match opener.capacity().clone().try_acquire_owned() {
+                    Ok(permit) => {
+                        slots.filling += 1;
+                        permit
+                    }
+                    Err(_) => break,
+                }
+            };
+            let opener = opener.clone();
+            opening.spawn(async move { opener.open_blank(permit, Instant::now() + OPEN_TIMEOUT).await });
+        }
+        let wants_capacity = alive && !backing_off && pool.wants_more();
+        let shrink_at = pool.shrink_at();
+        tokio::select! {
+            Some(opened) = opening.join_next(), if !opening.is_empty() => {
+                let failed = {
+                    let mut slots = pool.slots();
+                    slots.filling -= 1;
+                    match opened {
+                        Ok(Ok(session)) => {
+                            pool.push(&mut slots, session);
+                            None
+                        }
+                        Ok(Err(err)) => Some(err.to_string()),
+                        Err(join) => Some(join.to_string()),
+                    }
+                };
+                pool.filled.notify_waiters();
+                if let Some(err) = failed {
+                    tracing::warn!(error = %err, "opening a warm session failed; retrying");
+                    retry_at = Some(Instant::now() + RETRY_AFTER);
+                }
+            }
+            _ = pool.wanted.notified() => {}
+            // A slot freed: go round and take it.
+            free = opener.capacity().acquire(), if wants_capacity => if free.is_err() { break },
+            _ = tokio::time::sleep_until(retry_at.unwrap_or_else(Instant::now)), if backing_off => retry_at = None,
+            _ = tokio::time::sleep(RETRY_AFTER), if !alive => {}
+            _ = tokio::time::sleep_until(shrink_at.unwrap_or_else(Instant::now)), if shrink_at.is_some() => {
+                if pool.shrink_at().is_some_and(|at| at <= Instant::now()) {
+                    for session in pool.shrink() {
+                        let _ = opener.dispose(&session).await;
+                    }
+                }
+            }
+            _ = shutdown.cancelled() => break,
+        }
+    }
+    opening.shutdown().await;
+    pool.slots().filling = 0;
+    pool.filled.notify_waiters();
     for session in pool.drain() {
         let _ = opener.dispose(&session).await;
     }
     tracing::debug!("warm pool stopped");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(base: usize, cap: usize) -> Arc<WarmPool> {
+        Arc::new(WarmPool::new(base, cap, IntGauge::new("warm", "warm").unwrap(), IntCounter::new("m", "m").unwrap()))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn each_miss_grows_the_pool_up_to_growth_times_its_size_and_it_shrinks_back_when_misses_stop() {
+        let p = pool(1, 64);
+        assert!(p.wants_more());
+        for _ in 0..10 {
+            p.missed();
+        }
+        assert_eq!(p.slots().size, GROWTH, "grown by the misses, up to {GROWTH} x WARM_SESSIONS");
+        let at = p.shrink_at().expect("a grown pool shrinks later");
+        assert_eq!(at - Instant::now(), SHRINK_AFTER);
+        tokio::time::advance(SHRINK_AFTER / 2).await;
+        p.missed();
+        assert_eq!(p.shrink_at().unwrap() - Instant::now(), SHRINK_AFTER, "a new miss keeps it grown");
+        assert!(p.shrink().is_empty(), "nothing ready to dispose");
+        let size = p.slots().size;
+        assert_eq!((size, p.shrink_at()), (1, None));
+    }
+
+    #[test]
+    fn the_pool_never_grows_past_max_sessions_nor_from_zero() {
+        let p = pool(3, 5);
+        for _ in 0..10 {
+            p.missed();
+        }
+        assert_eq!(p.slots().size, 5);
+        let off = pool(0, 8);
+        off.missed();
+        let size = off.slots().size;
+        assert_eq!((size, off.wants_more()), (0, false), "WARM_SESSIONS=0 stays off");
+    }
+
+    #[test]
+    fn refills_wait_while_a_create_opens_its_own_session() {
+        let p = pool(1, 8);
+        let opening = p.opening_on_demand();
+        let second = p.opening_on_demand();
+        assert!(!p.wants_more());
+        drop(opening);
+        assert!(!p.wants_more(), "one is still opening");
+        drop(second);
+        assert!(p.wants_more());
+    }
 }
