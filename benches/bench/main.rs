@@ -12,7 +12,8 @@
 //! - `table`: samples, percentiles, the printed table
 //!
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
-//! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm.
+//! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm,
+//! `cargo bench -- throughput` only the 8-session throughput.
 
 mod egress;
 mod floors;
@@ -37,6 +38,11 @@ async fn main() {
         return;
     }
     let raw = floors::Raw::start().await;
+    if std::env::args().any(|a| a == "throughput") {
+        throughput::report(&svc, &raw, &base).await;
+        raw.chromium.shutdown().await;
+        return;
+    }
 
     println!("text-browser benchmark: {rounds} rounds per row; floors measured in the same rounds\n");
     // Memory first, while the service has done nothing else: the allocator keeps what the big

@@ -20,6 +20,11 @@ pub fn rss_mib(pid: u32) -> f64 {
 /// The summed VmRSS of every descendant of `pid` (Chromium's browser, renderers, GPU/utility
 /// processes), in MiB. Shared pages are counted once per process, so this is an upper bound.
 pub fn descendants_rss_mib(pid: u32) -> f64 {
+    descendants(pid).into_iter().map(rss_mib).sum()
+}
+
+/// Every live descendant of `pid`.
+pub fn descendants(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
@@ -30,13 +35,23 @@ pub fn descendants_rss_mib(pid: u32) -> f64 {
             children.entry(parent).or_default().push(child);
         }
     }
-    let mut total = 0.0;
+    let mut found = Vec::new();
     let mut stack = children.get(&pid).cloned().unwrap_or_default();
     while let Some(p) = stack.pop() {
-        total += rss_mib(p);
+        found.push(p);
         stack.extend(children.get(&p).cloned().unwrap_or_default());
     }
-    total
+    found
+}
+
+/// CPU time (user + system) `pid` has used, in milliseconds.
+pub fn cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return 0.0 };
+    // utime and stime are fields 14 and 15; `rest` starts at field 3.
+    let ticks: f64 = rest.split_whitespace().skip(11).take(2).filter_map(|t| t.parse::<f64>().ok()).sum();
+    // USER_HZ is 100 on Linux.
+    ticks * 10.0
 }
 
 /// The service's RSS with no open sessions and with 8, Chromium's separately, and the service's

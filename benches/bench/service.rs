@@ -1,6 +1,6 @@
 //! The fixtures app and the service as child processes, and a keep-alive JSON-RPC client.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -70,15 +70,19 @@ impl Service {
         let mut child = spawn_tied(cmd.stdout(Stdio::null()).stderr(Stdio::piped()));
         let stderr = child.stderr.take().expect("piped");
         let (tx, rx) = mpsc::channel();
-        // Reads the log for the listening address, then keeps draining it.
+        // Reads the log for the listening address, then drains it unread (parsing every call's
+        // log line would cost the bench CPU the service's figures would pay for).
         std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let mut reader = BufReader::new(stderr);
+            for line in reader.by_ref().lines().map_while(Result::ok) {
                 if let Ok(v) = serde_json::from_str::<Value>(&line)
                     && v["message"] == "listening"
                 {
                     let _ = tx.send(v["addr"].as_str().unwrap_or_default().to_owned());
+                    break;
                 }
             }
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
         });
         let addr = rx.recv_timeout(Duration::from_secs(60)).expect("the service listens (is Chromium installed?)");
         Self {

@@ -24,8 +24,11 @@ use crate::rpc::error::ErrorKind;
 /// Batches longer than this are refused (each entry is a browser call).
 const MAX_BATCH: u32 = 50;
 
+/// Cheap to clone (one `Arc`): the router clones it for every request.
 #[derive(Clone)]
-pub struct RpcService {
+pub struct RpcService(Arc<Inner>);
+
+struct Inner {
     builder: jsonrpsee::server::TowerServiceBuilder<tower::layer::util::Identity, tower::layer::util::Identity>,
     methods: Methods,
     stop: StopHandle,
@@ -49,7 +52,7 @@ impl RpcService {
             .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
             .build();
         let builder = Server::builder().set_config(config).to_service_builder();
-        Self { builder, methods: methods.into(), stop, names: names.into(), metrics }
+        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names: names.into(), metrics }))
     }
 
     pub async fn handle(self, request: Request) -> Result<Response<Body>, Infallible> {
@@ -66,11 +69,11 @@ impl RpcService {
         // The body was buffered (and capped) by the layers in front.
         let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes);
-        let (names, metrics) = (self.names.clone(), self.metrics.clone());
+        let (names, metrics) = (&self.0.names, &self.0.metrics);
         let prepared = conformance::prepare(
             &text,
             |method| names.iter().any(|n| n == method),
-            |method| crate::rpc::suggest_method(method, &names),
+            |method| crate::rpc::suggest_method(method, names),
             |rejected| metrics.rpc_requests.with_label_values(&["unknown", rejected.kind.as_str()]).inc(),
         );
         let (body, plan) = match prepared {
@@ -90,7 +93,8 @@ impl RpcService {
     }
 
     async fn jsonrpsee(self, request: Request) -> Response<Body> {
-        let mut service = self.builder.build(self.methods, self.stop);
+        let inner = &self.0;
+        let mut service = inner.builder.clone().build(inner.methods.clone(), inner.stop.clone());
         match service.call(request).await {
             Ok(response) => response.map(Body::new),
             Err(err) => {
