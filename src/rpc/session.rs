@@ -24,7 +24,10 @@ use crate::browser::{BrowserError, CloseReason, Proxy, SessionOptions, StorageSt
 /// the background. A warm session is exactly as fresh and isolated as a new one (no cookies,
 /// storage or cache from anyone). Warm sessions count toward `MAX_SESSIONS`, and when the cap is
 /// reached a `session.create` takes a warm session rather than failing. A session with its own
-/// `proxy` is always made fresh (the upstream is fixed when the context is created).
+/// `proxy` is always made fresh (the upstream is fixed when the context is created). The pool
+/// grows while creates outpace it: each create that finds it empty adds one warm session, up to
+/// 8 × `WARM_SESSIONS` and never past `MAX_SESSIONS`, refilled several at once; after a minute
+/// without such a miss it shrinks back to `WARM_SESSIONS`.
 ///
 /// At `MAX_SESSIONS`, a create fails at once with `capacity_exceeded` — unless the operator set
 /// `QUEUE_TIMEOUT_MS`: then it waits in line (at most `QUEUE_MAX` creates wait at once; one more

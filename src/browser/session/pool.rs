@@ -28,8 +28,9 @@ use super::session::Session;
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// Time Chromium gets to open one warm context.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
-/// How far demand can grow the pool: up to this many times WARM_SESSIONS.
-pub const GROWTH: usize = 4;
+/// How far demand can grow the pool: up to this many times WARM_SESSIONS (eight agents starting
+/// at once find eight sessions ready from their second round on).
+pub const GROWTH: usize = 8;
 /// How long after the last miss the pool keeps its grown size.
 pub const SHRINK_AFTER: Duration = Duration::from_secs(60);
 
