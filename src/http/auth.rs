@@ -52,25 +52,10 @@ fn presented_key(request: &Request) -> Option<String> {
     request.uri().query()?.split('&').find_map(|pair| pair.strip_prefix("api_key=")).map(percent_decode)
 }
 
-/// Decodes %XX escapes (keys are usually plain ASCII; this only makes escaped ones work).
+/// Decodes %XX escapes (keys are usually plain ASCII; this only makes escaped ones work). A `+`
+/// stays a `+`: keys are often base64.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
 /// Compares without returning early on the first differing byte (only the length can leak).
