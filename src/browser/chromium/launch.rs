@@ -26,10 +26,12 @@ const OWNER_FILE: &str = "owner.pid";
 /// How long Chromium gets to say where DevTools listens.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The flags Puppeteer (and chromiumoxide) start Chromium with, then ours.
+/// The flags Puppeteer (and chromiumoxide) start Chromium with, then ours. `CDPScreenshotNewSurface`
+/// (also enabled by Playwright) lets `Page.captureScreenshot` take a new surface instead of waiting
+/// for the next frames: a viewport capture in 31–33 ms instead of 48–50.
 const DEFAULT_ARGS: &[&str] = &[
     "--disable-background-networking",
-    "--enable-features=NetworkService,NetworkServiceInProcess",
+    "--enable-features=NetworkService,NetworkServiceInProcess,CDPScreenshotNewSurface",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
     "--disable-breakpad",
