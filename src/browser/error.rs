@@ -45,6 +45,9 @@ pub enum BrowserError {
     /// Input the browser refused or dropped, traced back to the parameter that carried it.
     #[error("{message}")]
     InvalidParam { param: String, message: String },
+    /// An `assert.*` check still failed at its deadline; `actual` is what the page showed last.
+    #[error("{}", .0.message)]
+    AssertionFailed(Box<Failed>),
     #[error("Chromium is not available: {0}")]
     Unavailable(String),
     #[error("the browser rejected {method}: {message}")]
@@ -52,6 +55,14 @@ pub enum BrowserError {
     /// One of our own page scripts answered something the service does not understand: a bug.
     #[error("{0}")]
     HelperScript(String),
+}
+
+/// What a failed assertion expected and what the page showed.
+#[derive(Debug)]
+pub struct Failed {
+    pub message: String,
+    pub expected: serde_json::Value,
+    pub actual: serde_json::Value,
 }
 
 impl From<crate::egress::EgressError> for BrowserError {

@@ -17,10 +17,11 @@ pub use chromium::supervisor::{self, Launch};
 pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
-    Action, ClickOptions, CodeLocation, ConsoleEntry, Effects, FieldValue, FormFacts, Found, ImageType, Inspection,
-    KeyCombo, Landed, Level, Listener, Logs, Mark, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull,
-    NetworkQuery, Origin, Page, PageError, PageText, PendingView, RequestEffect, ShotOptions, SignalCounts, Snapshot,
-    SnapshotOptions, SourceView, Target, TextFormat, Validity, Viewport, WaitUntil,
+    Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, Expect, FieldValue, FormFacts, Found,
+    ImageType, Inspection, KeyCombo, Landed, Level, Listener, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media,
+    MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError,
+    PageText, PendingView, ReducedMotion, RequestEffect, ScrollPosition, ShotOptions, SignalCounts, Snapshot,
+    SnapshotOptions, SourceView, Target, TextFormat, UrlPattern, Validity, Viewport, WaitUntil,
 };
 pub use session::{
     CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionLimits, SessionManager, SessionOptions,

@@ -198,6 +198,8 @@
     read: Object.freeze({ stable: true, anyMatch: true }),
     select: Object.freeze({ enabled: true }),
     check: Object.freeze({ enabled: true, stable: true, hitTarget: true }),
+    hover: Object.freeze({ stable: true, hitTarget: true }),
+    focus: Object.freeze({ focus: true }),
   });
 
   // The rules for `action`, or null when the name is unknown.
@@ -241,6 +243,6 @@
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
-    value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, VALUE_INPUTS }),
+    value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS }),
   });
 })();

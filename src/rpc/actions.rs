@@ -22,7 +22,7 @@ use crate::browser::{
     BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target,
 };
 
-const ACTION_TIMEOUT_MS: u64 = 15_000;
+pub(super) const ACTION_TIMEOUT_MS: u64 = 15_000;
 /// Default and bounds of `settleMs`.
 const SETTLE_MS: u64 = 2_000;
 const MAX_SETTLE_MS: u64 = 60_000;
@@ -111,7 +111,7 @@ pub struct ActionResult {
 
 /// Runs an action's input (`body`) between a mark and the settling, and answers with what it
 /// caused.
-async fn act<F>(call: &Call, page: &Page, options: ActionOptions, body: F) -> Result<ActionResult, ApiError>
+pub(super) async fn act<F>(call: &Call, page: &Page, options: ActionOptions, body: F) -> Result<ActionResult, ApiError>
 where
     F: Future<Output = Result<(), ApiError>>,
 {
@@ -130,7 +130,7 @@ where
 }
 
 /// Declares an action: `handler` acts on the element; the result is the same for every action.
-fn action<P, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
+pub(super) fn action<P, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
 where
     P: Params,
     F: Fn(Call, Page, Target, P) -> Fut + Send + Sync + 'static,
@@ -225,12 +225,26 @@ pub struct FormField {
     pub value: FieldInput,
 }
 
-/// What `page.fillForm` clicks at the end: a selector, or {"selector"|"ref"}.
+/// Another element a method names (`page.fillForm`'s `submit`, `page.drag`'s `to`): a selector,
+/// or {"selector"|"ref"}.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum SubmitTarget {
+pub enum OtherElement {
     Selector(String),
     Element(TargetParams),
+}
+
+impl OtherElement {
+    /// The element, or an invalid-params error naming `param`.
+    pub(super) fn into_target(self, param: &str) -> Result<Target, ApiError> {
+        match self {
+            Self::Selector(s) => Target::parse(&s).map_err(|e| ApiError::invalid(param, format!("{param}: {e}"))),
+            Self::Element(t) => t
+                .into_target()
+                .map_err(|e| rename(e, param))?
+                .ok_or_else(|| ApiError::invalid(param, format!("{param} needs selector or ref"))),
+        }
+    }
 }
 
 /// Fills a whole form in one call, in order: text inputs, textareas and contenteditable elements
@@ -244,7 +258,7 @@ pub struct FillFormParams {
     /// The fields, in order: [{"selector" or "ref", "value"}].
     pub fields: Vec<FormField>,
     /// Clicked once every field is set.
-    pub submit: Option<SubmitTarget>,
+    pub submit: Option<OtherElement>,
 }
 
 impl Params for FillFormParams {}
@@ -311,17 +325,7 @@ async fn fill_form(
         };
         fields.push((name, target, value));
     }
-    let submit = match p.submit {
-        None => None,
-        Some(SubmitTarget::Selector(s)) => {
-            Some(Target::parse(&s).map_err(|e| ApiError::invalid("submit", e.to_string()))?)
-        }
-        Some(SubmitTarget::Element(t)) => Some(
-            t.into_target()
-                .map_err(|e| rename(e, "submit"))?
-                .ok_or_else(|| ApiError::invalid("submit", "submit needs selector or ref"))?,
-        ),
-    };
+    let submit = p.submit.map(|s| s.into_target("submit")).transpose()?;
     let refuse_password = call.ctx.refuse_password_fill;
     let deadline = call.deadline;
     let body = async {

@@ -87,6 +87,8 @@ kinds! {
         "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id."),
     NotActionable => ("not_actionable", -32013,
         "Act on a different element: the message says why this one cannot take this action."),
+    AssertionFailed => ("assertion_failed", -32019,
+        "Read data.actual: it is what the page showed until the timeout; fix the app, or the expectation if the page is right."),
     AxeUnavailable => ("axe_unavailable", -32014,
         "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js."),
     BrowserUnavailable => ("browser_unavailable", -32010,
@@ -131,6 +133,7 @@ impl ErrorKind {
             | Self::QueueTimeout
             | Self::NavigationFailed
             | Self::ElementNotFound
+            | Self::AssertionFailed
             | Self::AxeUnavailable
             | Self::BrowserUnavailable
             | Self::BrowserError
@@ -155,6 +158,7 @@ impl ErrorKind {
             BrowserError::ElementNotFound(_) => Self::ElementNotFound,
             BrowserError::Ambiguous { .. } => Self::AmbiguousSelector,
             BrowserError::NotActionable { .. } => Self::NotActionable,
+            BrowserError::AssertionFailed(_) => Self::AssertionFailed,
             BrowserError::AxeUnavailable(_) => Self::AxeUnavailable,
             BrowserError::NotAllowed(_) => Self::NotAllowed,
             BrowserError::StaleRef(_) => Self::StaleRef,
@@ -204,6 +208,10 @@ impl ApiError {
         let mut data = json!({ "kind": kind.as_str(), "remediation": kind.remediation() });
         if let Self::InvalidParams { param: Some(param), .. } = self {
             data["param"] = json!(param);
+        }
+        if let Self::Browser(BrowserError::AssertionFailed(failed)) = self {
+            data["expected"] = failed.expected.clone();
+            data["actual"] = failed.actual.clone();
         }
         ErrorObjectOwned::owned(kind.code(), self.to_string(), Some(data))
     }

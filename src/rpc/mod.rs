@@ -8,7 +8,11 @@
 //! and writes one log line per call.
 
 mod actions;
+mod assertions;
+mod dialog;
+mod emulation;
 pub mod error;
+mod gestures;
 mod inspect;
 pub mod openrpc;
 mod page;
@@ -106,9 +110,13 @@ pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();
     methods.extend(page::methods());
     methods.extend(actions::methods());
+    methods.extend(gestures::methods());
+    methods.extend(emulation::methods());
     methods.extend(snapshot::methods());
     methods.extend(signals::methods());
     methods.extend(inspect::methods());
+    methods.extend(dialog::methods());
+    methods.extend(assertions::methods());
     methods.push(method(
         "rpc.discover",
         "The OpenRPC document describing every method.",
@@ -117,7 +125,22 @@ pub fn all_methods() -> Vec<MethodSpec> {
             async move { Ok::<_, ApiError>(doc) }
         },
     ));
+    group_by_namespace(&mut methods);
     methods
+}
+
+/// Puts methods of one namespace together (`page.*`, `network.*` …), namespaces in the order
+/// they first appear, methods in their declared order within each.
+fn group_by_namespace(methods: &mut [MethodSpec]) {
+    let namespace = |name: &str| name.split('.').next().unwrap_or(name).to_owned();
+    let mut order: Vec<String> = Vec::new();
+    for m in methods.iter() {
+        let ns = namespace(m.name);
+        if !order.contains(&ns) {
+            order.push(ns);
+        }
+    }
+    methods.sort_by_key(|m| order.iter().position(|ns| *ns == namespace(m.name)));
 }
 
 /// Registers every method on a jsonrpsee module around `ctx`.

@@ -39,6 +39,20 @@ pub struct ReloadParams {
 
 impl Params for ReloadParams {}
 
+/// Goes one page back in the session's history, like the browser's Back button, and waits for
+/// that page to load (it is loaded again: its requests and errors are seen). With nothing to go
+/// back to it fails with `invalid_params` and leaves the page as it is.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BackParams {}
+
+impl Params for BackParams {}
+
+/// Goes one page forward in the session's history, like `page.back` the other way.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ForwardParams {}
+
+impl Params for ForwardParams {}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NavigationResult {
     pub url: String,
@@ -168,6 +182,8 @@ pub fn methods() -> Vec<MethodSpec> {
             .example(r#"{"state":"idleFor","ms":1000}"#),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
             .example(r#"{"waitUntil":"load"}"#),
+        page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back),
+        page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward),
         page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)
             .example(r##"{"selector":"#project-list","maxChars":2000}"##),
         page_method("page.content", "The page's current HTML, after JavaScript.", TIMEOUT_MS, content),
@@ -195,6 +211,24 @@ pub(super) async fn navigate(
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let landed = page.reload(p.wait_until.unwrap_or_default(), call.deadline).await?;
     Ok(NavigationResult::new(landed, page.signal_counts()))
+}
+
+async fn back(call: Call, page: Page, _: BackParams) -> Result<NavigationResult, ApiError> {
+    history(call, page, -1).await
+}
+
+async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationResult, ApiError> {
+    history(call, page, 1).await
+}
+
+async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
+    match page.go_history(step, call.deadline).await? {
+        Some(landed) => Ok(NavigationResult::new(landed, page.signal_counts())),
+        None => {
+            let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
+            Err(ApiError::invalid("session_id", format!("the session's history has no page to go {way}")))
+        }
+    }
 }
 
 async fn wait_for(call: Call, page: Page, p: WaitForParams) -> Result<WaitForResult, ApiError> {

@@ -12,7 +12,8 @@ const PULL_TIMEOUT_MS: u64 = 10_000;
 
 /// Drains the console messages and uncaught page errors (exceptions and unhandled promise
 /// rejections) seen since the last pull. Every entry carries `kind` (`console`, `exception`,
-/// `unhandledrejection`) and `location` (`{url, line, column, function}`); page errors and console
+/// `unhandledrejection`, or `dialog` for an alert/confirm/prompt the page opened and how it was
+/// answered) and `location` (`{url, line, column, function}`); page errors and console
 /// errors also carry `source`: the offending line and one line each side, from the browser's own
 /// copy of the script, with the column marked. `level` keeps console entries at that level and
 /// above (`error`, `warning`, `info`, `debug`); the buffer is drained whatever the level. Each

@@ -4,12 +4,16 @@
 mod helpers;
 
 mod actions;
+mod assertions;
 mod client_examples;
 mod conformance;
 mod contract;
+mod dialogs;
 mod egress;
+mod emulation;
 mod errors;
 mod evidence;
+mod gestures;
 mod http_layers;
 mod inspect;
 mod navigation;

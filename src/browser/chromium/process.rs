@@ -35,6 +35,9 @@ const CHROMIUM_ARGS: &[&str] = &[
     "--mute-audio",
     "--hide-scrollbars",
     "--disable-site-isolation-trials",
+    // page.back / page.forward load the page again (its requests and errors are seen) rather
+    // than restoring a frozen copy.
+    "--disable-back-forward-cache",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.

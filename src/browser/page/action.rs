@@ -19,12 +19,24 @@ pub enum Action {
     Select,
     /// Like a click: a checkbox or radio button to be checked or unchecked.
     Check,
+    /// Attached, visible, stable and what the pointer at its centre is over: hovered or dragged.
+    Hover,
+    /// Attached and focusable: focused.
+    Focus,
 }
 
 impl Action {
     /// Every action, for the test that each is known to the page scripts.
-    pub const ALL: [Action; 6] =
-        [Action::Click, Action::Fill, Action::Press, Action::Read, Action::Select, Action::Check];
+    pub const ALL: [Action; 8] = [
+        Action::Click,
+        Action::Fill,
+        Action::Press,
+        Action::Read,
+        Action::Select,
+        Action::Check,
+        Action::Hover,
+        Action::Focus,
+    ];
 
     /// The name the page scripts know it by.
     pub fn name(self) -> &'static str {
@@ -35,6 +47,8 @@ impl Action {
             Self::Read => "read",
             Self::Select => "select",
             Self::Check => "check",
+            Self::Hover => "hover",
+            Self::Focus => "focus",
         }
     }
 }

@@ -209,7 +209,7 @@ impl Page {
         self.follow_navigation(before, deadline).await
     }
 
-    async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
+    pub(super) async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
         for modifier in &combo.modifiers {
             self.key_event("rawKeyDown", modifier, combo.mask, deadline).await?;
         }
@@ -245,7 +245,7 @@ impl Page {
     /// If the action started a navigation of the page, waits for the new document to load.
     /// Chromium reports the navigation request before it acknowledges the input, so once the
     /// pump has caught up, a navigation this action started has been counted.
-    async fn follow_navigation(&self, before: (u64, u64), deadline: Instant) -> Result<(), BrowserError> {
+    pub(super) async fn follow_navigation(&self, before: (u64, u64), deadline: Instant) -> Result<(), BrowserError> {
         self.settle_events(deadline).await;
         let (documents_before, requests_before) = before;
         let nav = self.watch().nav.borrow().clone();
@@ -269,7 +269,7 @@ impl Page {
         }
     }
 
-    fn navigation_marks(&self) -> (u64, u64) {
+    pub(super) fn navigation_marks(&self) -> (u64, u64) {
         let nav = self.watch().nav.borrow();
         (nav.document_requests, nav.navigation_requests)
     }

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 use super::pulls::PendingView;
-use super::signals::{ConsoleEntry, Level, NetworkEntry, PageError, Signals};
+use super::signals::{ConsoleEntry, Level, NetworkEntry, Origin, PageError, Signals};
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");
 
@@ -101,6 +101,9 @@ pub struct Effects {
     pub page_errors: Vec<PageError>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_page_errors: u64,
+    /// Dialogs the action opened and how each was answered (`confirm("Delete?") dismissed`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dialogs: Vec<String>,
     /// The new document, when the action led to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub navigated: Option<Navigated>,
@@ -199,6 +202,10 @@ fn collect(signals: &Signals, since: u64, origin: &str) -> Effects {
             resource_type: p.resource_type.clone(),
             age_ms: now.saturating_duration_since(p.started).as_millis() as u64,
         })
+        .collect();
+    effects.dialogs = newer(signals.console.iter(), since, |e| e.seq)
+        .filter(|e| e.kind == Origin::Dialog)
+        .map(|e| redactor.text(&e.text))
         .collect();
     let console: Vec<&ConsoleEntry> =
         newer(signals.console.iter(), since, |e| e.seq).filter(|e| Level::of(&e.method) == Level::Error).collect();

@@ -1,4 +1,5 @@
-//! Emulation: the viewport a page is laid out and captured at.
+//! Emulation: the viewport a page is laid out and captured at, and the media it believes it is
+//! shown on (dark mode, reduced motion, print).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,35 +16,99 @@ pub struct Viewport {
     pub width: u32,
     /// CSS pixels, 1 to 10000.
     pub height: u32,
+    /// Device pixels per CSS pixel, 0.5 to 4 (default 1): 2 or 3 for phone screens.
+    #[serde(default, rename = "deviceScaleFactor", skip_serializing_if = "Option::is_none")]
+    pub device_scale_factor: Option<f64>,
+    /// Lay the page out as a phone does: the meta viewport applies, overlay scrollbars (default false).
+    #[serde(default, rename = "isMobile", skip_serializing_if = "Option::is_none")]
+    pub is_mobile: Option<bool>,
 }
 
 impl Default for Viewport {
     fn default() -> Self {
-        Self { width: 1280, height: 800 }
+        Self { width: 1280, height: 800, device_scale_factor: None, is_mobile: None }
     }
 }
 
 impl Viewport {
     pub fn validate(&self) -> Result<(), String> {
-        if (1..=10_000).contains(&self.width) && (1..=10_000).contains(&self.height) {
-            Ok(())
-        } else {
-            Err(format!("viewport {}x{} is out of range: width and height must be 1 to 10000", self.width, self.height))
+        if !(1..=10_000).contains(&self.width) || !(1..=10_000).contains(&self.height) {
+            return Err(format!(
+                "viewport {}x{} is out of range: width and height must be 1 to 10000",
+                self.width, self.height
+            ));
+        }
+        match self.device_scale_factor {
+            Some(f) if !(0.5..=4.0).contains(&f) => Err(format!("deviceScaleFactor {f} must be 0.5 to 4")),
+            _ => Ok(()),
         }
     }
 }
 
+/// `prefers-color-scheme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorScheme {
+    Light,
+    Dark,
+    /// No preference.
+    #[serde(rename = "no-preference")]
+    NoPreference,
+}
+
+/// `prefers-reduced-motion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReducedMotion {
+    Reduce,
+    NoPreference,
+}
+
+/// The CSS media type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MediaType {
+    Screen,
+    Print,
+}
+
+/// What the page's media queries see; `None` leaves the browser's own value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Media {
+    pub color_scheme: Option<ColorScheme>,
+    pub reduced_motion: Option<ReducedMotion>,
+    pub media: Option<MediaType>,
+}
+
 impl Page {
     /// Lays the page out at `viewport` (CSS pixels, scale 1, desktop).
-    pub(in crate::browser) async fn set_viewport(
-        &self,
-        viewport: Viewport,
-        deadline: Instant,
-    ) -> Result<(), BrowserError> {
-        let metrics =
-            json!({ "width": viewport.width, "height": viewport.height, "deviceScaleFactor": 1, "mobile": false });
+    pub async fn set_viewport(&self, viewport: Viewport, deadline: Instant) -> Result<(), BrowserError> {
+        let metrics = json!({
+            "width": viewport.width, "height": viewport.height,
+            "deviceScaleFactor": viewport.device_scale_factor.unwrap_or(1.0),
+            "mobile": viewport.is_mobile.unwrap_or(false),
+        });
         self.cdp("Emulation.setDeviceMetricsOverride", metrics, deadline).await.map(|_| ())
     }
+
+    /// Makes the page's media queries see `media` (replacing what an earlier call set).
+    pub async fn emulate_media(&self, media: Media, deadline: Instant) -> Result<(), BrowserError> {
+        let mut features = Vec::new();
+        if let Some(scheme) = media.color_scheme {
+            features.push(json!({ "name": "prefers-color-scheme", "value": css(scheme) }));
+        }
+        if let Some(motion) = media.reduced_motion {
+            features.push(json!({ "name": "prefers-reduced-motion", "value": css(motion) }));
+        }
+        let media_type = media.media.map(css).unwrap_or_default();
+        let params = json!({ "media": media_type, "features": features });
+        self.cdp("Emulation.setEmulatedMedia", params, deadline).await.map(|_| ())
+    }
+}
+
+/// The CSS keyword of a media value (its wire name).
+fn css<T: Serialize>(value: T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -52,8 +117,9 @@ mod tests {
 
     #[test]
     fn viewport_out_of_range_is_refused() {
-        assert!(Viewport { width: 0, height: 10 }.validate().is_err());
-        assert!(Viewport { width: 20_000, height: 10 }.validate().is_err());
+        assert!(Viewport { width: 0, height: 10, ..Viewport::default() }.validate().is_err());
+        assert!(Viewport { width: 20_000, height: 10, ..Viewport::default() }.validate().is_err());
         assert!(Viewport::default().validate().is_ok());
+        assert!(Viewport { device_scale_factor: Some(9.0), ..Viewport::default() }.validate().is_err());
     }
 }

@@ -142,6 +142,14 @@ pub enum PageEvent {
         script_id: String,
         url: String,
     },
+    /// `alert`, `confirm`, `prompt` or `beforeunload` opened a dialog: the page waits for an answer.
+    DialogOpening {
+        /// alert, confirm, prompt or beforeunload.
+        kind: String,
+        message: String,
+        /// The default text of a prompt.
+        default_prompt: String,
+    },
 }
 
 impl PageEvent {
@@ -160,6 +168,7 @@ impl PageEvent {
             Self::Crashed => "crashed",
             Self::RequestPaused { .. } => "request_paused",
             Self::ScriptParsed { .. } => "script_parsed",
+            Self::DialogOpening { .. } => "dialog_opening",
         }
     }
 
@@ -228,6 +237,11 @@ impl PageEvent {
             "Debugger.scriptParsed" => Self::ScriptParsed {
                 script_id: str_field(&params, "scriptId")?,
                 url: str_field(&params, "url").unwrap_or_default(),
+            },
+            "Page.javascriptDialogOpening" => Self::DialogOpening {
+                kind: str_field(&params, "type")?,
+                message: str_field(&params, "message").unwrap_or_default(),
+                default_prompt: str_field(&params, "defaultPrompt").unwrap_or_default(),
             },
             "Fetch.requestPaused" => Self::RequestPaused {
                 request_id: request_id(&params)?,

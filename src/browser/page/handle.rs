@@ -216,7 +216,7 @@ async fn subscribe(
         EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
     };
     use chromiumoxide::cdp::browser_protocol::page::{
-        EventFrameNavigated, EventFrameRequestedNavigation, EventLifecycleEvent,
+        EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening, EventLifecycleEvent,
     };
     use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
     use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
@@ -234,6 +234,7 @@ async fn subscribe(
     all.push(typed::<EventExceptionThrown>(page).await?);
     all.push(typed::<EventRequestPaused>(page).await?);
     all.push(typed::<EventScriptParsed>(page).await?);
+    all.push(typed::<EventJavascriptDialogOpening>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

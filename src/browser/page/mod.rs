@@ -14,16 +14,20 @@
 
 mod action;
 mod actions;
+mod assertions;
 mod ax_render;
 mod axe;
 mod bodies;
 mod code;
+mod dialog_hook;
+mod dialogs;
 mod effects;
 mod emulation;
 mod evaluate;
 mod events;
 mod find;
 mod forms;
+mod gestures;
 mod handle;
 mod inspect;
 mod keys;
@@ -45,13 +49,16 @@ mod tracker;
 
 pub use action::Action;
 pub use actions::{ClickOptions, Modifier, MouseButton};
+pub use assertions::{Expect, UrlPattern};
 pub use ax_render::Snapshot;
 pub use code::SourceView;
+pub use dialog_hook::MAX_ARM as MAX_DIALOG_ARM;
 pub use effects::{Effects, Mark, Navigated, RequestEffect};
-pub use emulation::Viewport;
+pub use emulation::{ColorScheme, Media, MediaType, ReducedMotion, Viewport};
 pub use events::CodeLocation;
 pub use find::Found;
 pub use forms::FieldValue;
+pub use gestures::{MAX_KEY_DELAY, ScrollPosition};
 pub use handle::Page;
 pub use inspect::{FormFacts, Inspection, Listener, Validity};
 pub use keys::Combo as KeyCombo;

@@ -15,6 +15,8 @@ use super::tracker::{DocumentFailure, NavState};
 use crate::browser::error::BrowserError;
 
 const NAVIGATE_JS: &str = include_str!("../../js/navigate.js");
+/// How long `page.back` / `page.forward` wait for the history navigation to show.
+const HISTORY_START: Duration = Duration::from_secs(2);
 
 /// How long the network must be quiet for `networkidle`.
 pub const NETWORK_IDLE_QUIET: Duration = Duration::from_millis(500);
@@ -96,6 +98,39 @@ impl Page {
         self.cdp("Page.reload", json!({}), deadline).await?;
         self.wait_for_document(Document::NewerThan(&before), wait_until, deadline, "page.reload").await?;
         self.landed(deadline).await
+    }
+
+    /// Goes `step` entries back (-1) or forward (+1) in the session's history, like the browser's
+    /// buttons, and waits for the page it lands on to load. `None` when there is no such entry.
+    pub async fn go_history(&self, step: i64, deadline: Instant) -> Result<Option<Landed>, BrowserError> {
+        let history = self.cdp("Page.getNavigationHistory", json!({}), deadline).await?;
+        let current = history["currentIndex"].as_i64().unwrap_or(0);
+        let entries = history["entries"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let Some(entry) = usize::try_from(current + step).ok().and_then(|i| entries.get(i)) else {
+            return Ok(None);
+        };
+        let wanted = entry["url"].as_str().unwrap_or_default().to_owned();
+        let (documents_before, _) = self.navigation_marks();
+        self.cdp("Page.navigateToHistoryEntry", json!({ "entryId": entry["id"] }), deadline).await?;
+        // A cross-document entry starts a document request; an entry of the same document
+        // (pushState, a fragment) only changes the URL. Whichever comes first says which.
+        let give_up = (Instant::now() + HISTORY_START).min(deadline);
+        loop {
+            // Read the page first, then let the pump catch up: a document the page already shows
+            // has had its request counted by then.
+            let landed = self.landed(deadline).await?;
+            self.settle_events(deadline).await;
+            let requested = self.watch().nav.borrow().document_requests > documents_before;
+            if requested {
+                let loader = self.watch().nav.borrow().last_document_request.clone();
+                self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the history navigation").await?;
+                return self.landed(deadline).await.map(Some);
+            }
+            if landed.url == wanted || Instant::now() >= give_up {
+                return Ok(Some(landed));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Waits for the current document to reach `state` (it may already have).

@@ -95,6 +95,8 @@ pub enum Origin {
     UnhandledRejection,
     /// A `console.*` call.
     Console,
+    /// A dialog the page opened, and how it was answered.
+    Dialog,
 }
 
 impl From<ErrorOrigin> for Origin {
@@ -113,7 +115,7 @@ pub struct ConsoleEntry {
     /// The console method: log, info, warning, error, debug, assert, …
     #[serde(rename = "type")]
     pub method: String,
-    /// Always `console`.
+    /// `console`, or `dialog` for a dialog the page opened.
     pub kind: Origin,
     pub text: String,
     /// Where the call was made.

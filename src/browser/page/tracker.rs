@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::dialog_hook::{self, DialogHook};
 use super::events::{CodeLocation, PageEvent};
 use super::reorder::{Ending, Ordered, Reorder};
 use super::signals::{
@@ -101,6 +102,8 @@ pub struct PageWatch {
     pub sources: Arc<Mutex<SourceCache>>,
     /// Script id → URL, for the scripts the Debugger domain reported (see `inspect`).
     pub scripts: Arc<Mutex<HashMap<String, String>>>,
+    /// How the next dialog is answered (`dialog.arm`).
+    pub dialogs: DialogHook,
 }
 
 impl PageWatch {
@@ -140,6 +143,7 @@ pub struct PageTracker {
     reorder: Reorder,
     /// What the session's egress proxy failed to deliver, and why.
     egress: Arc<FailureLog>,
+    dialogs: DialogHook,
 }
 
 impl PageTracker {
@@ -150,6 +154,7 @@ impl PageTracker {
         let signals = Arc::new(Mutex::new(Signals::default()));
         let sources = Arc::new(Mutex::new(SourceCache::default()));
         let scripts = Arc::new(Mutex::new(HashMap::new()));
+        let dialogs = DialogHook::default();
         let tracker = Self {
             main_frame,
             nav,
@@ -162,8 +167,9 @@ impl PageTracker {
             in_flight: HashMap::new(),
             reorder: Reorder::default(),
             egress: Arc::default(),
+            dialogs: dialogs.clone(),
         };
-        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts })
+        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts, dialogs })
     }
 
     /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
@@ -332,6 +338,9 @@ impl PageTracker {
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
             }
+            PageEvent::DialogOpening { kind, message, default_prompt } => {
+                self.answer_dialog(&kind, &message, default_prompt)
+            }
             PageEvent::ScriptParsed { script_id, url } if !url.is_empty() => {
                 let mut scripts = self.scripts.lock().unwrap_or_else(|p| p.into_inner());
                 if scripts.len() >= MAX_SCRIPTS {
@@ -415,6 +424,32 @@ impl PageTracker {
 
     /// Adds the source lines around `at` to the console entry or page error `seq`: from the
     /// page's source cache, or fetched from the browser's copy of the script.
+    /// Answers a dialog that just opened (as armed, or dismissed) and files it in the logs.
+    fn answer_dialog(&self, kind: &str, message: &str, default_prompt: String) {
+        let answer = self.dialogs.answer(Instant::now());
+        let text = dialog_hook::describe(kind, message, &answer);
+        self.signals().console(ConsoleEntry {
+            seq: 0,
+            method: "warning".into(),
+            kind: Origin::Dialog,
+            text,
+            location: None,
+            source: None,
+            source_pending: false,
+        });
+        let Some(page) = self.page.clone() else { return };
+        let mut params = json!({ "accept": answer.accept });
+        if answer.accept && kind == "prompt" {
+            params["promptText"] = json!(answer.prompt_text.unwrap_or(default_prompt));
+        }
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            if let Err(err) = cdp::call(&page, "Page.handleJavaScriptDialog", params, deadline).await {
+                tracing::warn!(%err, "a dialog could not be answered");
+            }
+        });
+    }
+
     fn fetch_source(&self, seq: u64, at: CodeLocation) {
         let cached = self.sources.lock().unwrap_or_else(|p| p.into_inner()).get(&at.url);
         if let Some(lines) = cached {

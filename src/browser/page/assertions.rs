@@ -1,0 +1,260 @@
+//! Assertions that retry (`assert.*`): what a test runner's `expect` does, against the live page.
+//!
+//! A check reads what the page shows now (`js/observe.js` for elements, the URL and title from the
+//! navigation state) and compares it in Rust; until it passes it is read again every
+//! [`POLL`], up to the call's deadline. A check still failing then is
+//! [`BrowserError::AssertionFailed`] carrying the expected and the actual value, so the agent sees
+//! at once what the page showed instead.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::handle::Page;
+use super::target::Target;
+use crate::browser::error::{BrowserError, Failed};
+
+const OBSERVE_JS: &str = include_str!("../../js/observe.js");
+
+/// How often a failing check is read again.
+const POLL: Duration = Duration::from_millis(100);
+/// Characters of an element's (or the page's) text shown as the actual value.
+const ACTUAL_TEXT: usize = 300;
+
+/// What an assertion expects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    /// An element's visible text (or the page's) contains `text`, or equals it with `exact`;
+    /// whitespace runs count as one space.
+    Text { text: String, exact: bool },
+    /// At least one matching element is visible.
+    Visible,
+    /// No matching element is visible (none matching counts).
+    Hidden,
+    /// The first matching field's value.
+    Value(String),
+    /// The first match is checked (true) or not (false).
+    Checked(bool),
+    /// Exactly this many elements match.
+    Count(u64),
+    /// The page's URL matches.
+    Url(UrlPattern),
+    /// The page's title contains `text` (or equals it with `exact`).
+    Title { text: String, exact: bool },
+}
+
+/// A URL as `assert.url` takes it: a glob (`*` any characters), or a URL or path to equal.
+#[derive(Debug, Clone)]
+pub struct UrlPattern {
+    source: String,
+    glob: Option<regex::Regex>,
+}
+
+impl PartialEq for UrlPattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl UrlPattern {
+    pub fn parse(source: &str) -> Result<Self, BrowserError> {
+        if source.is_empty() {
+            return Err(BrowserError::InvalidOption("pattern must not be empty".into()));
+        }
+        let glob = source.contains('*').then(|| {
+            let parts: Vec<String> = source.split('*').map(regex::escape).collect();
+            regex::Regex::new(&format!("^{}$", parts.join(".*"))).expect("escaped parts form a valid regex")
+        });
+        Ok(Self { source: source.to_owned(), glob })
+    }
+
+    /// A glob matches the whole URL; otherwise the URL equals the pattern, or its path does
+    /// (query, fragment and a trailing slash aside).
+    pub fn matches(&self, url: &str) -> bool {
+        if let Some(glob) = &self.glob {
+            return glob.is_match(url);
+        }
+        if url == self.source {
+            return true;
+        }
+        let path = url.split_once("://").and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..])).unwrap_or("/");
+        let bare = |p: &str| p.split(['?', '#']).next().unwrap_or_default().trim_end_matches('/').to_owned();
+        path == self.source || (self.source.starts_with('/') && bare(path) == bare(&self.source))
+    }
+}
+
+impl Expect {
+    /// What was expected, as the error's `expected`.
+    fn expected(&self) -> Value {
+        match self {
+            Self::Text { text, exact } => json!({ "text": text, "exact": exact }),
+            Self::Visible => json!({ "visible": true }),
+            Self::Hidden => json!({ "visible": false }),
+            Self::Value(v) => json!({ "value": v }),
+            Self::Checked(c) => json!({ "checked": c }),
+            Self::Count(n) => json!({ "count": n }),
+            Self::Url(p) => json!({ "url": p.source }),
+            Self::Title { text, exact } => json!({ "title": text, "exact": exact }),
+        }
+    }
+
+    /// Compares what the page shows (`seen`: observe.js's answer plus `url` and `title`) and
+    /// says whether it passes and what the actual value is.
+    fn judge(&self, seen: &Value) -> (bool, Value) {
+        let count = seen["count"].as_u64().unwrap_or(0);
+        let list = |k: &str| seen[k].as_array().cloned().unwrap_or_default();
+        match self {
+            Self::Text { text, exact } => {
+                let want = collapse(text);
+                let texts: Vec<String> = list("texts").iter().filter_map(Value::as_str).map(collapse).collect();
+                let pass = texts.iter().any(|t| if *exact { *t == want } else { t.contains(&want) });
+                let shown: Vec<Value> = texts.iter().take(3).map(|t| json!(excerpt(t, &want))).collect();
+                let actual = if count == 0 {
+                    json!({ "count": 0 })
+                } else if shown.len() == 1 {
+                    json!({ "text": shown[0] })
+                } else {
+                    json!({ "texts": shown, "count": count })
+                };
+                (pass, actual)
+            }
+            Self::Visible | Self::Hidden => {
+                let visible = seen["visible"].as_u64().unwrap_or(0);
+                let pass = if *self == Self::Visible { visible > 0 } else { visible == 0 };
+                (pass, json!({ "count": count, "visible": visible }))
+            }
+            Self::Value(want) => {
+                let value = list("values").first().cloned().unwrap_or(Value::Null);
+                (count > 0 && value.as_str() == Some(want.as_str()), json!({ "count": count, "value": value }))
+            }
+            Self::Checked(want) => {
+                let checked = list("checked").first().and_then(Value::as_bool);
+                (count > 0 && checked == Some(*want), json!({ "count": count, "checked": checked }))
+            }
+            Self::Count(want) => (count == *want, json!({ "count": count })),
+            Self::Url(pattern) => {
+                let url = seen["url"].as_str().unwrap_or_default();
+                (pattern.matches(url), json!({ "url": url }))
+            }
+            Self::Title { text, exact } => {
+                let title = seen["title"].as_str().unwrap_or_default();
+                let pass = if *exact { collapse(title) == collapse(text) } else { title.contains(text.as_str()) };
+                (pass, json!({ "title": title }))
+            }
+        }
+    }
+}
+
+impl Page {
+    /// Checks `expect` against the page until it passes or `deadline`; returns the actual value.
+    pub async fn assert(
+        &self,
+        name: &str,
+        target: Option<&Target>,
+        expect: &Expect,
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
+        let started = Instant::now();
+        loop {
+            let seen = self.observe(target, expect, deadline).await?;
+            let (pass, actual) = expect.judge(&seen);
+            if pass {
+                return Ok(actual);
+            }
+            if Instant::now() + POLL >= deadline {
+                let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
+                return Err(BrowserError::AssertionFailed(Box::new(Failed {
+                    message: format!(
+                        "{name}{on} failed after {} ms: expected {}, the page shows {}",
+                        started.elapsed().as_millis(),
+                        expect.expected(),
+                        actual
+                    ),
+                    expected: expect.expected(),
+                    actual,
+                })));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    async fn observe(
+        &self,
+        target: Option<&Target>,
+        expect: &Expect,
+        deadline: Instant,
+    ) -> Result<Value, BrowserError> {
+        let mut seen = match (expect, target) {
+            (Expect::Url(_) | Expect::Title { .. }, _) => json!({}),
+            (_, Some(target)) => self.call_helper_on(OBSERVE_JS, target, &[], deadline).await?,
+            (_, None) => self.call_helper_on(OBSERVE_JS, &Target::body(), &[], deadline).await?,
+        };
+        if matches!(expect, Expect::Url(_) | Expect::Title { .. }) {
+            let landed = self.landed(deadline).await?;
+            seen["url"] = json!(landed.url);
+            seen["title"] = json!(landed.title);
+        }
+        Ok(seen)
+    }
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Up to [`ACTUAL_TEXT`] characters of `text`: around `want`'s first word when it shows, else the start.
+fn excerpt(text: &str, want: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= ACTUAL_TEXT {
+        return text.to_owned();
+    }
+    let first_word = want.split_whitespace().next().unwrap_or_default();
+    let at = if first_word.is_empty() { None } else { text.find(first_word) };
+    let start_char = at.map(|byte| text[..byte].chars().count().saturating_sub(ACTUAL_TEXT / 3)).unwrap_or(0);
+    let end = (start_char + ACTUAL_TEXT).min(chars.len());
+    let body: String = chars[start_char..end].iter().collect();
+    format!("{}{body}{}", if start_char > 0 { "…" } else { "" }, if end < chars.len() { "…" } else { "" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_pattern_is_a_glob_a_url_or_a_path() {
+        let glob = UrlPattern::parse("**/projects/*").unwrap();
+        assert!(glob.matches("http://127.0.0.1:3338/projects/7"));
+        assert!(!glob.matches("http://127.0.0.1:3338/teams/7"));
+        let path = UrlPattern::parse("/projects").unwrap();
+        assert!(path.matches("http://h/projects?tab=1"));
+        assert!(!path.matches("http://h/projects/7"));
+        assert!(path.matches("http://h/projects/"), "a trailing slash is the same path");
+        assert!(UrlPattern::parse("http://h/a").unwrap().matches("http://h/a"));
+        assert!(UrlPattern::parse("").is_err());
+    }
+
+    #[test]
+    fn text_passes_on_a_substring_and_exact_needs_the_whole_text() {
+        let seen = json!({ "count": 1, "texts": ["Saved  3 projects"] });
+        assert!(Expect::Text { text: "3 projects".into(), exact: false }.judge(&seen).0);
+        assert!(!Expect::Text { text: "3 projects".into(), exact: true }.judge(&seen).0);
+        let (pass, actual) = Expect::Text { text: "Saved 4".into(), exact: false }.judge(&seen);
+        assert!(!pass);
+        assert_eq!(actual, json!({ "text": "Saved 3 projects" }));
+    }
+
+    #[test]
+    fn hidden_passes_when_nothing_matches() {
+        let (pass, actual) = Expect::Hidden.judge(&json!({ "count": 0, "visible": 0 }));
+        assert!(pass, "{actual}");
+        assert!(!Expect::Visible.judge(&json!({ "count": 2, "visible": 0 })).0);
+    }
+
+    #[test]
+    fn a_long_text_is_shown_around_what_was_expected() {
+        let text = format!("{} Total: 41 {}", "a ".repeat(400), "b ".repeat(400));
+        let shown = excerpt(&text, "Total: 42");
+        assert!(shown.contains("Total: 41") && shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+    }
+}

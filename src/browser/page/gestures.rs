@@ -1,0 +1,152 @@
+//! More of what a user does with a pointer and a keyboard: hover, drag, focus, scroll and typing
+//! key by key (`page.hover`, `page.drag`, `page.focus`, `page.scroll`, `page.type`).
+//!
+//! Each waits for its element like a click does (see `actions`) and sends real input through
+//! CDP's Input domain, so the page's own listeners (`mouseenter`, `keyup`, `wheel`) see it.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::action::Action;
+use super::actions::Ready;
+use super::handle::Page;
+use super::keys;
+use super::target::Target;
+use crate::browser::error::BrowserError;
+
+/// Pointer moves between a drag's press and its release: enough for drag libraries that wait for
+/// a few pixels of movement before they start.
+const DRAG_STEPS: u32 = 5;
+/// Longest pause between two typed keys.
+pub const MAX_KEY_DELAY: Duration = Duration::from_secs(1);
+
+/// Where the page is scrolled to after `page.scroll`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct ScrollPosition {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl Page {
+    /// Moves the pointer over the element (`mouseover`, `mouseenter`, `:hover`).
+    pub async fn hover(&self, target: &Target, deadline: Instant) -> Result<(), BrowserError> {
+        let ready = self.wait_ready(target, Action::Hover, "page.hover", deadline).await?;
+        self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await
+    }
+
+    /// Presses on `from`, moves to `to` in steps and releases there.
+    pub async fn drag(&self, from: &Target, to: &Target, deadline: Instant) -> Result<(), BrowserError> {
+        let start = self.wait_ready(from, Action::Hover, "page.drag", deadline).await?;
+        self.mouse("mouseMoved", start.x, start.y, 0, deadline).await?;
+        self.mouse("mousePressed", start.x, start.y, 1, deadline).await?;
+        // The drop target is measured once the drag has begun: pages often show drop zones then.
+        let end = match self.wait_ready(to, Action::Hover, "page.drag", deadline).await {
+            Ok(end) => end,
+            Err(err) => {
+                self.mouse("mouseReleased", start.x, start.y, 0, deadline).await?;
+                return Err(err);
+            }
+        };
+        for step in 1..=DRAG_STEPS {
+            let f = f64::from(step) / f64::from(DRAG_STEPS);
+            let (x, y) = (start.x + (end.x - start.x) * f, start.y + (end.y - start.y) * f);
+            self.mouse("mouseMoved", x, y, 1, deadline).await?;
+        }
+        self.mouse("mouseReleased", end.x, end.y, 0, deadline).await
+    }
+
+    /// Gives the element keyboard focus (`focus`, `focusin`).
+    pub async fn focus(&self, target: &Target, deadline: Instant) -> Result<(), BrowserError> {
+        self.wait_ready(target, Action::Focus, "page.focus", deadline).await.map(|_| ())
+    }
+
+    /// Scrolls the element into view, or turns the mouse wheel by `(dx, dy)` over the element (or
+    /// the middle of the viewport); returns where the page is scrolled to.
+    pub async fn scroll(
+        &self,
+        target: Option<&Target>,
+        by: Option<(f64, f64)>,
+        deadline: Instant,
+    ) -> Result<ScrollPosition, BrowserError> {
+        let at = match target {
+            Some(target) => Some(self.wait_ready(target, Action::Read, "page.scroll", deadline).await?),
+            None => None,
+        };
+        if let Some((dx, dy)) = by {
+            let (x, y) = match at {
+                Some(Ready { x, y, .. }) => (x, y),
+                None => self.viewport_middle(deadline).await?,
+            };
+            let wheel = json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy });
+            self.cdp("Input.dispatchMouseEvent", wheel, deadline).await?;
+            // The wheel scrolls asynchronously (smoothly); wait until the page stops moving.
+            return self.scroll_settled(deadline).await;
+        }
+        self.scroll_position(deadline).await
+    }
+
+    /// Types `text` key by key into the focused element (or `target`, focused first), with
+    /// `delay` between keys: `keydown`, `keypress`, `input` and `keyup` fire for every character.
+    pub async fn type_text(
+        &self,
+        target: Option<&Target>,
+        text: &str,
+        delay: Duration,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        if let Some(target) = target {
+            self.wait_ready(target, Action::Press, "page.type", deadline).await?;
+        }
+        for (i, c) in text.chars().enumerate() {
+            if i > 0 && !delay.is_zero() {
+                tokio::time::sleep(delay.min(MAX_KEY_DELAY)).await;
+            }
+            let combo = match c {
+                '\n' | '\r' => keys::parse("Enter")?,
+                '\t' => keys::parse("Tab")?,
+                c => keys::parse(&c.to_string())?,
+            };
+            self.dispatch_key(&combo, deadline).await?;
+        }
+        Ok(())
+    }
+
+    async fn mouse(&self, kind: &str, x: f64, y: f64, buttons: u32, deadline: Instant) -> Result<(), BrowserError> {
+        let mut event = json!({ "type": kind, "x": x, "y": y, "buttons": buttons });
+        if kind != "mouseMoved" || buttons != 0 {
+            event["button"] = json!("left");
+            event["clickCount"] = json!(1);
+        }
+        self.cdp("Input.dispatchMouseEvent", event, deadline).await.map(|_| ())
+    }
+
+    async fn viewport_middle(&self, deadline: Instant) -> Result<(f64, f64), BrowserError> {
+        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await?;
+        let view = &metrics["cssLayoutViewport"];
+        let half = |k: &str| view[k].as_f64().unwrap_or(0.0) / 2.0;
+        Ok((half("clientWidth"), half("clientHeight")))
+    }
+
+    async fn scroll_position(&self, deadline: Instant) -> Result<ScrollPosition, BrowserError> {
+        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await?;
+        let view = &metrics["cssVisualViewport"];
+        let at = |k: &str| view.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        Ok(ScrollPosition { x: at("pageX"), y: at("pageY") })
+    }
+
+    /// The scroll position once it has stopped changing for two polls (at most a second).
+    async fn scroll_settled(&self, deadline: Instant) -> Result<ScrollPosition, BrowserError> {
+        let until = (Instant::now() + Duration::from_secs(1)).min(deadline);
+        let mut last = self.scroll_position(deadline).await?;
+        let mut same = 0;
+        while same < 2 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            let now = self.scroll_position(deadline).await?;
+            same = if now == last { same + 1 } else { 0 };
+            last = now;
+        }
+        Ok(last)
+    }
+}

@@ -1,0 +1,221 @@
+//! `page.hover`, `page.dblclick`, `page.drag`, `page.focus`, `page.scroll`, `page.type`,
+//! `page.select`, `page.check`, `page.uncheck`: the rest of what a user does with a pointer, a
+//! keyboard and form controls. Each is an action (see `actions`): it waits for its element and
+//! answers `{ok, signals, effects}` with what it caused.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, OtherElement, act, action};
+use super::error::ApiError;
+use super::registry::{Call, MethodSpec, Params, page_method};
+use crate::browser::{ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target};
+
+/// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
+/// `mouseenter` and `:hover` apply, so menus and tooltips that open on hover open. Answers like
+/// `page.click`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HoverParams {}
+
+impl Params for HoverParams {}
+
+/// Double-clicks the element (two clicks, then `dblclick`), waiting for it like `page.click`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DblclickParams {}
+
+impl Params for DblclickParams {}
+
+/// Drags the element (`selector` / `ref`) onto `to` with the mouse: press on it, move in steps to
+/// the middle of `to` (measured once the drag has begun, so drop zones that appear then are
+/// found), release. Pages that drag with mouse or pointer events see a real drag.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DragParams {
+    /// Where to drop: a selector, or {"selector"|"ref"}.
+    pub to: OtherElement,
+}
+
+impl Params for DragParams {}
+
+/// Gives the element keyboard focus (`focus`, `focusin`; `:focus` applies), as a click or Tab
+/// would, without clicking it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FocusParams {}
+
+impl Params for FocusParams {}
+
+/// Scrolls: with only an element, brings it into view; with `deltaX` / `deltaY`, turns the mouse
+/// wheel by that many pixels over the element (or the middle of the viewport), so the page's
+/// `wheel` and `scroll` listeners run (lazy lists load more). Answers like an action, plus
+/// `scroll`: where the page is scrolled to, `{x, y}`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScrollParams {
+    /// Pixels to the right (negative: left).
+    pub delta_x: Option<f64>,
+    /// Pixels down (negative: up).
+    pub delta_y: Option<f64>,
+}
+
+impl Params for ScrollParams {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScrollResult {
+    #[serde(flatten)]
+    pub action: ActionResult,
+    /// Where the page is scrolled to once it stopped moving.
+    pub scroll: ScrollPosition,
+}
+
+/// Types `text` key by key into the element (focused first) or, without one, into whatever has
+/// focus: every character sends `keydown`, `keypress`, `input` and `keyup`, as a keyboard does —
+/// for search boxes and editors that listen to keys (`page.fill` replaces the value at once).
+/// `\n` presses Enter. Existing text is kept: the keys go where the caret is.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeParams {
+    /// The characters to type.
+    pub text: String,
+    /// Milliseconds between keys, 0 to 1000 (default 0).
+    pub delay_ms: Option<u64>,
+}
+
+impl Params for TypeParams {}
+
+/// Chooses options of a `<select>` by value or by visible label (`input` and `change` fire); a
+/// multiple select takes several. An option that does not exist fails naming the ones that do.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SelectParams {
+    /// The option's value or label, or an array of them for a multiple select.
+    pub values: Choices,
+}
+
+impl Params for SelectParams {}
+
+/// One option, or several.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Choices {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// Checks a checkbox or radio (or a `role=checkbox` / `switch`) by clicking it if it is not
+/// checked yet, then verifies it is: a page that undoes the click fails with `not_actionable`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckParams {}
+
+impl Params for CheckParams {}
+
+/// Unchecks a checkbox by clicking it if it is checked, then verifies it is not.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UncheckParams {}
+
+impl Params for UncheckParams {}
+
+pub fn methods() -> Vec<MethodSpec> {
+    vec![
+        action("page.hover", "Move the pointer over an element (menus and tooltips open).", hover)
+            .example(r#"{"selector":"role=button[name=\"Account\"]"}"#),
+        action("page.dblclick", "Double-click an element.", dblclick).example(r#"{"selector":"text=Ada Lovelace"}"#),
+        action("page.drag", "Drag an element onto another with the mouse.", drag)
+            .example(r##"{"selector":"#card-1","to":"#column-done"}"##),
+        action("page.focus", "Give an element keyboard focus.", focus).example(r##"{"selector":"#email"}"##),
+        page_method("page.scroll", "Scroll an element into view, or turn the mouse wheel.", ACTION_TIMEOUT_MS, scroll)
+            .example(r#"{"deltaY":800}"#),
+        page_method(
+            "page.type",
+            "Type text key by key into an element or the focused one.",
+            ACTION_TIMEOUT_MS,
+            type_text,
+        )
+        .example(r##"{"selector":"#search","text":"ada","delayMs":20}"##),
+        action("page.select", "Choose options of a select by value or label.", select)
+            .example(r##"{"selector":"#role","values":"Editor"}"##),
+        action("page.check", "Check a checkbox or radio.", check).example(r##"{"selector":"#notify"}"##),
+        action("page.uncheck", "Uncheck a checkbox.", uncheck).example(r##"{"selector":"#notify"}"##),
+    ]
+}
+
+async fn hover(call: Call, page: Page, target: Target, _: HoverParams) -> Result<(), ApiError> {
+    Ok(page.hover(&target, call.deadline).await?)
+}
+
+async fn dblclick(call: Call, page: Page, target: Target, _: DblclickParams) -> Result<(), ApiError> {
+    Ok(page.click(&target, &ClickOptions { click_count: 2, ..Default::default() }, call.deadline).await?)
+}
+
+async fn drag(call: Call, page: Page, target: Target, p: DragParams) -> Result<(), ApiError> {
+    let to = p.to.into_target("to")?;
+    Ok(page.drag(&target, &to, call.deadline).await?)
+}
+
+async fn focus(call: Call, page: Page, target: Target, _: FocusParams) -> Result<(), ApiError> {
+    Ok(page.focus(&target, call.deadline).await?)
+}
+
+async fn scroll(
+    call: Call,
+    page: Page,
+    (target, options, p): (Option<Target>, ActionOptions, ScrollParams),
+) -> Result<ScrollResult, ApiError> {
+    let by = match (p.delta_x, p.delta_y) {
+        (None, None) if target.is_none() => {
+            return Err(ApiError::invalid("deltaY", "give an element to scroll into view, or deltaX / deltaY"));
+        }
+        (None, None) => None,
+        (x, y) => {
+            let (x, y) = (x.unwrap_or(0.0), y.unwrap_or(0.0));
+            if !x.is_finite() || !y.is_finite() || x.abs() > 1e6 || y.abs() > 1e6 {
+                return Err(ApiError::invalid("deltaY", "deltaX and deltaY must be -1000000 to 1000000"));
+            }
+            Some((x, y))
+        }
+    };
+    let mut position = None;
+    let action = act(&call, &page, options, async {
+        position = Some(page.scroll(target.as_ref(), by, call.deadline).await?);
+        Ok(())
+    })
+    .await?;
+    Ok(ScrollResult { action, scroll: position.unwrap_or(ScrollPosition { x: 0.0, y: 0.0 }) })
+}
+
+async fn type_text(
+    call: Call,
+    page: Page,
+    (target, options, p): (Option<Target>, ActionOptions, TypeParams),
+) -> Result<ActionResult, ApiError> {
+    if p.text.is_empty() {
+        return Err(ApiError::invalid("text", "text must not be empty"));
+    }
+    let max = MAX_KEY_DELAY.as_millis() as u64;
+    let delay = match p.delay_ms {
+        None => Duration::ZERO,
+        Some(ms) if ms <= max => Duration::from_millis(ms),
+        Some(_) => return Err(ApiError::invalid("delayMs", format!("delayMs must be 0 to {max}"))),
+    };
+    act(&call, &page, options, async {
+        page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?;
+        Ok(())
+    })
+    .await
+}
+
+async fn select(call: Call, page: Page, target: Target, p: SelectParams) -> Result<(), ApiError> {
+    let wanted = match p.values {
+        Choices::One(one) => vec![one],
+        Choices::Many(many) => many,
+    };
+    page.select(&target, &wanted, call.deadline).await?;
+    Ok(())
+}
+
+async fn check(call: Call, page: Page, target: Target, _: CheckParams) -> Result<(), ApiError> {
+    Ok(page.set_checked(&target, true, call.deadline).await?)
+}
+
+async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Result<(), ApiError> {
+    Ok(page.set_checked(&target, false, call.deadline).await?)
+}

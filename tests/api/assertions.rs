@@ -1,0 +1,54 @@
+//! assert.*: pass once the page shows what is expected (waiting for it), fail with the actual value.
+
+use serde_json::json;
+
+use crate::helpers::{page, shared};
+
+#[tokio::test]
+async fn assertions_wait_for_the_page_and_pass() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/delayed"), "waitUntil": "load" })).await;
+    // The button is enabled after a second; the click's result shows after it.
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#go" })).await;
+    let passed = svc.ok("assert.text", json!({ "session_id": sid, "selector": "#result", "text": "Continued" })).await;
+    assert_eq!(passed, json!({ "ok": true, "actual": { "text": "Continued" } }));
+    svc.ok("assert.text", json!({ "session_id": sid, "text": "Delayed Continue" })).await;
+    svc.ok("assert.title", json!({ "session_id": sid, "title": "Delayed", "exact": true })).await;
+    svc.ok("assert.url", json!({ "session_id": sid, "pattern": "**/delayed*" })).await;
+    svc.ok("assert.count", json!({ "session_id": sid, "selector": "button", "count": 1 })).await;
+    svc.ok("assert.visible", json!({ "session_id": sid, "selector": "role=button[name=\"Continue\"]" })).await;
+    svc.ok("assert.hidden", json!({ "session_id": sid, "selector": "#nothing-here" })).await;
+}
+
+#[tokio::test]
+async fn a_failing_assertion_says_what_the_page_shows_instead() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    let err = svc
+        .err("assert.text", json!({ "session_id": sid, "selector": "#search-count", "text": "4 of 4", "timeout": 600 }))
+        .await;
+    assert_eq!(err.kind(), "assertion_failed", "{err:?}");
+    assert_eq!(err.data["actual"], json!({ "text": "3 of 3 members" }));
+    assert_eq!(err.data["expected"]["text"], "4 of 4");
+    assert!(err.message.contains("failed after"), "{}", err.message);
+    let err = svc
+        .err("assert.count", json!({ "session_id": sid, "selector": "#members tr", "count": 5, "timeout": 300 }))
+        .await;
+    assert_eq!(err.data["actual"], json!({ "count": 3 }));
+    let err = svc
+        .err("assert.value", json!({ "session_id": sid, "selector": "#role", "value": "admin", "timeout": 300 }))
+        .await;
+    assert_eq!(err.data["actual"]["value"], "viewer");
+    let err = svc.err("assert.checked", json!({ "session_id": sid, "selector": "#notify", "timeout": 300 })).await;
+    assert_eq!(err.data["actual"]["checked"], false);
+    let err = svc.err("assert.visible", json!({ "session_id": sid, "selector": "#email-hint", "timeout": 300 })).await;
+    assert_eq!(err.data["actual"], json!({ "count": 1, "visible": 0 }));
+    let err = svc.err("assert.url", json!({ "session_id": sid, "pattern": "/projects", "timeout": 300 })).await;
+    assert!(err.data["actual"]["url"].as_str().unwrap().ends_with("/team/"), "{err:?}");
+    let err = svc.err("assert.title", json!({ "session_id": sid, "title": "Billing", "timeout": 300 })).await;
+    assert_eq!(err.data["actual"]["title"], "Team settings · Acme");
+    let err = svc.err("assert.text", json!({ "session_id": sid, "text": "  ", "timeout": 300 })).await;
+    assert_eq!(err.kind(), "invalid_params");
+}

@@ -1,0 +1,136 @@
+//! page.hover / dblclick / type / select / check / uncheck / focus / drag / scroll / back /
+//! forward on the team settings fixture: each proves what the page did, not only `ok`.
+
+use serde_json::json;
+
+use crate::helpers::{SessionGuard, page, shared};
+
+async fn on_team() -> SessionGuard {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    sid
+}
+
+async fn text(sid: &str, selector: &str) -> String {
+    let t = shared().ok("page.text", json!({ "session_id": sid, "selector": selector })).await;
+    t["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn hover_opens_the_account_menu() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("assert.hidden", json!({ "session_id": sid, "selector": "role=menu" })).await;
+    let hovered = svc.ok("page.hover", json!({ "session_id": sid, "selector": "#account" })).await;
+    assert_eq!(hovered["ok"], true, "{hovered}");
+    svc.ok("assert.visible", json!({ "session_id": sid, "selector": "role=menu" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "text=Profile" })).await;
+    svc.ok("assert.url", json!({ "session_id": sid, "pattern": "/form" })).await;
+}
+
+#[tokio::test]
+async fn type_sends_keys_the_search_listens_to_where_fill_does_not() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#search", "value": "gr" })).await;
+    assert_eq!(text(&sid, "#search-count").await, "3 of 3 members", "fill sends no keyup");
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#search", "value": "" })).await;
+    svc.ok("page.type", json!({ "session_id": sid, "selector": "#search", "text": "gr", "delayMs": 5 })).await;
+    assert_eq!(text(&sid, "#search-count").await, "1 of 3 members");
+    // Without a target the keys go to the focused element, after what it holds.
+    svc.ok("page.type", json!({ "session_id": sid, "text": "x" })).await;
+    let value = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "search.value" })).await;
+    assert_eq!(value["result"], "grx");
+    let err = svc.err("page.type", json!({ "session_id": sid, "text": "a", "delayMs": 5000 })).await;
+    assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("delayMs")));
+}
+
+#[tokio::test]
+async fn dblclick_on_a_name_starts_renaming_it() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("page.dblclick", json!({ "session_id": sid, "selector": "text=Grace Hopper" })).await;
+    assert_eq!(text(&sid, "#status").await, "Renaming Grace Hopper");
+}
+
+#[tokio::test]
+async fn select_by_label_sets_the_value_and_the_page_reacts() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("page.select", json!({ "session_id": sid, "selector": "#role", "values": "Editor" })).await;
+    svc.ok("assert.value", json!({ "session_id": sid, "selector": "#role", "value": "editor" })).await;
+    assert_eq!(text(&sid, "#role-note").await, "New members join as Editor");
+    let err = svc.err("page.select", json!({ "session_id": sid, "selector": "#role", "values": "Owner" })).await;
+    assert!(err.message.contains("Owner"), "names the missing option: {err:?}");
+}
+
+#[tokio::test]
+async fn check_and_uncheck_switch_notifications_on_and_off() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("page.check", json!({ "session_id": sid, "selector": "#notify" })).await;
+    svc.ok("assert.checked", json!({ "session_id": sid, "selector": "#notify" })).await;
+    assert_eq!(text(&sid, "#notify-note").await, "Notifications on");
+    // Checking a checked box changes nothing.
+    svc.ok("page.check", json!({ "session_id": sid, "selector": "#notify" })).await;
+    assert_eq!(text(&sid, "#notify-note").await, "Notifications on");
+    svc.ok("page.uncheck", json!({ "session_id": sid, "selector": "#notify" })).await;
+    svc.ok("assert.checked", json!({ "session_id": sid, "selector": "#notify", "checked": false })).await;
+    assert_eq!(text(&sid, "#notify-note").await, "Notifications off");
+}
+
+#[tokio::test]
+async fn focus_shows_the_hint_the_page_keeps_for_a_focused_field() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("assert.hidden", json!({ "session_id": sid, "selector": "#email-hint" })).await;
+    svc.ok("page.focus", json!({ "session_id": sid, "selector": "#email" })).await;
+    svc.ok("assert.visible", json!({ "session_id": sid, "selector": "#email-hint" })).await;
+    let active = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.activeElement.id" })).await;
+    assert_eq!(active["result"], "email");
+}
+
+#[tokio::test]
+async fn dragging_a_member_onto_owners_makes_them_an_owner() {
+    let svc = shared();
+    let sid = on_team().await;
+    let dragged =
+        svc.ok("page.drag", json!({ "session_id": sid, "selector": "text=Alan Turing", "to": "#owners" })).await;
+    assert_eq!(dragged["ok"], true);
+    assert_eq!(text(&sid, "#owners").await, "Alan Turing");
+    assert_eq!(text(&sid, "#status").await, "Alan Turing is now an owner");
+}
+
+#[tokio::test]
+async fn the_wheel_scrolls_the_page_and_an_element_can_be_scrolled_into_view() {
+    let svc = shared();
+    let sid = on_team().await;
+    let wheel = svc.ok("page.scroll", json!({ "session_id": sid, "deltaY": 600 })).await;
+    let y = wheel["scroll"]["y"].as_f64().unwrap();
+    assert!(y > 100.0, "the wheel moved the page: {wheel}");
+    assert_eq!(text(&sid, "#danger-note").await, "Not seen yet");
+    let into_view = svc.ok("page.scroll", json!({ "session_id": sid, "selector": "#danger" })).await;
+    assert!(into_view["scroll"]["y"].as_f64().unwrap() > y, "{into_view}");
+    assert_eq!(text(&sid, "#danger-note").await, "Seen", "the page's scroll listener ran");
+    let err = svc.err("page.scroll", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "invalid_params");
+}
+
+#[tokio::test]
+async fn back_and_forward_walk_the_sessions_history() {
+    let svc = shared();
+    let sid = svc.session().await;
+    let err = svc.err("page.back", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "invalid_params", "a new session has nowhere to go back to: {err:?}");
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/form"), "waitUntil": "load" })).await;
+    let back = svc.ok("page.back", json!({ "session_id": sid })).await;
+    assert!(back["url"].as_str().unwrap().ends_with("/team/"), "{back}");
+    assert_eq!(back["title"], "Team settings · Acme");
+    assert_eq!(text(&sid, "h1").await, "Team", "the page is there to read");
+    let forward = svc.ok("page.forward", json!({ "session_id": sid })).await;
+    assert!(forward["url"].as_str().unwrap().ends_with("/form/"), "{forward}");
+    let err = svc.err("page.forward", json!({ "session_id": sid })).await;
+    assert!(err.message.contains("last page"), "{err:?}");
+}
