@@ -9,6 +9,7 @@
 
 mod actions;
 mod assertions;
+mod cookies;
 mod dialog;
 mod emulation;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod registry;
 mod session;
 mod signals;
 mod snapshot;
+mod storage;
 mod target;
 
 use std::collections::HashMap;
@@ -116,6 +118,8 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(signals::methods());
     methods.extend(inspect::methods());
     methods.extend(dialog::methods());
+    methods.extend(storage::methods());
+    methods.extend(cookies::methods());
     methods.extend(assertions::methods());
     methods.push(method(
         "rpc.discover",

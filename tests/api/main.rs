@@ -23,3 +23,4 @@ mod resilience;
 mod sessions;
 mod signals;
 mod snapshot;
+mod storage;

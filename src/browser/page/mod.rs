@@ -44,6 +44,7 @@ mod selector;
 mod signals;
 mod snapshot;
 mod sources;
+mod storage;
 mod target;
 mod tracker;
 
@@ -68,4 +69,5 @@ pub use reading::{PageText, TextFormat};
 pub use screenshot::{ImageType, ShotOptions};
 pub use signals::{ConsoleEntry, Level, Logs, NetworkEntry, Origin, PageError, SignalCounts};
 pub use snapshot::SnapshotOptions;
+pub use storage::WebStorage;
 pub use target::Target;
