@@ -11,6 +11,7 @@ mod actions;
 mod assertions;
 mod cookies;
 mod dialog;
+mod document;
 mod emulation;
 pub mod error;
 mod gestures;
@@ -114,6 +115,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(actions::methods());
     methods.extend(gestures::methods());
     methods.extend(emulation::methods());
+    methods.extend(document::methods());
     methods.extend(snapshot::methods());
     methods.extend(signals::methods());
     methods.extend(inspect::methods());

@@ -9,6 +9,7 @@ mod client_examples;
 mod conformance;
 mod contract;
 mod dialogs;
+mod document;
 mod egress;
 mod emulation;
 mod errors;

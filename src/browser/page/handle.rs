@@ -44,6 +44,8 @@ struct Inner {
     refs: Mutex<RefTable>,
     /// The latest snapshot lines per scope, for `snapshot: "diff"` (a few scopes at most).
     snapshots: Mutex<Vec<(String, Vec<String>)>>,
+    /// Scripts added with `page.addInitScript`: (Chromium's identifier, the script).
+    init_scripts: Mutex<Vec<(String, String)>>,
     routes: Arc<EventRoutes>,
     /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
     barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
@@ -96,6 +98,7 @@ impl Page {
                 helper_world: Mutex::new(None),
                 refs: Mutex::new(RefTable::default()),
                 snapshots: Mutex::new(Vec::new()),
+                init_scripts: Mutex::new(Vec::new()),
                 routes: chromium.routes().clone(),
                 barrier,
                 pump,
@@ -134,6 +137,10 @@ impl Page {
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
         self.inner.watch.signals().redactor.text(text)
+    }
+
+    pub(super) fn init_scripts(&self) -> std::sync::MutexGuard<'_, Vec<(String, String)>> {
+        self.inner.init_scripts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Keeps `lines` as the latest snapshot of `scope`; returns the one it replaces.
