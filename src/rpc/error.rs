@@ -8,7 +8,7 @@
 //! against [`ErrorKind::ALL`] by a test.
 
 use jsonrpsee::types::ErrorObjectOwned;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::browser::BrowserError;
 
@@ -178,6 +178,9 @@ pub enum ApiError {
     Browser(BrowserError),
     #[error("internal error: {0}")]
     Internal(String),
+    /// A failure the page's state explains, with what the page looked like (`data.evidence`).
+    #[error("{error}")]
+    WithEvidence { error: Box<ApiError>, evidence: Value },
 }
 
 impl From<BrowserError> for ApiError {
@@ -200,10 +203,32 @@ impl ApiError {
             Self::InvalidParams { .. } => ErrorKind::InvalidParams,
             Self::Internal(_) => ErrorKind::InternalError,
             Self::Browser(err) => ErrorKind::of(err),
+            Self::WithEvidence { error, .. } => error.kind(),
         }
     }
 
+    /// Whether the page's state explains this failure, so what the page showed belongs in the
+    /// error (`data.evidence`): an element missing, not ready, not as asserted, a script throwing.
+    pub fn wants_evidence(&self) -> bool {
+        matches!(
+            self.kind(),
+            ErrorKind::Timeout
+                | ErrorKind::ElementNotFound
+                | ErrorKind::NotActionable
+                | ErrorKind::AssertionFailed
+                | ErrorKind::StaleRef
+                | ErrorKind::EvaluationFailed
+        ) && !matches!(self, Self::WithEvidence { .. })
+    }
+
     pub fn to_error_object(&self) -> ErrorObjectOwned {
+        if let Self::WithEvidence { error, evidence } = self {
+            let inner = error.to_error_object();
+            let mut data: Value =
+                inner.data().and_then(|d| serde_json::from_str(d.get()).ok()).unwrap_or_else(|| json!({}));
+            data["evidence"] = evidence.clone();
+            return ErrorObjectOwned::owned(inner.code(), inner.message().to_owned(), Some(data));
+        }
         let kind = self.kind();
         let mut data = json!({ "kind": kind.as_str(), "remediation": kind.remediation() });
         if let Self::InvalidParams { param: Some(param), .. } = self {

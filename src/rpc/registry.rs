@@ -221,7 +221,16 @@ where
                 let call = Call { ctx: ctx.clone(), deadline };
                 let result = ctx
                     .sessions
-                    .run(&scope.session_id, deadline, move |page| async move { handler(call, page, p).await })
+                    .run(&scope.session_id, deadline, move |page| async move {
+                        let mark = page.mark();
+                        match handler(call, page.clone(), p).await {
+                            Err(error) if error.wants_evidence() => {
+                                let evidence = page.failure_evidence(&mark).await;
+                                Err(ApiError::WithEvidence { error: Box::new(error), evidence })
+                            }
+                            other => other,
+                        }
+                    })
                     .await?;
                 encode(result)
             }

@@ -52,3 +52,28 @@ async fn a_failing_assertion_says_what_the_page_shows_instead() {
     let err = svc.err("assert.text", json!({ "session_id": sid, "text": "  ", "timeout": 300 })).await;
     assert_eq!(err.kind(), "invalid_params");
 }
+
+#[tokio::test]
+async fn a_failure_the_page_explains_carries_what_the_page_showed() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    let err = svc.err("page.click", json!({ "session_id": sid, "selector": "text=Billing", "timeout": 400 })).await;
+    assert_eq!(err.kind(), "timeout");
+    let evidence = &err.data["evidence"];
+    assert!(evidence["url"].as_str().unwrap().ends_with("/team/"), "{evidence}");
+    assert_eq!(evidence["title"], "Team settings · Acme");
+    assert!(evidence["text"].as_str().unwrap().contains("Ada Lovelace"), "the page's text: {evidence}");
+    let err = svc
+        .err(
+            "page.evaluate",
+            json!({ "session_id": sid,
+            "expression": "console.error('Cart total is NaN'); throw new Error('checkout failed')" }),
+        )
+        .await;
+    assert_eq!(err.kind(), "evaluation_failed");
+    assert_eq!(err.data["evidence"]["consoleErrors"][0]["text"], "Cart total is NaN", "{:?}", err.data);
+    // A caller's mistake is not the page's: no evidence.
+    let err = svc.err("page.click", json!({ "session_id": sid, "selector": "role=" })).await;
+    assert!(err.data.get("evidence").is_none(), "{:?}", err.data);
+}

@@ -26,6 +26,7 @@ mod effects;
 mod emulation;
 mod evaluate;
 mod events;
+mod evidence;
 mod find;
 mod forms;
 mod gestures;
