@@ -20,8 +20,9 @@ pub use page::{
     Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, Expect, FieldValue, FormFacts, Found,
     ImageType, Inspection, KeyCombo, Landed, Level, Listener, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media,
     MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError,
-    PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, ScrollPosition, ShotOptions, SignalCounts,
-    Snapshot, SnapshotOptions, SourceView, Target, TextFormat, UrlPattern, Validity, Viewport, WaitUntil, WebStorage,
+    PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, Route, RouteAction, ScrollPosition, ShotOptions,
+    SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat, UrlPattern, Validity, Viewport, WaitUntil,
+    WebStorage,
 };
 pub use session::{
     CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionLimits, SessionManager, SessionOptions,

@@ -21,6 +21,7 @@ mod page;
 mod params;
 pub mod reference;
 pub mod registry;
+mod routes;
 mod session;
 mod signals;
 mod snapshot;
@@ -118,6 +119,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(document::methods());
     methods.extend(snapshot::methods());
     methods.extend(signals::methods());
+    methods.extend(routes::methods());
     methods.extend(inspect::methods());
     methods.extend(dialog::methods());
     methods.extend(storage::methods());

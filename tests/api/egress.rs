@@ -190,3 +190,22 @@ async fn refuse_password_fill_refuses_password_fields_only() {
         .await;
     assert_eq!(typed["result"], "", "nothing was typed");
 }
+
+#[tokio::test]
+async fn a_mock_never_answers_for_a_disallowed_host() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/egress/?target=x"), "waitUntil": "load" })).await;
+    svc.ok("network.route", json!({ "session_id": sid, "urlPattern": "*", "response": { "body": "mocked" } })).await;
+    let fetch =
+        format!("fetch({:?}).then(r => r.text(), e => 'failed: ' + e.message)", format!("{}/mock", internal.origin));
+    let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": fetch })).await;
+    assert!(answer["result"].as_str().unwrap().starts_with("failed"), "the mock did not answer: {answer}");
+    blocked_paths(svc, &sid, &internal, &["/mock"]).await;
+    assert_eq!(internal.hits(), 0, "nothing reached the host");
+    // An allowed URL is mocked.
+    let allowed = format!("fetch({:?}).then(r => r.text())", page("/anything"));
+    let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": allowed })).await;
+    assert_eq!(answer["result"], "mocked");
+}

@@ -21,6 +21,7 @@ mod navigation;
 mod pool;
 mod reading;
 mod resilience;
+mod routes;
 mod sessions;
 mod signals;
 mod snapshot;

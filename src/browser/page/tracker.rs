@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use super::dialog_hook::{self, DialogHook};
 use super::events::{CodeLocation, PageEvent};
 use super::reorder::{Ending, Ordered, Reorder};
+use super::route_table::{Decision, RouteTable};
 use super::signals::{
     ConsoleEntry, Level, Origin, PageError, PendingRequest, Signals, format_location, is_browser_own,
 };
@@ -104,6 +105,8 @@ pub struct PageWatch {
     pub scripts: Arc<Mutex<HashMap<String, String>>>,
     /// How the next dialog is answered (`dialog.arm`).
     pub dialogs: DialogHook,
+    /// Mocked and aborted requests (`network.route`).
+    pub routes: RouteTable,
 }
 
 impl PageWatch {
@@ -144,6 +147,7 @@ pub struct PageTracker {
     /// What the session's egress proxy failed to deliver, and why.
     egress: Arc<FailureLog>,
     dialogs: DialogHook,
+    routes: RouteTable,
 }
 
 impl PageTracker {
@@ -155,6 +159,7 @@ impl PageTracker {
         let sources = Arc::new(Mutex::new(SourceCache::default()));
         let scripts = Arc::new(Mutex::new(HashMap::new()));
         let dialogs = DialogHook::default();
+        let routes = RouteTable::default();
         let tracker = Self {
             main_frame,
             nav,
@@ -168,8 +173,11 @@ impl PageTracker {
             reorder: Reorder::default(),
             egress: Arc::default(),
             dialogs: dialogs.clone(),
+            routes: routes.clone(),
         };
-        (tracker, PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts, dialogs })
+        let watch =
+            PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts, dialogs, routes };
+        (tracker, watch)
     }
 
     /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
@@ -335,6 +343,9 @@ impl PageTracker {
                 }
             }
             PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
+            PageEvent::RequestPaused { request_id, url } if !self.routes.is_empty() => {
+                self.answer_paused(request_id, &url)
+            }
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
             }
@@ -424,6 +435,29 @@ impl PageTracker {
 
     /// Adds the source lines around `at` to the console entry or page error `seq`: from the
     /// page's source cache, or fetched from the browser's copy of the script.
+    /// Answers a request Chromium holds for `network.route`: mocked, aborted, or let go on.
+    fn answer_paused(&self, request_id: String, url: &str) {
+        let Some(page) = self.page.clone() else { return };
+        let (method, params) = match self.routes.decide(url) {
+            Decision::Continue => ("Fetch.continueRequest", json!({ "requestId": request_id })),
+            Decision::Abort => {
+                ("Fetch.failRequest", json!({ "requestId": request_id, "errorReason": "BlockedByClient" }))
+            }
+            Decision::Fulfill { status, headers, body } => {
+                let headers: Vec<Value> = headers.iter().map(|(n, v)| json!({ "name": n, "value": v })).collect();
+                let body = base64::engine::general_purpose::STANDARD.encode(body);
+                let params = json!({ "requestId": request_id, "responseCode": status, "responseHeaders": headers, "body": body });
+                ("Fetch.fulfillRequest", params)
+            }
+        };
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            if let Err(err) = cdp::call(&page, method, params, deadline).await {
+                tracing::warn!(%err, method, "a routed request could not be answered");
+            }
+        });
+    }
+
     /// Answers a dialog that just opened (as armed, or dismissed) and files it in the logs.
     fn answer_dialog(&self, kind: &str, message: &str, default_prompt: String) {
         let answer = self.dialogs.answer(Instant::now());

@@ -1,0 +1,150 @@
+//! The route table: which requests of a session are answered by a mock or aborted
+//! (`network.route`), shared by the page handle (which edits it) and the pump (which consults it
+//! for every request Chromium holds). It knows neither.
+//!
+//! Patterns are globs over the whole URL as Chromium's `Fetch` domain reads them (`*` any
+//! characters, `?` one), so Chromium holds exactly the requests a route may answer and every
+//! other request runs untouched. The newest matching route wins. A request the egress policy
+//! refuses is never answered by a mock: it goes on, and the egress proxy refuses it as always.
+
+use std::sync::{Arc, Mutex};
+
+use crate::egress::EgressPolicy;
+
+/// What a route does with a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RouteAction {
+    Fulfill { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
+    Abort,
+}
+
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub id: u64,
+    pub pattern: String,
+    matcher: regex::Regex,
+    pub action: RouteAction,
+    /// Requests it answered.
+    pub hits: u64,
+}
+
+/// What to do with one held request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Continue,
+    Fulfill { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
+    Abort,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    routes: Vec<Route>,
+    next_id: u64,
+    policy: Option<Arc<EgressPolicy>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RouteTable(Arc<Mutex<Table>>);
+
+impl RouteTable {
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a route; returns its id.
+    pub fn add(&self, pattern: &str, action: RouteAction, policy: Arc<EgressPolicy>) -> u64 {
+        let mut table = self.table();
+        table.next_id += 1;
+        let id = table.next_id;
+        table.policy = Some(policy);
+        table.routes.push(Route { id, pattern: pattern.to_owned(), matcher: glob(pattern), action, hits: 0 });
+        id
+    }
+
+    /// Removes routes by id or by pattern; returns how many went.
+    pub fn remove(&self, id: Option<u64>, pattern: Option<&str>) -> usize {
+        let mut table = self.table();
+        let before = table.routes.len();
+        table.routes.retain(|r| Some(r.id) != id && Some(r.pattern.as_str()) != pattern);
+        before - table.routes.len()
+    }
+
+    pub fn list(&self) -> Vec<Route> {
+        self.table().routes.clone()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table().routes.is_empty()
+    }
+
+    /// The patterns Chromium should hold requests for, newest first.
+    pub fn patterns(&self) -> Vec<String> {
+        self.table().routes.iter().rev().map(|r| r.pattern.clone()).collect()
+    }
+
+    /// What to do with a request for `url` that Chromium holds.
+    pub fn decide(&self, url: &str) -> Decision {
+        let mut table = self.table();
+        if let Some(policy) = &table.policy
+            && policy.check(url).is_err()
+        {
+            return Decision::Continue;
+        }
+        let Some(route) = table.routes.iter_mut().rev().find(|r| r.matcher.is_match(url)) else {
+            return Decision::Continue;
+        };
+        route.hits += 1;
+        match &route.action {
+            RouteAction::Abort => Decision::Abort,
+            RouteAction::Fulfill { status, headers, body } => {
+                Decision::Fulfill { status: *status, headers: headers.clone(), body: body.clone() }
+            }
+        }
+    }
+}
+
+/// A glob over a whole URL, as Chromium's Fetch patterns read it: `*` any characters, `?` one.
+fn glob(pattern: &str) -> regex::Regex {
+    let mut re = String::from("^");
+    for c in pattern.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).expect("escaped characters and wildcards form a valid regex")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(allow: &str) -> Arc<EgressPolicy> {
+        Arc::new(EgressPolicy::new(regex::Regex::new(allow).unwrap(), false))
+    }
+
+    #[test]
+    fn the_newest_matching_route_answers_and_counts_the_hit() {
+        let table = RouteTable::default();
+        let fulfil = RouteAction::Fulfill { status: 200, headers: vec![], body: b"{}".to_vec() };
+        table.add("*/api/*", fulfil, policy(".*"));
+        table.add("*/api/stats", RouteAction::Abort, policy(".*"));
+        assert_eq!(table.decide("http://h/api/stats"), Decision::Abort);
+        assert!(matches!(table.decide("http://h/api/users"), Decision::Fulfill { status: 200, .. }));
+        assert_eq!(table.decide("http://h/index.html"), Decision::Continue);
+        assert_eq!(table.list().iter().map(|r| r.hits).collect::<Vec<_>>(), vec![1, 1]);
+        assert_eq!(table.patterns(), vec!["*/api/stats".to_owned(), "*/api/*".to_owned()]);
+        assert_eq!(table.remove(None, Some("*/api/*")), 1);
+        assert_eq!(table.decide("http://h/api/users"), Decision::Continue);
+    }
+
+    #[test]
+    fn a_mock_never_answers_for_a_host_the_policy_refuses() {
+        let table = RouteTable::default();
+        table.add("*", RouteAction::Abort, policy(r"^https?://allowed\.test(:\d+)?/"));
+        assert_eq!(table.decide("http://elsewhere.test/x"), Decision::Continue);
+        assert_eq!(table.decide("http://allowed.test/x"), Decision::Abort);
+    }
+}

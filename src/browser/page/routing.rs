@@ -1,0 +1,71 @@
+//! `network.route`: answering a session's requests with a mock, or aborting them, to see how the
+//! page copes with an API that fails, is slow to be built, or returns another shape.
+//!
+//! The table lives in `route_table` (shared with the pump, which answers each held request);
+//! here the page keeps Chromium's `Fetch` interception to exactly the routes' patterns, and off
+//! when there are none.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::handle::Page;
+pub use super::route_table::{Route, RouteAction};
+use crate::browser::error::BrowserError;
+use crate::egress::EgressPolicy;
+
+/// Routes a session may hold.
+pub const MAX_ROUTES: usize = 64;
+
+impl Page {
+    /// Adds a route; returns its id.
+    pub async fn route(
+        &self,
+        pattern: &str,
+        action: RouteAction,
+        policy: Arc<EgressPolicy>,
+        deadline: Instant,
+    ) -> Result<u64, BrowserError> {
+        if self.watch().routes.list().len() >= MAX_ROUTES {
+            return Err(BrowserError::InvalidParam {
+                param: "urlPattern".into(),
+                message: format!("a session holds at most {MAX_ROUTES} routes; remove one with network.unroute"),
+            });
+        }
+        let id = self.watch().routes.add(pattern, action, policy);
+        if let Err(err) = self.intercept(deadline).await {
+            self.watch().routes.remove(Some(id), None);
+            return Err(err);
+        }
+        Ok(id)
+    }
+
+    /// Removes routes by id or pattern; returns how many went.
+    pub async fn unroute(
+        &self,
+        id: Option<u64>,
+        pattern: Option<&str>,
+        deadline: Instant,
+    ) -> Result<usize, BrowserError> {
+        let removed = self.watch().routes.remove(id, pattern);
+        if removed > 0 {
+            self.intercept(deadline).await?;
+        }
+        Ok(removed)
+    }
+
+    pub fn routes(&self) -> Vec<Route> {
+        self.watch().routes.list()
+    }
+
+    /// Holds exactly the requests some route may answer.
+    async fn intercept(&self, deadline: Instant) -> Result<(), BrowserError> {
+        let patterns = self.watch().routes.patterns();
+        if patterns.is_empty() {
+            return self.cdp("Fetch.disable", json!({}), deadline).await.map(|_| ());
+        }
+        let patterns: Vec<_> = patterns.iter().map(|p| json!({ "urlPattern": p, "requestStage": "Request" })).collect();
+        self.cdp("Fetch.enable", json!({ "patterns": patterns }), deadline).await.map(|_| ())
+    }
+}
