@@ -21,8 +21,8 @@ pub use page::{
     ImageType, Inspection, KeyCombo, Landed, Level, Listener, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media,
     MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError,
     PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, Route, RouteAction, ScrollPosition, ShotOptions,
-    SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat, UrlPattern, Validity, Viewport, WaitUntil,
-    WebStorage,
+    SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat, UploadFile, UrlPattern, Validity,
+    Viewport, WaitUntil, WebStorage,
 };
 pub use session::{
     CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionLimits, SessionManager, SessionOptions,

@@ -1,5 +1,5 @@
 //! `page.hover`, `page.dblclick`, `page.drag`, `page.focus`, `page.scroll`, `page.type`,
-//! `page.select`, `page.check`, `page.uncheck`: the rest of what a user does with a pointer, a
+//! `page.select`, `page.check`, `page.uncheck`, `page.upload`: the rest of what a user does with a pointer, a
 //! keyboard and form controls. Each is an action (see `actions`): it waits for its element and
 //! answers `{ok, signals, effects}` with what it caused.
 
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, OtherElement, act, action};
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target};
+use crate::browser::{ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
 
 /// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
 /// `mouseenter` and `:hover` apply, so menus and tooltips that open on hover open. Answers like
@@ -114,6 +114,27 @@ pub struct UncheckParams {}
 
 impl Params for UncheckParams {}
 
+/// Sets files on an `<input type=file>` (`selector` / `ref`; it may be hidden behind a styled
+/// button), as a user choosing them would: `input` and `change` fire and the page can read and
+/// send them. Give each file's `name` and its bytes as `base64` (the files are sent, not looked up
+/// on the service's disk); an empty `files` clears the input.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UploadParams {
+    /// [{"name": "contacts.csv", "base64": "…"}]
+    pub files: Vec<FileParam>,
+}
+
+impl Params for UploadParams {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileParam {
+    /// The file name the page sees (no directories).
+    pub name: String,
+    /// The file's bytes, base64.
+    pub base64: String,
+}
+
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.hover", "Move the pointer over an element (menus and tooltips open).", hover)
@@ -135,6 +156,8 @@ pub fn methods() -> Vec<MethodSpec> {
             .example(r##"{"selector":"#role","values":"Editor"}"##),
         action("page.check", "Check a checkbox or radio.", check).example(r##"{"selector":"#notify"}"##),
         action("page.uncheck", "Uncheck a checkbox.", uncheck).example(r##"{"selector":"#notify"}"##),
+        action("page.upload", "Set files on a file input.", upload)
+            .example(r##"{"selector":"#csv","files":[{"name":"contacts.csv","base64":"bmFtZSxlbWFpbAo="}]}"##),
     ]
 }
 
@@ -218,4 +241,27 @@ async fn check(call: Call, page: Page, target: Target, _: CheckParams) -> Result
 
 async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Result<(), ApiError> {
     Ok(page.set_checked(&target, false, call.deadline).await?)
+}
+
+async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<(), ApiError> {
+    use base64::Engine;
+    let mut files = Vec::new();
+    for (i, file) in p.files.into_iter().enumerate() {
+        let bad_name = file.name.is_empty()
+            || file.name.len() > 255
+            || file.name == "."
+            || file.name == ".."
+            || file.name.contains(['/', '\\', '\0']);
+        if bad_name {
+            return Err(ApiError::invalid(
+                format!("files[{i}].name"),
+                format!("files[{i}].name {:?} must be a plain file name (no directories)", file.name),
+            ));
+        }
+        let bytes = base64::engine::general_purpose::STANDARD.decode(file.base64.trim()).map_err(|e| {
+            ApiError::invalid(format!("files[{i}].base64"), format!("files[{i}].base64 is not base64: {e}"))
+        })?;
+        files.push(UploadFile { name: file.name, bytes });
+    }
+    Ok(page.upload(&target, &files, call.deadline).await?)
 }

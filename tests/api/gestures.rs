@@ -134,3 +134,31 @@ async fn back_and_forward_walk_the_sessions_history() {
     let err = svc.err("page.forward", json!({ "session_id": sid })).await;
     assert!(err.message.contains("last page"), "{err:?}");
 }
+
+#[tokio::test]
+async fn an_uploaded_file_reaches_the_server_through_the_page() {
+    use base64::Engine;
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/upload/"), "waitUntil": "load" })).await;
+    let csv = "name,email\nAda,ada@example.com\n";
+    let files = json!([{ "name": "contacts.csv", "base64": base64::engine::general_purpose::STANDARD.encode(csv) }]);
+    let uploaded = svc.ok("page.upload", json!({ "session_id": sid, "selector": "#csv", "files": files })).await;
+    let request = &uploaded["effects"]["requests"][0];
+    assert_eq!((request["method"].as_str(), request["status"].as_u64()), (Some("POST"), Some(200)), "{uploaded}");
+    svc.ok(
+        "assert.text",
+        json!({ "session_id": sid, "selector": "#result",
+        "text": format!("Imported contacts.csv ({} bytes): name,email", csv.len()) }),
+    )
+    .await;
+    let err = svc.err("page.upload", json!({ "session_id": sid, "selector": "#pick", "files": files })).await;
+    assert_eq!(err.kind(), "not_actionable", "a button is not a file input: {err:?}");
+    let err = svc
+        .err(
+            "page.upload",
+            json!({ "session_id": sid, "selector": "#csv", "files": [{ "name": "../x", "base64": "" }] }),
+        )
+        .await;
+    assert_eq!(err.data["param"], "files[0].name");
+}

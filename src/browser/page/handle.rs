@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use super::events::PageEvent;
 use super::refs::RefTable;
 use super::tracker::{PageTracker, PageWatch};
+use super::upload_dir::UploadDir;
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
 use crate::egress::failures::FailureLog;
@@ -46,6 +47,8 @@ struct Inner {
     snapshots: Mutex<Vec<(String, Vec<String>)>>,
     /// Scripts added with `page.addInitScript`: (Chromium's identifier, the script).
     init_scripts: Mutex<Vec<(String, String)>>,
+    /// Files given to `page.upload`, kept until the page goes (it reads them when it sends them).
+    uploads: Mutex<Option<UploadDir>>,
     routes: Arc<EventRoutes>,
     /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
     barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
@@ -99,6 +102,7 @@ impl Page {
                 refs: Mutex::new(RefTable::default()),
                 snapshots: Mutex::new(Vec::new()),
                 init_scripts: Mutex::new(Vec::new()),
+                uploads: Mutex::new(None),
                 routes: chromium.routes().clone(),
                 barrier,
                 pump,
@@ -137,6 +141,10 @@ impl Page {
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
         self.inner.watch.signals().redactor.text(text)
+    }
+
+    pub(super) fn uploads(&self) -> std::sync::MutexGuard<'_, Option<UploadDir>> {
+        self.inner.uploads.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(super) fn init_scripts(&self) -> std::sync::MutexGuard<'_, Vec<(String, String)>> {

@@ -51,6 +51,8 @@ mod sources;
 mod storage;
 mod target;
 mod tracker;
+mod upload;
+mod upload_dir;
 
 pub use action::Action;
 pub use actions::{ClickOptions, Modifier, MouseButton};
@@ -77,3 +79,4 @@ pub use signals::{ConsoleEntry, Level, Logs, NetworkEntry, Origin, PageError, Si
 pub use snapshot::SnapshotOptions;
 pub use storage::WebStorage;
 pub use target::Target;
+pub use upload::UploadFile;

@@ -1,0 +1,70 @@
+//! `page.upload`: files set on a file input as a user choosing them would.
+//!
+//! Callers send the files' contents (they are rarely on the service's machine); each is written
+//! into the session's upload directory — removed with the page, since the page reads a chosen
+//! file lazily, when it sends it — and set on the input with `DOM.setFileInputFiles`, which fires
+//! `input` and `change`.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::handle::Page;
+use super::target::Target;
+use super::upload_dir::UploadDir;
+use crate::browser::error::BrowserError;
+
+/// A file to upload: its name and bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UploadFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Page {
+    /// Sets `files` on the file input `target` (an empty list clears it).
+    pub async fn upload(&self, target: &Target, files: &[UploadFile], deadline: Instant) -> Result<(), BrowserError> {
+        // A file input is often hidden behind a styled button: it needs to be attached, not visible.
+        let node = self.element_backend_id(target, deadline).await?;
+        let kind = self.cdp("DOM.describeNode", json!({ "backendNodeId": node }), deadline).await?;
+        let attributes: Vec<String> = kind["node"]["attributes"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        let is_file_input = kind["node"]["nodeName"] == "INPUT"
+            && attributes
+                .chunks(2)
+                .any(|kv| kv[0] == "type" && kv.get(1).is_some_and(|v| v.eq_ignore_ascii_case("file")));
+        if !is_file_input {
+            return Err(BrowserError::NotActionable {
+                selector: target.to_string(),
+                reason: "is not an <input type=file>: give the file input itself (it may be hidden)".into(),
+            });
+        }
+        let mut paths = Vec::new();
+        if !files.is_empty() {
+            let dir = self.upload_dir()?;
+            let sub = dir.join(uuid::Uuid::new_v4().simple().to_string());
+            std::fs::create_dir_all(&sub)
+                .map_err(|e| BrowserError::Unavailable(format!("cannot store the upload: {e}")))?;
+            for file in files {
+                let path = sub.join(&file.name);
+                std::fs::write(&path, &file.bytes)
+                    .map_err(|e| BrowserError::Unavailable(format!("cannot store {}: {e}", file.name)))?;
+                paths.push(path.display().to_string());
+            }
+        }
+        self.cdp("DOM.setFileInputFiles", json!({ "files": paths, "backendNodeId": node }), deadline).await?;
+        Ok(())
+    }
+
+    /// The page's upload directory, made on first use.
+    fn upload_dir(&self) -> Result<PathBuf, BrowserError> {
+        let mut slot = self.uploads();
+        if slot.is_none() {
+            *slot = Some(UploadDir::create()?);
+        }
+        Ok(slot.as_ref().map(|d| d.path().to_owned()).unwrap_or_default())
+    }
+}

@@ -1,0 +1,28 @@
+//! A page's upload directory (see `upload`): its own temp directory, removed when the page goes.
+
+use std::path::{Path, PathBuf};
+
+use crate::browser::error::BrowserError;
+
+/// A directory of a page's uploaded files, removed when the page goes.
+#[derive(Debug)]
+pub struct UploadDir(PathBuf);
+
+impl UploadDir {
+    pub fn create() -> Result<Self, BrowserError> {
+        let dir = std::env::temp_dir().join(format!("text-browser-upload-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| BrowserError::Unavailable(format!("cannot create the upload directory: {e}")))?;
+        Ok(Self(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for UploadDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
