@@ -25,6 +25,6 @@ pub use page::{
     Viewport, WaitUntil, WebStorage,
 };
 pub use session::{
-    CloseReason, Cookie, OriginStorage, Proxy, Readiness, SameSite, SessionLimits, SessionManager, SessionOptions,
-    StorageItem, StorageState,
+    CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, SessionLimits,
+    SessionManager, SessionOptions, StorageItem, StorageState,
 };

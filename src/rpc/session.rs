@@ -14,7 +14,10 @@ use super::RpcContext;
 use super::error::ApiError;
 use super::page::{NavigationResult, navigate};
 use super::registry::{MethodSpec, Params, method};
-use crate::browser::{BrowserError, CloseReason, Proxy, SessionOptions, StorageState, Viewport, WaitUntil};
+use crate::browser::{
+    BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, Proxy, SessionOptions, StorageState, Viewport,
+    WaitUntil,
+};
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
 ///
@@ -54,6 +57,19 @@ pub struct SessionCreateParams {
     pub storage_state: Option<StorageState>,
     /// A proxy for all of this session's traffic.
     pub proxy: Option<Proxy>,
+    /// A BCP 47 locale for Intl formatting and navigator.language (`de-DE`).
+    pub locale: Option<String>,
+    /// An IANA time zone the page's clock is in (`America/New_York`).
+    pub timezone_id: Option<String>,
+    /// The position navigator.geolocation reports, permission granted: {latitude, longitude, accuracy?}.
+    pub geolocation: Option<Geolocation>,
+    /// light, dark or no-preference (prefers-color-scheme), as page.emulateMedia sets it.
+    pub color_scheme: Option<ColorScheme>,
+    /// false: the page's own scripts never run (the service's reading and acting still work).
+    pub java_script_enabled: Option<bool>,
+    /// Headers sent with every request of the session: {"name": "value"}.
+    #[serde(rename = "extraHTTPHeaders")]
+    pub extra_http_headers: Option<std::collections::BTreeMap<String, String>>,
 
     /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
     pub headless: Option<bool>,
@@ -196,7 +212,44 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         ctx.sessions.policy().check(url).map_err(|e| ApiError::invalid("url", BrowserError::from(e).to_string()))?;
     }
     let deadline = ctx.deadline(p.timeout, 30_000)?;
-    let options = SessionOptions { viewport, user_agent: p.user_agent, storage_state: p.storage_state, proxy: p.proxy };
+    if let Some(at) = &p.geolocation {
+        at.validate().map_err(|m| ApiError::invalid("geolocation", m))?;
+    }
+    let valid_tag = |s: &str, extra: &[char]| {
+        !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+    };
+    if p.locale.as_deref().is_some_and(|l| !valid_tag(l, &['-', '_'])) {
+        return Err(ApiError::invalid("locale", "locale must be a BCP 47 tag such as en-US or de-DE"));
+    }
+    if p.timezone_id.as_deref().is_some_and(|z| !valid_tag(z, &['/', '_', '-', '+'])) {
+        return Err(ApiError::invalid("timezoneId", "timezoneId must be an IANA time zone such as Europe/Berlin"));
+    }
+    let headers: Vec<(String, String)> = p.extra_http_headers.unwrap_or_default().into_iter().collect();
+    if let Some((name, _)) = headers.iter().find(|(n, v)| {
+        n.is_empty()
+            || !n.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+            || v.contains(['\r', '\n'])
+    }) {
+        return Err(ApiError::invalid(
+            "extraHTTPHeaders",
+            format!("header {name:?}: names are tokens, values one line"),
+        ));
+    }
+    let emulation = Emulation {
+        locale: p.locale,
+        timezone_id: p.timezone_id,
+        geolocation: p.geolocation,
+        color_scheme: p.color_scheme,
+        java_script_enabled: p.java_script_enabled,
+        extra_http_headers: headers,
+    };
+    let options = SessionOptions {
+        viewport,
+        user_agent: p.user_agent,
+        storage_state: p.storage_state,
+        proxy: p.proxy,
+        emulation,
+    };
     let session_id = ctx.sessions.create(&options, deadline).await?;
     let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };
     let nav_deadline = ctx.deadline(p.timeout.map(|t| t + 45_000), 75_000)?;

@@ -57,3 +57,48 @@ fn base64_decode(text: &str) -> Vec<u8> {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.decode(text).unwrap()
 }
+
+#[tokio::test]
+async fn a_session_created_with_a_locale_zone_position_and_headers_shows_them() {
+    let svc = shared();
+    let sid = svc
+        .session_with(json!({
+            "locale": "de-DE", "timezoneId": "Asia/Tokyo", "colorScheme": "dark",
+            "geolocation": { "latitude": 52.52, "longitude": 13.405 },
+            "extraHTTPHeaders": { "x-tenant": "acme-eu" },
+        }))
+        .await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    let seen = svc
+        .ok(
+            "page.evaluate",
+            json!({ "session_id": sid, "expression": "(async () => ({
+            number: new Intl.NumberFormat().format(1234.5),
+            zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+            hour: new Date(0).getHours(),
+            dark: matchMedia('(prefers-color-scheme: dark)').matches,
+            latitude: (await new Promise((ok, no) => navigator.geolocation.getCurrentPosition(ok, no))).coords.latitude,
+            tenant: (await (await fetch('/api/headers')).json())['x-tenant'],
+        }))()" }),
+        )
+        .await;
+    assert_eq!(
+        seen["result"],
+        json!({ "number": "1.234,5", "zone": "Asia/Tokyo", "hour": 9, "dark": true, "latitude": 52.52, "tenant": "acme-eu" })
+    );
+    let err = svc.err("session.create", json!({ "timezoneId": "Mars/Olympus" })).await;
+    assert_eq!(err.data["param"], "timezoneId", "{err:?}");
+    let err = svc.err("session.create", json!({ "geolocation": { "latitude": 120, "longitude": 0 } })).await;
+    assert_eq!(err.data["param"], "geolocation");
+}
+
+#[tokio::test]
+async fn with_javascript_disabled_the_page_scripts_do_not_run_but_the_service_still_reads() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "javaScriptEnabled": false })).await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/flags/"), "waitUntil": "load" })).await;
+    let beta = svc.ok("page.text", json!({ "session_id": sid, "selector": "#beta" })).await;
+    assert_eq!(beta["text"], "", "the page's script never filled it");
+    let h1 = svc.ok("page.text", json!({ "session_id": sid, "selector": "h1" })).await;
+    assert_eq!(h1["text"], "Release notes");
+}

@@ -18,5 +18,7 @@ mod session;
 mod storage;
 
 pub use manager::{Readiness, SessionLimits, SessionManager};
-pub use options::{Cookie, OriginStorage, Proxy, SameSite, SessionOptions, StorageItem, StorageState};
+pub use options::{
+    Cookie, Emulation, Geolocation, OriginStorage, Proxy, SameSite, SessionOptions, StorageItem, StorageState,
+};
 pub use session::CloseReason;

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::browser::page::Viewport;
+use crate::browser::page::{ColorScheme, Viewport};
 use crate::egress::proxy::Upstream;
 
 /// A per-session upstream proxy: the session's traffic still passes the egress policy first, then
@@ -205,6 +205,47 @@ pub struct SessionOptions {
     pub user_agent: Option<String>,
     pub storage_state: Option<StorageState>,
     pub proxy: Option<Proxy>,
+    pub emulation: Emulation,
+}
+
+/// Where and how the session's pages believe they run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Emulation {
+    /// A BCP 47 locale (`de-DE`): Intl formatting and navigator.language.
+    pub locale: Option<String>,
+    /// An IANA time zone (`Europe/Berlin`).
+    pub timezone_id: Option<String>,
+    pub geolocation: Option<Geolocation>,
+    pub color_scheme: Option<ColorScheme>,
+    /// false: the page's own scripts do not run.
+    pub java_script_enabled: Option<bool>,
+    /// Sent with every request of the session.
+    pub extra_http_headers: Vec<(String, String)>,
+}
+
+/// A position `navigator.geolocation` reports (permission granted).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Geolocation {
+    /// -90 to 90.
+    pub latitude: f64,
+    /// -180 to 180.
+    pub longitude: f64,
+    /// Metres (default 10).
+    #[serde(default)]
+    pub accuracy: Option<f64>,
+}
+
+impl Geolocation {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(-90.0..=90.0).contains(&self.latitude) || !(-180.0..=180.0).contains(&self.longitude) {
+            return Err("latitude must be -90 to 90 and longitude -180 to 180".into());
+        }
+        if self.accuracy.is_some_and(|a| !(a >= 0.0 && a.is_finite())) {
+            return Err("accuracy must be 0 or more metres".into());
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

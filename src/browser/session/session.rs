@@ -14,11 +14,11 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::options::SessionOptions;
+use super::options::{Emulation, SessionOptions};
 use super::storage;
 use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
-use crate::browser::page::{Page, Viewport};
+use crate::browser::page::{Media, Page, Viewport};
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::{EgressProxy, Upstream};
 
@@ -162,6 +162,56 @@ impl Session {
         }
         if let Some(state) = &options.storage_state {
             storage::apply(chromium, &self.context_id, &self.page, state, deadline).await?;
+        }
+        self.apply_emulation(chromium, &options.emulation, deadline).await
+    }
+
+    /// Locale, time zone, position, colour scheme, scripts and extra headers, each refused by
+    /// Chromium reported as the param that carried it.
+    async fn apply_emulation(
+        &self,
+        chromium: &Chromium,
+        emulation: &Emulation,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        let page = &self.page;
+        let refused = |param: &'static str| {
+            move |err: BrowserError| match err {
+                BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
+                    param: param.into(),
+                    message: format!("Chromium refused {param}: {message}"),
+                },
+                other => other,
+            }
+        };
+        if let Some(locale) = &emulation.locale {
+            page.cdp("Emulation.setLocaleOverride", json!({ "locale": locale }), deadline)
+                .await
+                .map_err(refused("locale"))?;
+        }
+        if let Some(zone) = &emulation.timezone_id {
+            let params = json!({ "timezoneId": zone });
+            page.cdp("Emulation.setTimezoneOverride", params, deadline).await.map_err(refused("timezoneId"))?;
+        }
+        if let Some(at) = &emulation.geolocation {
+            let grant = json!({ "permissions": ["geolocation"], "browserContextId": self.context_id });
+            chromium.call("Browser.grantPermissions", grant, deadline).await?;
+            let position =
+                json!({ "latitude": at.latitude, "longitude": at.longitude, "accuracy": at.accuracy.unwrap_or(10.0) });
+            page.cdp("Emulation.setGeolocationOverride", position, deadline).await.map_err(refused("geolocation"))?;
+        }
+        if let Some(scheme) = emulation.color_scheme {
+            page.emulate_media(Media { color_scheme: Some(scheme), ..Media::default() }, deadline).await?;
+        }
+        if emulation.java_script_enabled == Some(false) {
+            page.cdp("Emulation.setScriptExecutionDisabled", json!({ "value": true }), deadline).await?;
+        }
+        if !emulation.extra_http_headers.is_empty() {
+            let headers: serde_json::Map<String, serde_json::Value> =
+                emulation.extra_http_headers.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+            page.cdp("Network.setExtraHTTPHeaders", json!({ "headers": headers }), deadline)
+                .await
+                .map_err(refused("extraHTTPHeaders"))?;
         }
         Ok(())
     }
