@@ -244,9 +244,15 @@ async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Re
 }
 
 async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<(), ApiError> {
+    let files = decode_files(p.files)?;
+    Ok(page.upload(&target, &files, call.deadline).await?)
+}
+
+/// The files of `page.upload` / `fileChooser.arm`, each name a plain file name and its bytes decoded.
+pub(super) fn decode_files(files: Vec<FileParam>) -> Result<Vec<UploadFile>, ApiError> {
     use base64::Engine;
-    let mut files = Vec::new();
-    for (i, file) in p.files.into_iter().enumerate() {
+    let mut decoded = Vec::new();
+    for (i, file) in files.into_iter().enumerate() {
         let bad_name = file.name.is_empty()
             || file.name.len() > 255
             || file.name == "."
@@ -261,7 +267,7 @@ async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Resu
         let bytes = base64::engine::general_purpose::STANDARD.decode(file.base64.trim()).map_err(|e| {
             ApiError::invalid(format!("files[{i}].base64"), format!("files[{i}].base64 is not base64: {e}"))
         })?;
-        files.push(UploadFile { name: file.name, bytes });
+        decoded.push(UploadFile { name: file.name, bytes });
     }
-    Ok(page.upload(&target, &files, call.deadline).await?)
+    Ok(decoded)
 }

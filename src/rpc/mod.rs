@@ -14,6 +14,7 @@ mod dialog;
 mod document;
 mod emulation;
 pub mod error;
+mod file_chooser;
 mod gestures;
 mod inspect;
 pub mod openrpc;
@@ -122,6 +123,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(routes::methods());
     methods.extend(inspect::methods());
     methods.extend(dialog::methods());
+    methods.extend(file_chooser::methods());
     methods.extend(storage::methods());
     methods.extend(cookies::methods());
     methods.extend(assertions::methods());

@@ -162,3 +162,21 @@ async fn an_uploaded_file_reaches_the_server_through_the_page() {
         .await;
     assert_eq!(err.data["param"], "files[0].name");
 }
+
+#[tokio::test]
+async fn an_armed_file_chooser_gets_the_files_a_styled_button_asks_for() {
+    use base64::Engine;
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/upload/"), "waitUntil": "load" })).await;
+    let files = json!([{ "name": "leads.csv", "base64": base64::engine::general_purpose::STANDARD.encode("a,b\n") }]);
+    let armed = svc.ok("fileChooser.arm", json!({ "session_id": sid, "files": files })).await;
+    assert_eq!(armed["files"], 1);
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#pick" })).await;
+    assert_eq!(clicked["effects"]["dialogs"], json!(["file chooser answered with leads.csv (armed)"]), "{clicked}");
+    svc.ok("assert.text", json!({ "session_id": sid, "selector": "#result", "text": "Imported leads.csv (4 bytes)" }))
+        .await;
+    // Used once: the next chooser gets nothing, and says so.
+    let again = svc.ok("page.click", json!({ "session_id": sid, "selector": "#pick" })).await;
+    assert_eq!(again["effects"]["dialogs"][0], "file chooser opened with no fileChooser.arm: nothing chosen");
+}

@@ -101,7 +101,8 @@ pub struct Effects {
     pub page_errors: Vec<PageError>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_page_errors: u64,
-    /// Dialogs the action opened and how each was answered (`confirm("Delete?") dismissed`).
+    /// Dialogs and file choosers the action opened and how each was answered
+    /// (`confirm("Delete?") dismissed`, `file chooser answered with a.csv (armed)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
     /// The new document, when the action led to one.

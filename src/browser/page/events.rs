@@ -142,6 +142,11 @@ pub enum PageEvent {
         script_id: String,
         url: String,
     },
+    /// A file chooser opened (only while `Page.setInterceptFileChooserDialog` is on).
+    FileChooserOpened {
+        /// The `<input type=file>` it is for, when it is for one.
+        backend_node_id: Option<i64>,
+    },
     /// `alert`, `confirm`, `prompt` or `beforeunload` opened a dialog: the page waits for an answer.
     DialogOpening {
         /// alert, confirm, prompt or beforeunload.
@@ -169,6 +174,7 @@ impl PageEvent {
             Self::RequestPaused { .. } => "request_paused",
             Self::ScriptParsed { .. } => "script_parsed",
             Self::DialogOpening { .. } => "dialog_opening",
+            Self::FileChooserOpened { .. } => "file_chooser_opened",
         }
     }
 
@@ -238,6 +244,9 @@ impl PageEvent {
                 script_id: str_field(&params, "scriptId")?,
                 url: str_field(&params, "url").unwrap_or_default(),
             },
+            "Page.fileChooserOpened" => {
+                Self::FileChooserOpened { backend_node_id: params.get("backendNodeId").and_then(Value::as_i64) }
+            }
             "Page.javascriptDialogOpening" => Self::DialogOpening {
                 kind: str_field(&params, "type")?,
                 message: str_field(&params, "message").unwrap_or_default(),

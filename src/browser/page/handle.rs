@@ -231,7 +231,8 @@ async fn subscribe(
         EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
     };
     use chromiumoxide::cdp::browser_protocol::page::{
-        EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening, EventLifecycleEvent,
+        EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
+        EventLifecycleEvent,
     };
     use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
     use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
@@ -250,6 +251,7 @@ async fn subscribe(
     all.push(typed::<EventRequestPaused>(page).await?);
     all.push(typed::<EventScriptParsed>(page).await?);
     all.push(typed::<EventJavascriptDialogOpening>(page).await?);
+    all.push(typed::<EventFileChooserOpened>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

@@ -18,6 +18,7 @@ mod assertions;
 mod ax_render;
 mod axe;
 mod bodies;
+mod chooser_hook;
 mod code;
 mod dialog_hook;
 mod dialogs;

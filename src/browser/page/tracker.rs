@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::chooser_hook::ChooserHook;
 use super::dialog_hook::{self, DialogHook};
 use super::events::{CodeLocation, PageEvent};
 use super::reorder::{Ending, Ordered, Reorder};
@@ -107,6 +108,8 @@ pub struct PageWatch {
     pub dialogs: DialogHook,
     /// Mocked and aborted requests (`network.route`).
     pub routes: RouteTable,
+    /// The files the next file chooser gets (`fileChooser.arm`).
+    pub chooser: ChooserHook,
 }
 
 impl PageWatch {
@@ -148,6 +151,7 @@ pub struct PageTracker {
     egress: Arc<FailureLog>,
     dialogs: DialogHook,
     routes: RouteTable,
+    chooser: ChooserHook,
 }
 
 impl PageTracker {
@@ -160,6 +164,7 @@ impl PageTracker {
         let scripts = Arc::new(Mutex::new(HashMap::new()));
         let dialogs = DialogHook::default();
         let routes = RouteTable::default();
+        let chooser = ChooserHook::default();
         let tracker = Self {
             main_frame,
             nav,
@@ -174,9 +179,19 @@ impl PageTracker {
             egress: Arc::default(),
             dialogs: dialogs.clone(),
             routes: routes.clone(),
+            chooser: chooser.clone(),
         };
-        let watch =
-            PageWatch { nav: nav_rx, net: net_rx, paused: paused_rx, signals, sources, scripts, dialogs, routes };
+        let watch = PageWatch {
+            nav: nav_rx,
+            net: net_rx,
+            paused: paused_rx,
+            signals,
+            sources,
+            scripts,
+            dialogs,
+            routes,
+            chooser,
+        };
         (tracker, watch)
     }
 
@@ -349,6 +364,7 @@ impl PageTracker {
             PageEvent::RequestPaused { request_id, url } => {
                 self.paused.send_replace(Some((request_id, url)));
             }
+            PageEvent::FileChooserOpened { backend_node_id } => self.answer_chooser(backend_node_id),
             PageEvent::DialogOpening { kind, message, default_prompt } => {
                 self.answer_dialog(&kind, &message, default_prompt)
             }
@@ -454,6 +470,33 @@ impl PageTracker {
             let deadline = Instant::now() + std::time::Duration::from_secs(5);
             if let Err(err) = cdp::call(&page, method, params, deadline).await {
                 tracing::warn!(%err, method, "a routed request could not be answered");
+            }
+        });
+    }
+
+    /// Gives an opened file chooser the armed files (or nothing), and files it in the logs.
+    fn answer_chooser(&self, backend_node_id: Option<i64>) {
+        let arm = self.chooser.take(Instant::now());
+        let text = match (&arm, backend_node_id) {
+            (Some(arm), Some(_)) => format!("file chooser answered with {} (armed)", arm.names.join(", ")),
+            (Some(_), None) => "file chooser not for a file input: nothing chosen".to_owned(),
+            (None, _) => "file chooser opened with no fileChooser.arm: nothing chosen".to_owned(),
+        };
+        self.signals().console(ConsoleEntry {
+            seq: 0,
+            method: "warning".into(),
+            kind: Origin::Dialog,
+            text,
+            location: None,
+            source: None,
+            source_pending: false,
+        });
+        let (Some(arm), Some(node), Some(page)) = (arm, backend_node_id, self.page.clone()) else { return };
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            let params = json!({ "files": arm.paths, "backendNodeId": node });
+            if let Err(err) = cdp::call(&page, "DOM.setFileInputFiles", params, deadline).await {
+                tracing::warn!(%err, "the file chooser could not be answered");
             }
         });
     }

@@ -6,10 +6,13 @@
 //! `input` and `change`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
 
+use super::chooser_hook::ChooserArm;
+use super::dialog_hook::MAX_ARM;
 use super::handle::Page;
 use super::target::Target;
 use super::upload_dir::UploadDir;
@@ -57,6 +60,39 @@ impl Page {
         }
         self.cdp("DOM.setFileInputFiles", json!({ "files": paths, "backendNodeId": node }), deadline).await?;
         Ok(())
+    }
+
+    /// Answers the page's next file chooser (a click on a styled "Choose file" button) with
+    /// `files`, for `within` (at most [`MAX_ARM`]).
+    pub async fn arm_file_chooser(
+        &self,
+        files: &[UploadFile],
+        within: Duration,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        let paths = self.store_files(files)?;
+        let names = files.iter().map(|f| f.name.clone()).collect();
+        let expires = Instant::now() + within.min(MAX_ARM);
+        self.watch().chooser.arm(ChooserArm { paths, names, expires });
+        self.cdp("Page.setInterceptFileChooserDialog", json!({ "enabled": true }), deadline).await.map(|_| ())
+    }
+
+    /// Writes `files` into a fresh folder of the upload directory; returns their paths.
+    fn store_files(&self, files: &[UploadFile]) -> Result<Vec<String>, BrowserError> {
+        let mut paths = Vec::new();
+        if files.is_empty() {
+            return Ok(paths);
+        }
+        let sub = self.upload_dir()?.join(uuid::Uuid::new_v4().simple().to_string());
+        std::fs::create_dir_all(&sub)
+            .map_err(|e| BrowserError::Unavailable(format!("cannot store the upload: {e}")))?;
+        for file in files {
+            let path = sub.join(&file.name);
+            std::fs::write(&path, &file.bytes)
+                .map_err(|e| BrowserError::Unavailable(format!("cannot store {}: {e}", file.name)))?;
+            paths.push(path.display().to_string());
+        }
+        Ok(paths)
     }
 
     /// The page's upload directory, made on first use.
