@@ -1,4 +1,4 @@
-//! `logs.pull`, `network.pull` and `network.body`: what went wrong in the page, and the evidence.
+//! `logs.pull`, `network.pull`, `network.body` and `network.har`: what went wrong in the page, and the evidence.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -109,7 +109,32 @@ pub fn methods() -> Vec<MethodSpec> {
         .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#),
         page_method("network.body", "The whole captured response body of one request.", PULL_TIMEOUT_MS, network_body)
             .example(r#"{"requestId":"1234.56"}"#),
+        page_method("network.har", "The session's requests as a HAR 1.2 log.", PULL_TIMEOUT_MS, network_har)
+            .example(r#"{"bodies":true}"#),
     ]
+}
+
+/// The session's requests — since it began, or since the last `network.pull` — as a HAR 1.2 log
+/// (`{"har": {"log": {"version", "creator", "entries"}}}`), for HAR viewers and test reports;
+/// nothing is drained. Each entry has its method, URL, query, status, start time, total time
+/// (as `timings.wait`), sizes, `_resourceType` and, for a failed request, `_failure`. Headers are
+/// never captured (they carry cookies and tokens), so they are empty lists. With `bodies`, the
+/// captured request and response body excerpts (2 KB each, secrets masked) are included.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NetworkHarParams {
+    /// Include the captured body excerpts (default false).
+    pub bodies: Option<bool>,
+}
+
+impl Params for NetworkHarParams {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NetworkHarResult {
+    pub har: serde_json::Value,
+}
+
+async fn network_har(call: Call, page: Page, p: NetworkHarParams) -> Result<NetworkHarResult, ApiError> {
+    Ok(NetworkHarResult { har: page.har(p.bodies.unwrap_or(false), call.deadline).await })
 }
 
 async fn logs_pull(call: Call, page: Page, p: LogsPullParams) -> Result<LogsPullResult, ApiError> {

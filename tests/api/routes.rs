@@ -54,3 +54,38 @@ async fn a_bad_route_is_refused_with_the_param_named() {
         .await;
     assert_eq!(err.data["param"], "response.json");
 }
+
+/// The HAR has what a HAR 1.2 reader requires of every entry, with real statuses and timings.
+#[tokio::test]
+async fn the_har_lists_each_request_with_status_timings_and_sizes() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/order/"), "waitUntil": "networkidle" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Place order\"]" })).await;
+    let har = svc.ok("network.har", json!({ "session_id": sid, "bodies": true })).await["har"].clone();
+    let log = &har["log"];
+    assert_eq!(log["version"], "1.2");
+    assert_eq!(log["creator"]["name"], "text-browser");
+    let entries = log["entries"].as_array().unwrap();
+    assert!(entries.len() >= 2, "{har}");
+    for entry in entries {
+        for key in ["startedDateTime", "time", "request", "response", "cache", "timings"] {
+            assert!(entry.get(key).is_some(), "{key} missing: {entry}");
+        }
+        assert!(entry["startedDateTime"].as_str().unwrap().ends_with('Z'), "{entry}");
+        assert!(entry["timings"]["wait"].as_u64().is_some() && entry["timings"]["send"] == 0, "{entry}");
+        for key in ["method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"] {
+            assert!(entry["request"].get(key).is_some(), "request.{key} missing: {entry}");
+        }
+        for key in ["status", "statusText", "httpVersion", "content", "redirectURL", "headersSize", "bodySize"] {
+            assert!(entry["response"].get(key).is_some(), "response.{key} missing: {entry}");
+        }
+        assert!(entry["response"]["content"]["size"].as_u64().is_some(), "{entry}");
+    }
+    let order = entries.iter().find(|e| e["request"]["url"].as_str().unwrap().ends_with("/api/orders")).unwrap();
+    assert_eq!((order["request"]["method"].as_str(), order["response"]["status"].as_u64()), (Some("POST"), Some(422)));
+    assert!(order["response"]["content"]["text"].is_string(), "the body excerpt: {order}");
+    // Nothing was drained: network.pull still has the failure.
+    let pulled = svc.ok("network.pull", json!({ "session_id": sid })).await;
+    assert_eq!(pulled["requests"][0]["status"], 422);
+}

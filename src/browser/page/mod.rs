@@ -32,6 +32,7 @@ mod find;
 mod forms;
 mod gestures;
 mod handle;
+mod har;
 mod inspect;
 mod keys;
 mod navigation;
