@@ -70,6 +70,8 @@ pub struct SessionCreateParams {
     /// Headers sent with every request of the session: {"name": "value"}.
     #[serde(rename = "extraHTTPHeaders")]
     pub extra_http_headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Failed calls' `data.evidence` also carries the viewport as a small JPEG (default false).
+    pub evidence: Option<bool>,
 
     /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
     pub headless: Option<bool>,
@@ -249,6 +251,7 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         storage_state: p.storage_state,
         proxy: p.proxy,
         emulation,
+        evidence_screenshots: p.evidence.unwrap_or(false),
     };
     let session_id = ctx.sessions.create(&options, deadline).await?;
     let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };

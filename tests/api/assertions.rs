@@ -77,3 +77,23 @@ async fn a_failure_the_page_explains_carries_what_the_page_showed() {
     let err = svc.err("page.click", json!({ "session_id": sid, "selector": "role=" })).await;
     assert!(err.data.get("evidence").is_none(), "{:?}", err.data);
 }
+
+#[tokio::test]
+async fn a_session_created_with_evidence_gets_a_small_screenshot_with_each_failure() {
+    use base64::Engine;
+    let svc = shared();
+    let sid = svc.session_with(json!({ "evidence": true })).await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    let err = svc.err("assert.visible", json!({ "session_id": sid, "selector": "#email-hint", "timeout": 300 })).await;
+    let shot = &err.data["evidence"]["screenshot"];
+    assert_eq!(shot["mime"], "image/jpeg");
+    let jpeg = base64::engine::general_purpose::STANDARD.decode(shot["base64"].as_str().unwrap()).unwrap();
+    assert!(jpeg.starts_with(&[0xFF, 0xD8]), "a JPEG");
+    assert!(jpeg.len() < 60_000, "small: {} bytes", jpeg.len());
+    // Without the option, no screenshot rides along.
+    let plain = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": plain, "url": page("/team/"), "waitUntil": "load" })).await;
+    let err =
+        svc.err("assert.visible", json!({ "session_id": plain, "selector": "#email-hint", "timeout": 300 })).await;
+    assert!(err.data["evidence"].get("screenshot").is_none());
+}

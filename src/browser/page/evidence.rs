@@ -4,7 +4,7 @@
 //! Gathered after the failure within [`BUDGET`] of its own (the call's deadline may be spent),
 //! each part best-effort: a page too busy to answer leaves that part out rather than hiding the
 //! error. Compact on purpose: a text excerpt, at most three errors of each kind, failed requests
-//! only.
+//! only; with `session.create({evidence: true})` also the viewport as a small JPEG.
 
 use std::time::Duration;
 
@@ -15,6 +15,10 @@ use super::effects::Mark;
 use super::handle::Page;
 use super::reading::TextFormat;
 use super::target::Target;
+
+/// JPEG quality and scale of an evidence screenshot: small enough to ride along (10–30 KB).
+const SHOT_QUALITY: u8 = 40;
+const SHOT_SCALE: f64 = 0.5;
 
 /// Time evidence may take after the failure.
 const BUDGET: Duration = Duration::from_millis(1000);
@@ -45,10 +49,28 @@ impl Page {
         if !failed.is_empty() {
             evidence["failedRequests"] = json!(failed);
         }
+        if self.evidence_shots()
+            && let Some(shot) = self.evidence_shot(deadline).await
+        {
+            evidence["screenshot"] = json!({ "mime": "image/jpeg", "base64": shot });
+        }
         let counts = self.signal_counts();
         if counts.console_errors + counts.page_errors + counts.failed_requests > 0 {
             evidence["signals"] = json!(counts);
         }
         evidence
+    }
+
+    /// The viewport at half size as a low-quality JPEG, base64.
+    async fn evidence_shot(&self, deadline: Instant) -> Option<String> {
+        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await.ok()?;
+        let view = &metrics["cssVisualViewport"];
+        let clip = json!({
+            "x": view["pageX"].as_f64()?, "y": view["pageY"].as_f64()?,
+            "width": view["clientWidth"].as_f64()?, "height": view["clientHeight"].as_f64()?, "scale": SHOT_SCALE,
+        });
+        let params = json!({ "format": "jpeg", "quality": SHOT_QUALITY, "clip": clip, "optimizeForSpeed": true });
+        let shot = self.cdp("Page.captureScreenshot", params, deadline).await.ok()?;
+        shot["data"].as_str().map(str::to_owned)
     }
 }

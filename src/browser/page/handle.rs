@@ -49,6 +49,8 @@ struct Inner {
     init_scripts: Mutex<Vec<(String, String)>>,
     /// Files given to `page.upload`, kept until the page goes (it reads them when it sends them).
     uploads: Mutex<Option<UploadDir>>,
+    /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
+    evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
     /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
     barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
@@ -103,6 +105,7 @@ impl Page {
                 snapshots: Mutex::new(Vec::new()),
                 init_scripts: Mutex::new(Vec::new()),
                 uploads: Mutex::new(None),
+                evidence_shots: std::sync::atomic::AtomicBool::new(false),
                 routes: chromium.routes().clone(),
                 barrier,
                 pump,
@@ -141,6 +144,15 @@ impl Page {
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
         self.inner.watch.signals().redactor.text(text)
+    }
+
+    /// Whether failed calls' evidence includes a screenshot.
+    pub fn set_evidence_shots(&self, on: bool) {
+        self.inner.evidence_shots.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(super) fn evidence_shots(&self) -> bool {
+        self.inner.evidence_shots.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(super) fn uploads(&self) -> std::sync::MutexGuard<'_, Option<UploadDir>> {

@@ -206,6 +206,8 @@ pub struct SessionOptions {
     pub storage_state: Option<StorageState>,
     pub proxy: Option<Proxy>,
     pub emulation: Emulation,
+    /// Failed calls' evidence includes a small screenshot.
+    pub evidence_screenshots: bool,
 }
 
 /// Where and how the session's pages believe they run.

@@ -163,6 +163,7 @@ impl Session {
         if let Some(state) = &options.storage_state {
             storage::apply(chromium, &self.context_id, &self.page, state, deadline).await?;
         }
+        self.page.set_evidence_shots(options.evidence_screenshots);
         self.apply_emulation(chromium, &options.emulation, deadline).await
     }
 
