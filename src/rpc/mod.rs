@@ -12,6 +12,7 @@ mod assertions;
 mod cookies;
 mod dialog;
 mod document;
+mod downloads;
 mod emulation;
 pub mod error;
 mod file_chooser;
@@ -124,6 +125,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(inspect::methods());
     methods.extend(dialog::methods());
     methods.extend(file_chooser::methods());
+    methods.extend(downloads::methods());
     methods.extend(storage::methods());
     methods.extend(cookies::methods());
     methods.extend(assertions::methods());

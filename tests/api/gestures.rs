@@ -180,3 +180,39 @@ async fn an_armed_file_chooser_gets_the_files_a_styled_button_asks_for() {
     let again = svc.ok("page.click", json!({ "session_id": sid, "selector": "#pick" })).await;
     assert_eq!(again["effects"]["dialogs"][0], "file chooser opened with no fileChooser.arm: nothing chosen");
 }
+
+#[tokio::test]
+async fn a_download_is_saved_listed_with_its_size_and_readable() {
+    use base64::Engine;
+    let svc = shared();
+    let sid = on_team().await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#export" })).await;
+    let csv = "name,role\nAda Lovelace,admin\nGrace Hopper,editor\n";
+    let listed = crate::helpers::eventually(std::time::Duration::from_secs(20), "the download to complete", || async {
+        let list = svc.ok("downloads.list", json!({ "session_id": sid })).await;
+        (list["downloads"][0]["state"] == "completed").then_some(list)
+    })
+    .await;
+    let download = &listed["downloads"][0];
+    assert_eq!(
+        (download["name"].as_str(), download["bytes"].as_u64()),
+        (Some("team.csv"), Some(csv.len() as u64)),
+        "{listed}"
+    );
+    assert!(download["url"].as_str().unwrap().ends_with("/export.csv"));
+    assert_eq!(download["mime"], "text/csv", "{listed}");
+    assert!(
+        clicked["effects"]["downloads"][0].as_str().is_some_and(|d| d.starts_with("download team.csv")),
+        "the click says it began a download: {clicked}"
+    );
+    let read = svc.ok("downloads.read", json!({ "session_id": sid, "name": "team.csv" })).await;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(read["base64"].as_str().unwrap()).unwrap();
+    assert_eq!(String::from_utf8(bytes).unwrap(), csv);
+    let err = svc.err("downloads.read", json!({ "session_id": sid, "name": "nope.csv" })).await;
+    assert_eq!(err.data["param"], "name");
+    assert_eq!(
+        svc.ok("page.text", json!({ "session_id": sid, "selector": "h1" })).await["text"],
+        "Team",
+        "the page stayed"
+    );
+}

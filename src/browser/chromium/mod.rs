@@ -10,6 +10,7 @@
 //! Nothing here knows about sessions or pages: the layers above depend on this one, never back.
 
 pub mod cdp;
+mod downloads;
 mod launch;
 mod process;
 mod routes;

@@ -59,6 +59,8 @@ pub struct Chromium {
     routes: Arc<EventRoutes>,
     alive: watch::Receiver<bool>,
     pump: Mutex<Option<JoinHandle<()>>>,
+    /// Forwards download events to their pages (see `downloads`).
+    downloads: Mutex<Option<JoinHandle<()>>>,
     process: ChildProcess,
     /// Declared after `process`: removed once the process is gone.
     _profile: ProfileDir,
@@ -88,12 +90,14 @@ impl Chromium {
         let routes = Arc::new(EventRoutes::default());
         let (alive_tx, alive) = watch::channel(true);
         let pump = tokio::spawn(pump_handler(handler, routes.clone(), alive_tx));
+        let downloads = super::downloads::forward(&browser, routes.clone()).await?;
         tracing::info!(pid, executable = %executable.display(), "chromium started");
         Ok(Self {
             browser: tokio::sync::RwLock::new(browser),
             routes,
             alive,
             pump: Mutex::new(Some(pump)),
+            downloads: Mutex::new(Some(downloads)),
             process,
             _profile: profile,
         })
@@ -150,6 +154,9 @@ impl Chromium {
         self.process.stop(deadline.saturating_duration_since(Instant::now())).await;
         if let Some(pump) = self.pump.lock().unwrap_or_else(|p| p.into_inner()).take() {
             pump.abort();
+        }
+        if let Some(downloads) = self.downloads.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            downloads.abort();
         }
         tracing::info!(pid = self.process.pid(), "chromium stopped");
     }

@@ -18,9 +18,14 @@ pub struct RawEvent {
     pub params: Value,
 }
 
-/// Where raw events for each page go, keyed by CDP session id.
+/// Where raw events for each page go, keyed by CDP session id; and download events, keyed by the
+/// frame that began the download (then by the download's guid).
 #[derive(Default)]
-pub struct EventRoutes(Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>);
+pub struct EventRoutes {
+    sessions: Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>,
+    frames: Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>,
+    downloads: Mutex<HashMap<String, String>>,
+}
 
 impl EventRoutes {
     pub fn add(&self, cdp_session: String, tx: mpsc::UnboundedSender<RawEvent>) {
@@ -31,8 +36,37 @@ impl EventRoutes {
         self.map().remove(cdp_session);
     }
 
+    /// Download events of `frame` (a page's main frame id) go to `tx`.
+    pub fn add_frame(&self, frame: String, tx: mpsc::UnboundedSender<RawEvent>) {
+        lock(&self.frames).insert(frame, tx);
+    }
+
+    pub fn remove_frame(&self, frame: &str) {
+        lock(&self.frames).remove(frame);
+        lock(&self.downloads).retain(|_, f| f != frame);
+    }
+
+    /// Forwards a browser-level download event to the page whose frame began the download.
+    pub fn dispatch_download(&self, method: &str, params: Value) {
+        let guid = params.get("guid").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let frame = match params.get("frameId").and_then(Value::as_str) {
+            Some(frame) => {
+                lock(&self.downloads).insert(guid.clone(), frame.to_owned());
+                Some(frame.to_owned())
+            }
+            None => lock(&self.downloads).get(&guid).cloned(),
+        };
+        if params.get("state").and_then(Value::as_str).is_some_and(|s| s != "inProgress") {
+            lock(&self.downloads).remove(&guid);
+        }
+        let tx = frame.and_then(|f| lock(&self.frames).get(&f).cloned());
+        if let Some(tx) = tx {
+            let _ = tx.send(RawEvent { method: method.to_owned(), params });
+        }
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<RawEvent>>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.sessions)
     }
 
     /// Routes the raw text of a message chromiumoxide could not parse, if it is an event of a
@@ -44,6 +78,10 @@ impl EventRoutes {
             let _ = tx.send(event);
         }
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// `{"method", "params", "sessionId"}` → (session id, event).

@@ -262,7 +262,19 @@ impl Page {
         .await;
         match started {
             Ok(Ok(loader)) => {
-                self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the navigation the action started").await
+                match self
+                    .wait_for_loader(&loader, WaitUntil::Load, deadline, "the navigation the action started")
+                    .await
+                {
+                    // Cancelled rather than failed: a download (the answer was an attachment), a
+                    // 204, a refused beforeunload. The page stays; the effects show the request.
+                    Err(BrowserError::NavigationFailed { reason, .. })
+                        if reason == "aborted" || reason.contains("ERR_ABORTED") =>
+                    {
+                        Ok(())
+                    }
+                    other => other,
+                }
             }
             // Asked for but never started (cancelled, or a download): nothing to wait for.
             _ => Ok(()),

@@ -105,6 +105,10 @@ pub struct Effects {
     /// (`confirm("Delete?") dismissed`, `file chooser answered with a.csv (armed)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
+    /// Downloads the action began or that finished meanwhile (`download report.csv finished: 812
+    /// bytes`); `downloads.read` returns them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<String>,
     /// The new document, when the action led to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub navigated: Option<Navigated>,
@@ -206,6 +210,10 @@ fn collect(signals: &Signals, since: u64, origin: &str) -> Effects {
         .collect();
     effects.dialogs = newer(signals.console.iter(), since, |e| e.seq)
         .filter(|e| e.kind == Origin::Dialog)
+        .map(|e| redactor.text(&e.text))
+        .collect();
+    effects.downloads = newer(signals.console.iter(), since, |e| e.seq)
+        .filter(|e| e.kind == Origin::Download)
         .map(|e| redactor.text(&e.text))
         .collect();
     let console: Vec<&ConsoleEntry> =

@@ -142,6 +142,18 @@ pub enum PageEvent {
         script_id: String,
         url: String,
     },
+    /// The page began a download (`Browser.downloadWillBegin`, forwarded to its page).
+    DownloadBegun {
+        guid: String,
+        url: String,
+        name: String,
+    },
+    /// A download progressed, finished (`completed`) or was `canceled`.
+    DownloadProgress {
+        guid: String,
+        received: u64,
+        state: String,
+    },
     /// A file chooser opened (only while `Page.setInterceptFileChooserDialog` is on).
     FileChooserOpened {
         /// The `<input type=file>` it is for, when it is for one.
@@ -175,6 +187,8 @@ impl PageEvent {
             Self::ScriptParsed { .. } => "script_parsed",
             Self::DialogOpening { .. } => "dialog_opening",
             Self::FileChooserOpened { .. } => "file_chooser_opened",
+            Self::DownloadBegun { .. } => "download_begun",
+            Self::DownloadProgress { .. } => "download_progress",
         }
     }
 
@@ -243,6 +257,16 @@ impl PageEvent {
             "Debugger.scriptParsed" => Self::ScriptParsed {
                 script_id: str_field(&params, "scriptId")?,
                 url: str_field(&params, "url").unwrap_or_default(),
+            },
+            "Browser.downloadWillBegin" => Self::DownloadBegun {
+                guid: str_field(&params, "guid")?,
+                url: str_field(&params, "url").unwrap_or_default(),
+                name: str_field(&params, "suggestedFilename").unwrap_or_default(),
+            },
+            "Browser.downloadProgress" => Self::DownloadProgress {
+                guid: str_field(&params, "guid")?,
+                received: params.get("receivedBytes").and_then(Value::as_f64).unwrap_or(0.0) as u64,
+                state: str_field(&params, "state").unwrap_or_default(),
             },
             "Page.fileChooserOpened" => {
                 Self::FileChooserOpened { backend_node_id: params.get("backendNodeId").and_then(Value::as_i64) }

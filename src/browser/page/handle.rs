@@ -49,6 +49,8 @@ struct Inner {
     init_scripts: Mutex<Vec<(String, String)>>,
     /// Files given to `page.upload`, kept until the page goes (it reads them when it sends them).
     uploads: Mutex<Option<UploadDir>>,
+    /// Where Chromium saves the page's downloads (see `downloads`).
+    downloads_dir: UploadDir,
     /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
     evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
@@ -60,6 +62,7 @@ struct Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.routes.remove(self.page.session_id().as_ref());
+        self.routes.remove_frame(&self.target_id);
         self.pump.abort();
     }
 }
@@ -84,11 +87,13 @@ impl Page {
         // Subscribe before anything navigates, so no event of the first load is missed.
         let (tracker, watch) = PageTracker::new(target_id.clone());
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
+        chromium.routes().add_frame(target_id.clone(), raw_tx.clone());
         chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
         let events = match subscribe(&page, raw_rx).await {
             Ok(events) => events,
             Err(err) => {
                 chromium.routes().remove(page.session_id().as_ref());
+                chromium.routes().remove_frame(&target_id);
                 return Err(err);
             }
         };
@@ -105,6 +110,7 @@ impl Page {
                 snapshots: Mutex::new(Vec::new()),
                 init_scripts: Mutex::new(Vec::new()),
                 uploads: Mutex::new(None),
+                downloads_dir: UploadDir::create("download")?,
                 evidence_shots: std::sync::atomic::AtomicBool::new(false),
                 routes: chromium.routes().clone(),
                 barrier,
@@ -144,6 +150,11 @@ impl Page {
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
         self.inner.watch.signals().redactor.text(text)
+    }
+
+    /// Where Chromium saves this page's downloads.
+    pub fn downloads_dir(&self) -> &std::path::Path {
+        self.inner.downloads_dir.path()
     }
 
     /// Whether failed calls' evidence includes a screenshot.

@@ -23,6 +23,8 @@ mod code;
 mod dialog_hook;
 mod dialogs;
 mod document;
+mod download_log;
+mod downloads;
 mod effects;
 mod emulation;
 mod evaluate;

@@ -97,6 +97,8 @@ pub enum Origin {
     Console,
     /// A dialog the page opened, and how it was answered.
     Dialog,
+    /// A download the page began or finished.
+    Download,
 }
 
 impl From<ErrorOrigin> for Origin {
@@ -115,7 +117,7 @@ pub struct ConsoleEntry {
     /// The console method: log, info, warning, error, debug, assert, …
     #[serde(rename = "type")]
     pub method: String,
-    /// `console`, or `dialog` for a dialog the page opened.
+    /// `console`; `dialog` for a dialog or file chooser the page opened; `download`.
     pub kind: Origin,
     pub text: String,
     /// Where the call was made.

@@ -18,6 +18,7 @@ use tokio::time::Instant;
 
 use super::chooser_hook::ChooserHook;
 use super::dialog_hook::{self, DialogHook};
+use super::download_log::DownloadLog;
 use super::events::{CodeLocation, PageEvent};
 use super::reorder::{Ending, Ordered, Reorder};
 use super::route_table::{Decision, RouteTable};
@@ -110,6 +111,8 @@ pub struct PageWatch {
     pub routes: RouteTable,
     /// The files the next file chooser gets (`fileChooser.arm`).
     pub chooser: ChooserHook,
+    /// Downloads the page began.
+    pub downloads: DownloadLog,
 }
 
 impl PageWatch {
@@ -152,6 +155,7 @@ pub struct PageTracker {
     dialogs: DialogHook,
     routes: RouteTable,
     chooser: ChooserHook,
+    downloads: DownloadLog,
 }
 
 impl PageTracker {
@@ -165,6 +169,7 @@ impl PageTracker {
         let dialogs = DialogHook::default();
         let routes = RouteTable::default();
         let chooser = ChooserHook::default();
+        let downloads = DownloadLog::default();
         let tracker = Self {
             main_frame,
             nav,
@@ -180,6 +185,7 @@ impl PageTracker {
             dialogs: dialogs.clone(),
             routes: routes.clone(),
             chooser: chooser.clone(),
+            downloads: downloads.clone(),
         };
         let watch = PageWatch {
             nav: nav_rx,
@@ -191,6 +197,7 @@ impl PageTracker {
             dialogs,
             routes,
             chooser,
+            downloads,
         };
         (tracker, watch)
     }
@@ -365,6 +372,17 @@ impl PageTracker {
                 self.paused.send_replace(Some((request_id, url)));
             }
             PageEvent::FileChooserOpened { backend_node_id } => self.answer_chooser(backend_node_id),
+            PageEvent::DownloadBegun { guid, url, name } => {
+                self.note(Origin::Download, format!("download {name} started"));
+                self.downloads.begun(guid, name, url);
+            }
+            PageEvent::DownloadProgress { guid, received, state } => {
+                if let Some(done) = self.downloads.progress(&guid, received, &state) {
+                    let how =
+                        if done.state == "completed" { format!("finished: {} bytes", done.bytes) } else { done.state };
+                    self.note(Origin::Download, format!("download {} {how}", done.name));
+                }
+            }
             PageEvent::DialogOpening { kind, message, default_prompt } => {
                 self.answer_dialog(&kind, &message, default_prompt)
             }
@@ -474,6 +492,19 @@ impl PageTracker {
         });
     }
 
+    /// Files a line about something the page did besides logging (a dialog, a download).
+    fn note(&self, kind: Origin, text: String) {
+        self.signals().console(ConsoleEntry {
+            seq: 0,
+            method: "warning".into(),
+            kind,
+            text,
+            location: None,
+            source: None,
+            source_pending: false,
+        });
+    }
+
     /// Gives an opened file chooser the armed files (or nothing), and files it in the logs.
     fn answer_chooser(&self, backend_node_id: Option<i64>) {
         let arm = self.chooser.take(Instant::now());
@@ -482,15 +513,7 @@ impl PageTracker {
             (Some(_), None) => "file chooser not for a file input: nothing chosen".to_owned(),
             (None, _) => "file chooser opened with no fileChooser.arm: nothing chosen".to_owned(),
         };
-        self.signals().console(ConsoleEntry {
-            seq: 0,
-            method: "warning".into(),
-            kind: Origin::Dialog,
-            text,
-            location: None,
-            source: None,
-            source_pending: false,
-        });
+        self.note(Origin::Dialog, text);
         let (Some(arm), Some(node), Some(page)) = (arm, backend_node_id, self.page.clone()) else { return };
         tokio::spawn(async move {
             let deadline = Instant::now() + std::time::Duration::from_secs(5);
@@ -505,15 +528,7 @@ impl PageTracker {
     fn answer_dialog(&self, kind: &str, message: &str, default_prompt: String) {
         let answer = self.dialogs.answer(Instant::now());
         let text = dialog_hook::describe(kind, message, &answer);
-        self.signals().console(ConsoleEntry {
-            seq: 0,
-            method: "warning".into(),
-            kind: Origin::Dialog,
-            text,
-            location: None,
-            source: None,
-            source_pending: false,
-        });
+        self.note(Origin::Dialog, text);
         let Some(page) = self.page.clone() else { return };
         let mut params = json!({ "accept": answer.accept });
         if answer.accept && kind == "prompt" {

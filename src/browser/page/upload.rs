@@ -99,7 +99,7 @@ impl Page {
     fn upload_dir(&self) -> Result<PathBuf, BrowserError> {
         let mut slot = self.uploads();
         if slot.is_none() {
-            *slot = Some(UploadDir::create()?);
+            *slot = Some(UploadDir::create("upload")?);
         }
         Ok(slot.as_ref().map(|d| d.path().to_owned()).unwrap_or_default())
     }

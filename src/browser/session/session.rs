@@ -105,6 +105,12 @@ impl Session {
         let opened = async {
             let page = Page::open(chromium, &context_id, egress.log().clone(), deadline).await?;
             page.set_viewport(Viewport::default(), deadline).await?;
+            // Downloads are saved into the page's own directory and reported to it.
+            let downloads = json!({
+                "behavior": "allowAndName", "browserContextId": context_id,
+                "downloadPath": page.downloads_dir().display().to_string(), "eventsEnabled": true,
+            });
+            chromium.call("Browser.setDownloadBehavior", downloads, deadline).await?;
             Ok::<_, BrowserError>(page)
         }
         .await;

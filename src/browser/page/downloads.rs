@@ -1,0 +1,71 @@
+//! Downloads: files the page downloads are saved into its own downloads directory (removed with
+//! the session), listed with their size and type, and read back (`downloads.list`,
+//! `downloads.read`). Chromium names each file by the download's guid; the name the page gave it
+//! is kept beside it (`download_log`).
+
+use tokio::time::Instant;
+
+use super::download_log::Download;
+use super::handle::Page;
+use crate::browser::error::BrowserError;
+
+/// A download as `downloads.list` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownloadView {
+    pub name: String,
+    pub url: String,
+    pub bytes: u64,
+    /// The response's content type, when its request was seen.
+    pub mime: String,
+    pub state: String,
+}
+
+impl Page {
+    /// The downloads this page began, oldest first.
+    pub async fn downloads(&self, deadline: Instant) -> Vec<DownloadView> {
+        self.settle_events(deadline).await;
+        let signals = self.watch().signals();
+        self.watch()
+            .downloads
+            .list()
+            .into_iter()
+            .map(|d: Download| {
+                let mime = signals
+                    .network
+                    .iter()
+                    .rev()
+                    .find(|e| e.url == d.url)
+                    .map(|e| e.mime_type.clone())
+                    .unwrap_or_default();
+                DownloadView { name: d.name, url: d.url, bytes: d.bytes, mime, state: d.state }
+            })
+            .collect()
+    }
+
+    /// The newest finished download named `name`: its bytes, at most `cap` of them.
+    pub async fn read_download(&self, name: &str, cap: usize, deadline: Instant) -> Result<Vec<u8>, BrowserError> {
+        self.settle_events(deadline).await;
+        let all = self.watch().downloads.list();
+        let Some(download) = all.iter().rev().find(|d| d.name == name) else {
+            let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
+            return Err(BrowserError::InvalidParam {
+                param: "name".into(),
+                message: format!("no download named {name:?} in this session (it has: {names:?})"),
+            });
+        };
+        if download.state != "completed" {
+            return Err(BrowserError::NotActionable {
+                selector: name.to_owned(),
+                reason: format!("is {} (wait for it: downloads.list shows when it is completed)", download.state),
+            });
+        }
+        if download.bytes as usize > cap {
+            return Err(BrowserError::InvalidParam {
+                param: "name".into(),
+                message: format!("{name} is {} bytes, over the {cap}-byte limit of downloads.read", download.bytes),
+            });
+        }
+        std::fs::read(self.downloads_dir().join(&download.guid))
+            .map_err(|e| BrowserError::Unavailable(format!("cannot read the download {name}: {e}")))
+    }
+}
