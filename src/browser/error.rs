@@ -20,7 +20,7 @@ pub enum BrowserError {
     /// A create waited QUEUE_TIMEOUT_MS at the cap and no slot freed.
     #[error("all {max} sessions stayed in use for the {waited_ms} ms this create waited (QUEUE_TIMEOUT_MS)")]
     QueueTimeout { max: usize, waited_ms: u64 },
-    #[error("navigation to {url} failed: {reason}")]
+    #[error("navigation to {url} failed: {reason}{}", navigation_hint(reason))]
     NavigationFailed { url: String, reason: String },
     #[error("{0}")]
     EvaluationFailed(String),
@@ -68,5 +68,15 @@ pub struct Failed {
 impl From<crate::egress::EgressError> for BrowserError {
     fn from(err: crate::egress::EgressError) -> Self {
         Self::UrlNotAllowed(err.to_string())
+    }
+}
+
+/// What a navigation failure Chromium names tersely means, where it is not the server being down.
+fn navigation_hint(reason: &str) -> &'static str {
+    match reason {
+        "net::ERR_INVALID_AUTH_CREDENTIALS" => {
+            " (the site asks for HTTP authentication: create the session with httpCredentials {username, password})"
+        }
+        _ => "",
     }
 }

@@ -28,6 +28,7 @@ mod session;
 mod signals;
 mod snapshot;
 mod storage;
+mod tabs;
 mod target;
 
 use std::collections::HashMap;
@@ -115,6 +116,7 @@ pub fn suggest_method(typo: &str, names: &[String]) -> Option<String> {
 pub fn all_methods() -> Vec<MethodSpec> {
     let mut methods = session::methods();
     methods.extend(page::methods());
+    methods.extend(tabs::methods());
     methods.extend(actions::methods());
     methods.extend(gestures::methods());
     methods.extend(emulation::methods());

@@ -12,7 +12,8 @@
 //! - [`method`]: a method that needs no session (session.create, rpc.discover)
 //! - [`page_method`]: a method on one session's page: the registry checks `session_id`, sets the
 //!   deadline from `timeout` (or the method's default), takes the session's turn and hands the
-//!   handler the [`Page`].
+//!   handler the [`Page`] of the tab `tab_id` names (default the active tab).
+//! - [`session_method`]: a method on a session as a whole (its tabs), in the session's turn.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use tokio::time::Instant;
 use super::RpcContext;
 use super::error::ApiError;
 use super::params;
-use crate::browser::Page;
+use crate::browser::{Chromium, Page, Session};
 
 /// A group of params parsed together: one struct, its schema and its param names.
 pub struct Block {
@@ -107,9 +108,24 @@ pub struct Scope {
     pub session_id: String,
     /// Milliseconds the call may take (capped by MAX_CALL_MS); each method has its own default.
     pub timeout: Option<u64>,
+    /// The tab to act on (from tabs.list or an action's `effects.popups`); default the active tab.
+    pub tab_id: Option<String>,
 }
 
 impl Params for Scope {
+    const ROLE: BlockRole = BlockRole::Shared;
+}
+
+/// The params every method on a session as a whole (its tabs) takes.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionScope {
+    /// The session, from session.create.
+    pub session_id: String,
+    /// Milliseconds the call may take (capped by MAX_CALL_MS); each method has its own default.
+    pub timeout: Option<u64>,
+}
+
+impl Params for SessionScope {
     const ROLE: BlockRole = BlockRole::Shared;
 }
 
@@ -221,7 +237,7 @@ where
                 let call = Call { ctx: ctx.clone(), deadline };
                 let result = ctx
                     .sessions
-                    .run(&scope.session_id, deadline, move |page| async move {
+                    .run(&scope.session_id, scope.tab_id.as_deref(), deadline, move |page| async move {
                         let mark = page.mark();
                         match handler(call, page.clone(), p).await {
                             Err(error) if error.wants_evidence() => {
@@ -237,6 +253,57 @@ where
             .boxed()
         }),
     }
+}
+
+/// Declares a method on a session as a whole (its tabs). The registry parses [`SessionScope`] and
+/// `P`, bounds the call by `timeout` (default `default_timeout_ms`), and runs the handler in the
+/// session's turn with the session and the current Chromium.
+pub fn session_method<P, R, F, Fut>(
+    name: &'static str,
+    summary: &'static str,
+    default_timeout_ms: u64,
+    handler: F,
+) -> MethodSpec
+where
+    P: ParamSet,
+    R: Serialize + JsonSchema + Send + 'static,
+    F: Fn(Call, SessionHandle, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    let mut blocks = SessionScope::blocks();
+    blocks.extend(P::blocks());
+    MethodSpec {
+        name,
+        summary,
+        default_timeout_ms: Some(default_timeout_ms),
+        example: "{}",
+        blocks,
+        result_schema: |g| g.subschema_for::<R>(),
+        handler: Arc::new(move |ctx, raw| {
+            let handler = handler.clone();
+            async move {
+                let scope = SessionScope::parse(&raw)?;
+                let p = P::parse(&raw)?;
+                let deadline = ctx.deadline(scope.timeout, default_timeout_ms)?;
+                let call = Call { ctx: ctx.clone(), deadline };
+                let result = ctx
+                    .sessions
+                    .run_on_session(&scope.session_id, deadline, move |session, chromium| {
+                        handler(call, SessionHandle { session, chromium }, p)
+                    })
+                    .await?;
+                encode(result)
+            }
+            .boxed()
+        }),
+    }
+}
+
+/// What a session method's handler works on: the session and the Chromium it lives in.
+pub struct SessionHandle {
+    pub session: Arc<Session>,
+    pub chromium: Arc<Chromium>,
 }
 
 fn encode<R: Serialize>(result: R) -> Result<Value, ApiError> {

@@ -15,8 +15,8 @@ use super::error::ApiError;
 use super::page::{NavigationResult, navigate};
 use super::registry::{MethodSpec, Params, method};
 use crate::browser::{
-    BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, Proxy, SessionOptions, StorageState, Viewport,
-    WaitUntil,
+    BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, HttpCredentials, Proxy, SessionOptions,
+    StorageState, Viewport, WaitUntil,
 };
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
@@ -70,6 +70,12 @@ pub struct SessionCreateParams {
     /// Headers sent with every request of the session: {"name": "value"}.
     #[serde(rename = "extraHTTPHeaders")]
     pub extra_http_headers: Option<std::collections::BTreeMap<String, String>>,
+    /// A user name and password for sites behind HTTP authentication (Basic, Digest):
+    /// {username, password}, given to whichever site asks. Each challenge and how it was answered
+    /// is in the action's `effects.dialogs` and logs.pull; credentials the server refuses are not
+    /// sent again for that request (the page gets the 401). Such a session cannot add
+    /// network.route mocks (every request is let go on by the authentication handler).
+    pub http_credentials: Option<HttpCredentials>,
     /// Failed calls' `data.evidence` also carries the viewport as a small JPEG (default false).
     pub evidence: Option<bool>,
 
@@ -237,7 +243,9 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
             format!("header {name:?}: names are tokens, values one line"),
         ));
     }
+    let http_credentials = p.http_credentials.map(checked_credentials).transpose()?;
     let emulation = Emulation {
+        http_credentials,
         locale: p.locale,
         timezone_id: p.timezone_id,
         geolocation: p.geolocation,
@@ -257,10 +265,12 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };
     let nav_deadline = ctx.deadline(p.timeout.map(|t| t + 45_000), 75_000)?;
     let wait_until = p.wait_until.unwrap_or_default();
-    let navigated = ctx
-        .sessions
-        .run(&session_id, nav_deadline, |page| async move { navigate(&page, &url, wait_until, nav_deadline).await })
-        .await;
+    let navigated =
+        ctx.sessions
+            .run(&session_id, None, nav_deadline, |page| async move {
+                navigate(&page, &url, wait_until, nav_deadline).await
+            })
+            .await;
     match navigated {
         Ok(navigation) => Ok(SessionCreateResult { session_id, navigation: Some(navigation) }),
         Err(err) => {
@@ -334,9 +344,21 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
     }
     let skipped = total - results.len();
     let landed_by = Instant::now() + Duration::from_secs(10);
-    let landed = ctx.sessions.run(&p.session_id, landed_by, |page| async move { page.landed(landed_by).await }).await;
+    let landed =
+        ctx.sessions.run(&p.session_id, None, landed_by, |page| async move { page.landed(landed_by).await }).await;
     let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
     Ok(RunResult { results, skipped, url, title })
+}
+
+/// The credentials, checked: one line each, a user name given.
+fn checked_credentials(credentials: HttpCredentials) -> Result<HttpCredentials, ApiError> {
+    if credentials.username.is_empty() || credentials.username.contains(['\r', '\n']) {
+        return Err(ApiError::invalid("httpCredentials.username", "username must be one non-empty line"));
+    }
+    if credentials.password.contains(['\r', '\n']) {
+        return Err(ApiError::invalid("httpCredentials.password", "password must be one line"));
+    }
+    Ok(credentials)
 }
 
 async fn close(ctx: Arc<RpcContext>, p: SessionIdParams) -> Result<OkResult, ApiError> {

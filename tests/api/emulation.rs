@@ -102,3 +102,54 @@ async fn with_javascript_disabled_the_page_scripts_do_not_run_but_the_service_st
     let h1 = svc.ok("page.text", json!({ "session_id": sid, "selector": "h1" })).await;
     assert_eq!(h1["text"], "Release notes");
 }
+
+/// The HTTP-auth notes logs.pull files (kind `dialog`).
+async fn auth_notes(sid: &str) -> Vec<String> {
+    let logs = shared().ok("logs.pull", json!({ "session_id": sid })).await;
+    logs["console"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "dialog")
+        .map(|e| e["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn http_credentials_sign_in_to_a_basic_auth_site_and_wrong_ones_get_the_401() {
+    let svc = shared();
+    let admin = page("/admin/");
+    let sid = svc.session_with(json!({ "httpCredentials": { "username": "admin", "password": "s3cret" } })).await;
+    let landed = svc.ok("page.goto", json!({ "session_id": sid, "url": admin, "waitUntil": "load" })).await;
+    assert_eq!((landed["status"].as_u64(), landed["title"].as_str()), (Some(200), Some("Admin · Acme")), "{landed}");
+    // The page's own API call behind the same realm is signed in too.
+    svc.ok("assert.text", json!({ "session_id": sid, "selector": "#audit", "text": "3 audit events" })).await;
+    let notes = auth_notes(&sid).await;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains(r#"realm "Acme admin""#) && n.ends_with("answered with httpCredentials (admin)")),
+        "{notes:?}"
+    );
+
+    let wrong = svc.session_with(json!({ "httpCredentials": { "username": "admin", "password": "guess" } })).await;
+    let landed = svc.ok("page.goto", json!({ "session_id": wrong, "url": admin, "waitUntil": "load" })).await;
+    assert_eq!(landed["status"], 401, "{landed}");
+    let notes = auth_notes(&wrong).await;
+    assert!(notes.iter().any(|n| n.ends_with("cancelled: the server refused the httpCredentials")), "{notes:?}");
+
+    // Such a session refuses routes, saying why.
+    let route = json!({ "session_id": sid, "urlPattern": "*/api/*", "abort": true });
+    let refused = svc.err("network.route", route).await;
+    assert_eq!(refused.kind(), "invalid_params");
+    assert!(refused.message.contains("httpCredentials"), "{}", refused.message);
+
+    // Without credentials headless Chromium gives up on the challenge; the error says what to do.
+    let without = svc.session().await;
+    let failed = svc.err("page.goto", json!({ "session_id": without, "url": admin, "waitUntil": "load" })).await;
+    assert_eq!(failed.kind(), "navigation_failed");
+    assert!(failed.message.contains("create the session with httpCredentials"), "{}", failed.message);
+
+    let bad = svc.err("session.create", json!({ "httpCredentials": { "username": "", "password": "b" } })).await;
+    assert_eq!((bad.kind(), bad.data["param"].as_str()), ("invalid_params", Some("httpCredentials.username")));
+}

@@ -26,3 +26,4 @@ mod sessions;
 mod signals;
 mod snapshot;
 mod storage;
+mod tabs;

@@ -4,13 +4,14 @@
 //! - `launch`: starting the Chromium process so it dies with the service, its profile directory
 //! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
 //! - `routes`: events chromiumoxide could not parse, routed raw to the page they belong to
+//! - `browser_events`: browser-level download and popup events, forwarded to their page
 //! - `cdp`: commands as JSON with deadlines (our protection against protocol drift)
 //! - `supervisor`: notices Chromium dying and swaps in a new one through a [`supervisor::Host`]
 //!
 //! Nothing here knows about sessions or pages: the layers above depend on this one, never back.
 
+mod browser_events;
 pub mod cdp;
-mod downloads;
 mod launch;
 mod process;
 mod routes;

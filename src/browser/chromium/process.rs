@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use chromiumoxide::cdp::browser_protocol::target::{CreateTargetParams, TargetId};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::{Browser, Handler, Page};
@@ -53,14 +53,17 @@ const DISABLED_FEATURES: &str = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,Translat
 /// A proxy address nothing listens on (the discard port), for traffic outside any session.
 const NOWHERE_PROXY: &str = "http://127.0.0.1:9";
 
+/// How often `page_of` looks again for a popup chromiumoxide is still attaching to.
+const ATTACH_POLL: Duration = Duration::from_millis(10);
+
 pub struct Chromium {
     /// Read-locked for calls (they run in parallel); write-locked only to stop the process.
     browser: tokio::sync::RwLock<Browser>,
     routes: Arc<EventRoutes>,
     alive: watch::Receiver<bool>,
     pump: Mutex<Option<JoinHandle<()>>>,
-    /// Forwards download events to their pages (see `downloads`).
-    downloads: Mutex<Option<JoinHandle<()>>>,
+    /// Forwards download and popup events to their pages (see `browser_events`).
+    forwarder: Mutex<Option<JoinHandle<()>>>,
     process: ChildProcess,
     /// Declared after `process`: removed once the process is gone.
     _profile: ProfileDir,
@@ -90,14 +93,14 @@ impl Chromium {
         let routes = Arc::new(EventRoutes::default());
         let (alive_tx, alive) = watch::channel(true);
         let pump = tokio::spawn(pump_handler(handler, routes.clone(), alive_tx));
-        let downloads = super::downloads::forward(&browser, routes.clone()).await?;
+        let forwarder = super::browser_events::forward(&browser, routes.clone()).await?;
         tracing::info!(pid, executable = %executable.display(), "chromium started");
         Ok(Self {
             browser: tokio::sync::RwLock::new(browser),
             routes,
             alive,
             pump: Mutex::new(Some(pump)),
-            downloads: Mutex::new(Some(downloads)),
+            forwarder: Mutex::new(Some(forwarder)),
             process,
             _profile: profile,
         })
@@ -110,6 +113,27 @@ impl Chromium {
             .await
             .map_err(|_| BrowserError::Timeout("Chromium did not open a page in time".into()))?
             .map_err(|e| cdp::map_cdp_error("Target.createTarget", e))
+    }
+
+    /// The page of a target Chromium opened by itself (a popup), once chromiumoxide has attached
+    /// to it: it attaches on its own as soon as the target is announced, so this waits for that.
+    pub async fn page_of(&self, target_id: &str, deadline: Instant) -> Result<Page, BrowserError> {
+        loop {
+            let found = {
+                let browser = self.browser.read().await;
+                browser.get_page(TargetId::new(target_id)).await
+            };
+            match found {
+                Ok(page) => return Ok(page),
+                Err(CdpError::NotFound) if Instant::now() + ATTACH_POLL < deadline => {
+                    tokio::time::sleep(ATTACH_POLL).await;
+                }
+                Err(CdpError::NotFound) => {
+                    return Err(BrowserError::Timeout(format!("Chromium did not attach tab {target_id} in time")));
+                }
+                Err(e) => return Err(cdp::map_cdp_error("Target.attachToTarget", e)),
+            }
+        }
     }
 
     pub(in crate::browser) fn routes(&self) -> &Arc<EventRoutes> {
@@ -155,8 +179,8 @@ impl Chromium {
         if let Some(pump) = self.pump.lock().unwrap_or_else(|p| p.into_inner()).take() {
             pump.abort();
         }
-        if let Some(downloads) = self.downloads.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            downloads.abort();
+        if let Some(forwarder) = self.forwarder.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            forwarder.abort();
         }
         tracing::info!(pid = self.process.pid(), "chromium stopped");
     }

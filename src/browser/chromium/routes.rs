@@ -65,6 +65,14 @@ impl EventRoutes {
         }
     }
 
+    /// Forwards a browser-level event to the page whose main frame is `frame`, if it is ours.
+    pub fn dispatch_to_frame(&self, frame: &str, method: &str, params: Value) {
+        let tx = lock(&self.frames).get(frame).cloned();
+        if let Some(tx) = tx {
+            let _ = tx.send(RawEvent { method: method.to_owned(), params });
+        }
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<RawEvent>>> {
         lock(&self.sessions)
     }

@@ -109,6 +109,10 @@ pub struct Effects {
     /// bytes`); `downloads.read` returns them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub downloads: Vec<String>,
+    /// Popups the action opened, each a new tab of the session (`popup opened as tab 9a3f0c21:
+    /// /report`): pass its `tab_id` to any page method, or `tabs.focus` it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub popups: Vec<String>,
     /// The new document, when the action led to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub navigated: Option<Navigated>,
@@ -214,6 +218,10 @@ fn collect(signals: &Signals, since: u64, origin: &str) -> Effects {
         .collect();
     effects.downloads = newer(signals.console.iter(), since, |e| e.seq)
         .filter(|e| e.kind == Origin::Download)
+        .map(|e| redactor.text(&e.text))
+        .collect();
+    effects.popups = newer(signals.console.iter(), since, |e| e.seq)
+        .filter(|e| e.kind == Origin::Popup)
         .map(|e| redactor.text(&e.text))
         .collect();
     let console: Vec<&ConsoleEntry> =

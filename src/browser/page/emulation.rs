@@ -7,43 +7,8 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
+pub use super::viewport::Viewport;
 use crate::browser::error::BrowserError;
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Viewport {
-    /// CSS pixels, 1 to 10000.
-    pub width: u32,
-    /// CSS pixels, 1 to 10000.
-    pub height: u32,
-    /// Device pixels per CSS pixel, 0.5 to 4 (default 1): 2 or 3 for phone screens.
-    #[serde(default, rename = "deviceScaleFactor", skip_serializing_if = "Option::is_none")]
-    pub device_scale_factor: Option<f64>,
-    /// Lay the page out as a phone does: the meta viewport applies, overlay scrollbars (default false).
-    #[serde(default, rename = "isMobile", skip_serializing_if = "Option::is_none")]
-    pub is_mobile: Option<bool>,
-}
-
-impl Default for Viewport {
-    fn default() -> Self {
-        Self { width: 1280, height: 800, device_scale_factor: None, is_mobile: None }
-    }
-}
-
-impl Viewport {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=10_000).contains(&self.width) || !(1..=10_000).contains(&self.height) {
-            return Err(format!(
-                "viewport {}x{} is out of range: width and height must be 1 to 10000",
-                self.width, self.height
-            ));
-        }
-        match self.device_scale_factor {
-            Some(f) if !(0.5..=4.0).contains(&f) => Err(format!("deviceScaleFactor {f} must be 0.5 to 4")),
-            _ => Ok(()),
-        }
-    }
-}
 
 /// `prefers-color-scheme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -88,7 +53,9 @@ impl Page {
             "deviceScaleFactor": viewport.device_scale_factor.unwrap_or(1.0),
             "mobile": viewport.is_mobile.unwrap_or(false),
         });
-        self.cdp("Emulation.setDeviceMetricsOverride", metrics, deadline).await.map(|_| ())
+        self.cdp("Emulation.setDeviceMetricsOverride", metrics, deadline).await?;
+        self.remember_viewport(viewport);
+        Ok(())
     }
 
     /// Makes the page's media queries see `media` (replacing what an earlier call set).

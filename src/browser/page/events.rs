@@ -132,6 +132,15 @@ pub enum PageEvent {
         url: String,
     },
     Crashed,
+    /// A held request met an HTTP authentication challenge (`Fetch.authRequired`).
+    AuthRequired {
+        request_id: String,
+        url: String,
+        /// The challenger's origin.
+        origin: String,
+        scheme: String,
+        realm: String,
+    },
     /// A request held by `Fetch.enable` interception, waiting for our decision.
     RequestPaused {
         request_id: String,
@@ -158,6 +167,16 @@ pub enum PageEvent {
     FileChooserOpened {
         /// The `<input type=file>` it is for, when it is for one.
         backend_node_id: Option<i64>,
+    },
+    /// The page is opening a window (`window.open`, a `target=_blank` link): its URL, which the
+    /// popup's target does not carry yet when it is announced.
+    WindowOpened {
+        url: String,
+    },
+    /// The page opened a popup (`Target.targetCreated` with this page as opener, forwarded to it).
+    PopupOpened {
+        target_id: String,
+        url: String,
     },
     /// `alert`, `confirm`, `prompt` or `beforeunload` opened a dialog: the page waits for an answer.
     DialogOpening {
@@ -189,6 +208,9 @@ impl PageEvent {
             Self::FileChooserOpened { .. } => "file_chooser_opened",
             Self::DownloadBegun { .. } => "download_begun",
             Self::DownloadProgress { .. } => "download_progress",
+            Self::PopupOpened { .. } => "popup_opened",
+            Self::WindowOpened { .. } => "window_opened",
+            Self::AuthRequired { .. } => "auth_required",
         }
     }
 
@@ -268,6 +290,11 @@ impl PageEvent {
                 received: params.get("receivedBytes").and_then(Value::as_f64).unwrap_or(0.0) as u64,
                 state: str_field(&params, "state").unwrap_or_default(),
             },
+            "Page.windowOpen" => Self::WindowOpened { url: str_field(&params, "url").unwrap_or_default() },
+            "Target.targetCreated" => Self::PopupOpened {
+                target_id: params.pointer("/targetInfo/targetId")?.as_str()?.to_owned(),
+                url: params.pointer("/targetInfo/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            },
             "Page.fileChooserOpened" => {
                 Self::FileChooserOpened { backend_node_id: params.get("backendNodeId").and_then(Value::as_i64) }
             }
@@ -276,6 +303,17 @@ impl PageEvent {
                 message: str_field(&params, "message").unwrap_or_default(),
                 default_prompt: str_field(&params, "defaultPrompt").unwrap_or_default(),
             },
+            "Fetch.authRequired" => {
+                let challenge = params.get("authChallenge")?;
+                let field = |name: &str| challenge.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+                Self::AuthRequired {
+                    request_id: request_id(&params)?,
+                    url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    origin: field("origin"),
+                    scheme: field("scheme"),
+                    realm: field("realm"),
+                }
+            }
             "Fetch.requestPaused" => Self::RequestPaused {
                 request_id: request_id(&params)?,
                 url: params.get("request")?.get("url")?.as_str()?.to_owned(),

@@ -20,12 +20,14 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::events::PageEvent;
+use super::popup_log;
 use super::refs::RefTable;
+use super::siblings::Siblings;
 use super::tracker::{PageTracker, PageWatch};
 use super::upload_dir::UploadDir;
+use super::viewport::Viewport;
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
-use crate::egress::failures::FailureLog;
 
 /// One session's page. Clones share it.
 #[derive(Clone)]
@@ -50,7 +52,9 @@ struct Inner {
     /// Files given to `page.upload`, kept until the page goes (it reads them when it sends them).
     uploads: Mutex<Option<UploadDir>>,
     /// Where Chromium saves the page's downloads (see `downloads`).
-    downloads_dir: UploadDir,
+    downloads_dir: Arc<UploadDir>,
+    /// The viewport last set, which a tab this page opens starts with.
+    viewport: Mutex<Viewport>,
     /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
     evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
@@ -69,11 +73,11 @@ impl Drop for Inner {
 
 impl Page {
     /// Opens an about:blank page in the browser context `context_id` and starts its event pump.
-    /// `egress` is what the context's egress proxy failed to deliver, so the page can report it.
+    /// `siblings` is what the session's tabs share (its egress failures, downloads, popups).
     pub(in crate::browser) async fn open(
         chromium: &Chromium,
         context_id: &str,
-        egress: Arc<FailureLog>,
+        siblings: &Siblings,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let params = CreateTargetParams::builder()
@@ -82,6 +86,23 @@ impl Page {
             .build()
             .map_err(BrowserError::Unavailable)?;
         let page = chromium.new_page(params, deadline).await?;
+        Self::start(chromium, page, siblings).await
+    }
+
+    /// Takes on a page Chromium opened by itself (a popup `target_id`), with its event pump. What
+    /// the popup did before this — its first load, often — is not in its signals.
+    pub(in crate::browser) async fn adopt(
+        chromium: &Chromium,
+        target_id: &str,
+        siblings: &Siblings,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
+        let page = chromium.page_of(target_id, deadline).await?;
+        Self::start(chromium, page, siblings).await
+    }
+
+    /// Subscribes to the page's events and starts the pump that folds them into its state.
+    async fn start(chromium: &Chromium, page: chromiumoxide::Page, siblings: &Siblings) -> Result<Self, BrowserError> {
         let target_id = page.target_id().as_ref().to_owned();
 
         // Subscribe before anything navigates, so no event of the first load is missed.
@@ -98,7 +119,8 @@ impl Page {
             }
         };
         let (barrier, barriers) = mpsc::unbounded_channel();
-        let tracker = tracker.with_page(page.clone()).with_egress(egress);
+        let tracker =
+            tracker.with_page(page.clone()).with_egress(siblings.egress.clone()).with_popups(siblings.popups.clone());
         let pump = tokio::spawn(tracker.run(events, barriers));
         Ok(Self {
             inner: Arc::new(Inner {
@@ -110,13 +132,43 @@ impl Page {
                 snapshots: Mutex::new(Vec::new()),
                 init_scripts: Mutex::new(Vec::new()),
                 uploads: Mutex::new(None),
-                downloads_dir: UploadDir::create("download")?,
+                downloads_dir: siblings.downloads_dir.clone(),
+                viewport: Mutex::new(Viewport::default()),
                 evidence_shots: std::sync::atomic::AtomicBool::new(false),
                 routes: chromium.routes().clone(),
                 barrier,
                 pump,
             }),
         })
+    }
+
+    /// The tab id this page goes by in `tabs.list` and `tab_id` params.
+    pub fn tab_id(&self) -> String {
+        popup_log::tab_id(&self.inner.target_id)
+    }
+
+    /// The page's target id, for closing it.
+    pub(in crate::browser) fn tab_target(&self) -> &str {
+        &self.inner.target_id
+    }
+
+    /// True if this is the page of target `target_id`.
+    pub(in crate::browser) fn target_id_is(&self, target_id: &str) -> bool {
+        self.inner.target_id == target_id
+    }
+
+    /// The viewport last set on the page.
+    pub fn viewport(&self) -> Viewport {
+        *self.inner.viewport.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn remember_viewport(&self, viewport: Viewport) {
+        *self.inner.viewport.lock().unwrap_or_else(|p| p.into_inner()) = viewport;
+    }
+
+    /// The tab id of the page that opened this one, for a popup.
+    pub fn opener_tab_id(&self) -> Option<String> {
+        self.inner.page.opener_id().as_ref().map(|id| popup_log::tab_id(id.as_ref()))
     }
 
     /// The chromiumoxide page, for the few helpers that take one.
@@ -248,6 +300,7 @@ async fn subscribe(
     page: &chromiumoxide::Page,
     raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
 ) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
     use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
     use chromiumoxide::cdp::browser_protocol::network::{
@@ -255,7 +308,7 @@ async fn subscribe(
     };
     use chromiumoxide::cdp::browser_protocol::page::{
         EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
-        EventLifecycleEvent,
+        EventLifecycleEvent, EventWindowOpen,
     };
     use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
     use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
@@ -272,9 +325,11 @@ async fn subscribe(
     all.push(typed::<EventConsoleApiCalled>(page).await?);
     all.push(typed::<EventExceptionThrown>(page).await?);
     all.push(typed::<EventRequestPaused>(page).await?);
+    all.push(typed::<EventAuthRequired>(page).await?);
     all.push(typed::<EventScriptParsed>(page).await?);
     all.push(typed::<EventJavascriptDialogOpening>(page).await?);
     all.push(typed::<EventFileChooserOpened>(page).await?);
+    all.push(typed::<EventWindowOpen>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

@@ -8,7 +8,8 @@
 //!   world, and finding the element a method names
 //! - one file per capability: `navigation`, `actions` (+ `keys`), `forms`, `effects`, `reading`,
 //!   `evaluate`, `screenshot`, `snapshot` (+ `ax_render`), `inspect`, `code`, `find`, `axe`,
-//!   `emulation`, `pulls`
+//!   `emulation`, `pulls`, `inherit` (a new tab's routes and init scripts)
+//! - `siblings`, `popup_log`: what a session's tabs share, and the popups waiting to be adopted
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
@@ -35,9 +36,11 @@ mod forms;
 mod gestures;
 mod handle;
 mod har;
+mod inherit;
 mod inspect;
 mod keys;
 mod navigation;
+mod popup_log;
 mod pulls;
 mod reading;
 mod redact;
@@ -49,6 +52,7 @@ mod routing;
 mod screenshot;
 mod script;
 mod selector;
+mod siblings;
 mod signals;
 mod snapshot;
 mod sources;
@@ -57,6 +61,7 @@ mod target;
 mod tracker;
 mod upload;
 mod upload_dir;
+mod viewport;
 
 pub use action::Action;
 pub use actions::{ClickOptions, Modifier, MouseButton};
@@ -77,8 +82,9 @@ pub use keys::Combo as KeyCombo;
 pub use navigation::{Landed, WaitUntil};
 pub use pulls::{NetworkPull, NetworkQuery, PendingView};
 pub use reading::{PageText, TextFormat};
-pub use routing::{Route, RouteAction};
+pub use routing::{HttpCredentials, Route, RouteAction};
 pub use screenshot::{ImageType, ShotOptions};
+pub use siblings::Siblings;
 pub use signals::{ConsoleEntry, Level, Logs, NetworkEntry, Origin, PageError, SignalCounts};
 pub use snapshot::SnapshotOptions;
 pub use storage::WebStorage;

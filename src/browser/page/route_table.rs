@@ -6,8 +6,19 @@
 //! characters, `?` one), so Chromium holds exactly the requests a route may answer and every
 //! other request runs untouched. The newest matching route wins. A request the egress policy
 //! refuses is never answered by a mock: it goes on, and the egress proxy refuses it as always.
-
+//!
+//! It also remembers the session's HTTP credentials (`session.create({httpCredentials})`).
+//! chromiumoxide answers authentication challenges itself once a page has credentials — the first
+//! challenge of a request with them, a repeated one (the server refused them) by cancelling, so
+//! the page gets the 401 — and then lets every held request go on by itself, which would race
+//! with a route's answer: routes are refused on a page with credentials. The table only files
+//! which answer each challenge got, for the logs.
+//!
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::egress::EgressPolicy;
 
@@ -36,11 +47,33 @@ pub enum Decision {
     Abort,
 }
 
+/// A user name and password for HTTP authentication (Basic, Digest, NTLM …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCredentials {
+    pub username: String,
+    pub password: String,
+}
+
+/// How an authentication challenge was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AuthAnswer {
+    /// With the credentials of this user name.
+    Provided(String),
+    /// Cancelled (the page gets the 401), and why.
+    Cancelled(&'static str),
+}
+
+/// Requests remembered as already given the credentials.
+const AUTH_TRIED: usize = 256;
+
 #[derive(Debug, Default)]
 struct Table {
     routes: Vec<Route>,
     next_id: u64,
     policy: Option<Arc<EgressPolicy>>,
+    credentials: Option<HttpCredentials>,
+    auth_tried: VecDeque<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -80,6 +113,31 @@ impl RouteTable {
     /// The patterns Chromium should hold requests for, newest first.
     pub fn patterns(&self) -> Vec<String> {
         self.table().routes.iter().rev().map(|r| r.pattern.clone()).collect()
+    }
+
+    pub fn set_credentials(&self, credentials: Option<HttpCredentials>) {
+        self.table().credentials = credentials;
+    }
+
+    pub fn has_credentials(&self) -> bool {
+        self.table().credentials.is_some()
+    }
+
+    /// How chromiumoxide answered request `request_id`'s authentication challenge: the same rule
+    /// it follows (credentials once per request, then cancel), so the logs say what happened.
+    pub fn auth_answer(&self, request_id: &str) -> AuthAnswer {
+        let mut table = self.table();
+        let Some(credentials) = table.credentials.clone() else {
+            return AuthAnswer::Cancelled("the session has no httpCredentials");
+        };
+        if table.auth_tried.iter().any(|r| r == request_id) {
+            return AuthAnswer::Cancelled("the server refused the httpCredentials");
+        }
+        if table.auth_tried.len() == AUTH_TRIED {
+            table.auth_tried.pop_front();
+        }
+        table.auth_tried.push_back(request_id.to_owned());
+        AuthAnswer::Provided(credentials.username)
     }
 
     /// What to do with a request for `url` that Chromium holds.
@@ -146,5 +204,15 @@ mod tests {
         table.add("*", RouteAction::Abort, policy(r"^https?://allowed\.test(:\d+)?/"));
         assert_eq!(table.decide("http://elsewhere.test/x"), Decision::Continue);
         assert_eq!(table.decide("http://allowed.test/x"), Decision::Abort);
+    }
+
+    #[test]
+    fn credentials_are_given_once_per_request_then_cancelled() {
+        let table = RouteTable::default();
+        assert_eq!(table.auth_answer("r1"), AuthAnswer::Cancelled("the session has no httpCredentials"));
+        table.set_credentials(Some(HttpCredentials { username: "ada".into(), password: "pw".into() }));
+        assert_eq!(table.auth_answer("r1"), AuthAnswer::Provided("ada".into()));
+        assert_eq!(table.auth_answer("r1"), AuthAnswer::Cancelled("the server refused the httpCredentials"));
+        assert_eq!(table.auth_answer("r2"), AuthAnswer::Provided("ada".into()));
     }
 }

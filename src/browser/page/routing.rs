@@ -7,11 +7,13 @@
 
 use std::sync::Arc;
 
+use chromiumoxide::auth::Credentials;
 use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
-pub use super::route_table::{Route, RouteAction};
+pub use super::route_table::{HttpCredentials, Route, RouteAction};
+use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 use crate::egress::EgressPolicy;
 
@@ -27,6 +29,15 @@ impl Page {
         policy: Arc<EgressPolicy>,
         deadline: Instant,
     ) -> Result<u64, BrowserError> {
+        if self.watch().routes.has_credentials() {
+            return Err(BrowserError::InvalidParam {
+                param: "urlPattern".into(),
+                message: "this session answers HTTP authentication (httpCredentials), which lets every request \
+                          go on by itself: routes would race with it. Use a session without httpCredentials \
+                          to mock requests"
+                    .into(),
+            });
+        }
         if self.watch().routes.list().len() >= MAX_ROUTES {
             return Err(BrowserError::InvalidParam {
                 param: "urlPattern".into(),
@@ -57,6 +68,15 @@ impl Page {
 
     pub fn routes(&self) -> Vec<Route> {
         self.watch().routes.list()
+    }
+
+    /// Answers HTTP authentication challenges with `credentials` from now on (chromiumoxide
+    /// answers them, holding every request of the page; see `route_table`).
+    pub async fn set_http_credentials(&self, credentials: HttpCredentials) -> Result<(), BrowserError> {
+        let login = Credentials { username: credentials.username.clone(), password: credentials.password.clone() };
+        self.cdp_page().authenticate(login).await.map_err(|e| cdp::map_cdp_error("Fetch.enable", e))?;
+        self.watch().routes.set_credentials(Some(credentials));
+        Ok(())
     }
 
     /// Holds exactly the requests some route may answer.

@@ -99,6 +99,8 @@ pub enum Origin {
     Dialog,
     /// A download the page began or finished.
     Download,
+    /// A popup (new tab) the page opened.
+    Popup,
 }
 
 impl From<ErrorOrigin> for Origin {

@@ -20,8 +20,9 @@ use super::chooser_hook::ChooserHook;
 use super::dialog_hook::{self, DialogHook};
 use super::download_log::DownloadLog;
 use super::events::{CodeLocation, PageEvent};
+use super::popup_log::{PopupLog, tab_id};
 use super::reorder::{Ending, Ordered, Reorder};
-use super::route_table::{Decision, RouteTable};
+use super::route_table::{AuthAnswer, Decision, RouteTable};
 use super::signals::{
     ConsoleEntry, Level, Origin, PageError, PendingRequest, Signals, format_location, is_browser_own,
 };
@@ -156,6 +157,22 @@ pub struct PageTracker {
     routes: RouteTable,
     chooser: ChooserHook,
     downloads: DownloadLog,
+    /// The session's popups waiting to be adopted as tabs.
+    popups: PopupLog,
+    /// Popups announced without a URL, waiting for their `Page.windowOpen` (tab ids) …
+    unnamed_popups: VecDeque<String>,
+    /// … and windows opened whose popup was not announced yet (URLs).
+    window_opens: VecDeque<String>,
+}
+
+/// Popup announcements kept waiting for their other half.
+const POPUP_HALVES: usize = 8;
+
+fn remember(queue: &mut VecDeque<String>, item: String) {
+    if queue.len() == POPUP_HALVES {
+        queue.pop_front();
+    }
+    queue.push_back(item);
 }
 
 impl PageTracker {
@@ -186,6 +203,9 @@ impl PageTracker {
             routes: routes.clone(),
             chooser: chooser.clone(),
             downloads: downloads.clone(),
+            popups: PopupLog::default(),
+            unnamed_popups: VecDeque::new(),
+            window_opens: VecDeque::new(),
         };
         let watch = PageWatch {
             nav: nav_rx,
@@ -205,6 +225,12 @@ impl PageTracker {
     /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
     pub fn with_egress(mut self, egress: Arc<FailureLog>) -> Self {
         self.egress = egress;
+        self
+    }
+
+    /// Files the popups this page opens where its session adopts them.
+    pub fn with_popups(mut self, popups: PopupLog) -> Self {
+        self.popups = popups;
         self
     }
 
@@ -372,6 +398,14 @@ impl PageTracker {
                 self.paused.send_replace(Some((request_id, url)));
             }
             PageEvent::FileChooserOpened { backend_node_id } => self.answer_chooser(backend_node_id),
+            PageEvent::AuthRequired { request_id, url, scheme, realm, .. } => {
+                let asked = format!("HTTP {scheme} authentication for {url} (realm {realm:?})");
+                let text = match self.routes.auth_answer(&request_id) {
+                    AuthAnswer::Provided(user) => format!("{asked} answered with httpCredentials ({user})"),
+                    AuthAnswer::Cancelled(why) => format!("{asked} cancelled: {why}"),
+                };
+                self.note(Origin::Dialog, text);
+            }
             PageEvent::DownloadBegun { guid, url, name } => {
                 self.note(Origin::Download, format!("download {name} started"));
                 self.downloads.begun(guid, name, url);
@@ -383,6 +417,23 @@ impl PageTracker {
                     self.note(Origin::Download, format!("download {} {how}", done.name));
                 }
             }
+            // A popup is announced twice, in either order: by its target (its tab, often with no URL
+            // yet) and by the opener's `Page.windowOpen` (its URL). It is noted once both are in.
+            PageEvent::PopupOpened { target_id, url } => {
+                let tab = tab_id(&target_id);
+                self.popups.opened(target_id);
+                if !(url.is_empty() || url == "about:blank") {
+                    self.note_popup(&tab, &url);
+                } else if let Some(url) = self.window_opens.pop_front() {
+                    self.note_popup(&tab, &url);
+                } else {
+                    remember(&mut self.unnamed_popups, tab);
+                }
+            }
+            PageEvent::WindowOpened { url } => match self.unnamed_popups.pop_front() {
+                Some(tab) => self.note_popup(&tab, &url),
+                None => remember(&mut self.window_opens, url),
+            },
             PageEvent::DialogOpening { kind, message, default_prompt } => {
                 self.answer_dialog(&kind, &message, default_prompt)
             }
@@ -467,8 +518,6 @@ impl PageTracker {
         });
     }
 
-    /// Adds the source lines around `at` to the console entry or page error `seq`: from the
-    /// page's source cache, or fetched from the browser's copy of the script.
     /// Answers a request Chromium holds for `network.route`: mocked, aborted, or let go on.
     fn answer_paused(&self, request_id: String, url: &str) {
         let Some(page) = self.page.clone() else { return };
@@ -503,6 +552,10 @@ impl PageTracker {
             source: None,
             source_pending: false,
         });
+    }
+
+    fn note_popup(&self, tab: &str, url: &str) {
+        self.note(Origin::Popup, format!("popup opened as tab {tab}: {url}"));
     }
 
     /// Gives an opened file chooser the armed files (or nothing), and files it in the logs.
@@ -542,6 +595,8 @@ impl PageTracker {
         });
     }
 
+    /// Adds the source lines around `at` to the console entry or page error `seq`: from the
+    /// page's source cache, or fetched from the browser's copy of the script.
     fn fetch_source(&self, seq: u64, at: CodeLocation) {
         let cached = self.sources.lock().unwrap_or_else(|p| p.into_inner()).get(&at.url);
         if let Some(lines) = cached {
@@ -811,5 +866,30 @@ mod tests {
         t.apply(started("r"));
         t.apply(PageEvent::RequestFinished { request_id: "r".into(), timestamp: 1.0 });
         assert_eq!(w.net.borrow().in_flight, 0);
+    }
+
+    fn popup_notes(w: &PageWatch) -> Vec<String> {
+        let signals = w.signals.lock().unwrap();
+        signals.console.iter().filter(|e| e.kind == Origin::Popup).map(|e| e.text.clone()).collect()
+    }
+
+    #[test]
+    fn a_popup_is_noted_once_with_its_url_whichever_announcement_comes_first() {
+        let (t, w) = PageTracker::new("main".into());
+        let popups = PopupLog::default();
+        let mut t = t.with_popups(popups.clone());
+        t.apply(PageEvent::PopupOpened { target_id: "AAAABBBBCCCC".into(), url: String::new() });
+        assert!(popup_notes(&w).is_empty(), "no URL yet");
+        t.apply(PageEvent::WindowOpened { url: "http://x/a".into() });
+        t.apply(PageEvent::WindowOpened { url: "http://x/b".into() });
+        t.apply(PageEvent::PopupOpened { target_id: "DDDDEEEEFFFF".into(), url: "about:blank".into() });
+        assert_eq!(
+            popup_notes(&w),
+            vec![
+                "popup opened as tab aaaabbbb: http://x/a".to_owned(),
+                "popup opened as tab ddddeeee: http://x/b".to_owned()
+            ]
+        );
+        assert_eq!(popups.take(), vec!["AAAABBBBCCCC".to_owned(), "DDDDEEEEFFFF".to_owned()]);
     }
 }

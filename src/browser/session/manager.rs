@@ -269,15 +269,28 @@ impl SessionManager {
         Err(BrowserError::SessionNotFound(id.to_owned()))
     }
 
-    /// Runs `op` on the session's page once it is this call's turn (calls on one session run in
-    /// order; see [`Session::run`]).
-    pub async fn run<T, E, F, Fut>(&self, id: &str, deadline: Instant, op: F) -> Result<T, E>
+    /// Runs `op` on one of the session's tabs (`tab`, or the active one) once it is this call's
+    /// turn (calls on one session run in order; see [`Session::run`]).
+    pub async fn run<T, E, F, Fut>(&self, id: &str, tab: Option<&str>, deadline: Instant, op: F) -> Result<T, E>
     where
         F: FnOnce(Page) -> Fut,
         Fut: Future<Output = Result<T, E>>,
         E: From<BrowserError>,
     {
-        self.get(id)?.run(deadline, op).await
+        self.get(id)?.run(&self.chromium(), tab, deadline, op).await
+    }
+
+    /// Runs `op` on the session itself (its tabs) once it is this call's turn; `op` gets the
+    /// session and the current Chromium.
+    pub async fn run_on_session<T, E, F, Fut>(&self, id: &str, deadline: Instant, op: F) -> Result<T, E>
+    where
+        F: FnOnce(Arc<Session>, Arc<Chromium>) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: From<BrowserError>,
+    {
+        let session = self.get(id)?;
+        let chromium = self.chromium();
+        session.run_on_session(&chromium, deadline, op(session.clone(), chromium.clone())).await
     }
 
     /// Closes a session: a call in flight on it ends with `session_closed`, then its context is

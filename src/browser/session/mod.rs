@@ -1,6 +1,7 @@
-//! Sessions: each an isolated browser context with one page, and everything about their life.
+//! Sessions: each an isolated browser context with its tabs, and everything about their life.
 //!
 //! - `session`: one session's lifecycle (open, turn, orderly close, dispose)
+//! - `tabs`: its pages (the first, popups, tabs.open), the active one, closing one
 //! - `opener`: opens and disposes sessions on the current Chromium
 //! - `manager`: the map of open sessions, MAX_SESSIONS, the create queue, lost sessions
 //! - `pool`: warm sessions opened ahead; `janitor`: idle TTL expiry
@@ -16,9 +17,12 @@ mod pool;
 #[allow(clippy::module_inception)]
 mod session;
 mod storage;
+mod tab_list;
+mod tabs;
 
 pub use manager::{Readiness, SessionLimits, SessionManager};
 pub use options::{
     Cookie, Emulation, Geolocation, OriginStorage, Proxy, SameSite, SessionOptions, StorageItem, StorageState,
 };
-pub use session::CloseReason;
+pub use session::{CloseReason, Session};
+pub use tabs::TabInfo;

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::browser::page::{ColorScheme, Viewport};
+use crate::browser::page::{ColorScheme, HttpCredentials, Viewport};
 use crate::egress::proxy::Upstream;
 
 /// A per-session upstream proxy: the session's traffic still passes the egress policy first, then
@@ -223,6 +223,8 @@ pub struct Emulation {
     pub java_script_enabled: Option<bool>,
     /// Sent with every request of the session.
     pub extra_http_headers: Vec<(String, String)>,
+    /// Answers HTTP authentication challenges (every request is then held briefly by Chromium).
+    pub http_credentials: Option<HttpCredentials>,
 }
 
 /// A position `navigator.geolocation` reports (permission granted).

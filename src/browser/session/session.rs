@@ -1,9 +1,9 @@
-//! One session's life: its own browser context (cookies, storage, cache) with one page.
+//! One session's life: its own browser context (cookies, storage, cache) with its tabs (see `tabs`).
 //!
 //! Calls on one session run in order (the `turn`); calls on different sessions run in parallel.
 //! Closing is orderly: the session is marked closing, the call in flight ends with
-//! `session_closed`, and only then is the context disposed. Everything the page can do is the
-//! [`Page`] handle's; a session only hands it to the call whose turn it is.
+//! `session_closed`, and only then is the context disposed. Everything a page can do is the
+//! [`Page`] handle's; a session only hands one of its tabs to the call whose turn it is.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -16,9 +16,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::options::{Emulation, SessionOptions};
 use super::storage;
+use super::tab_list::Tabs;
 use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
-use crate::browser::page::{Media, Page, Viewport};
+use crate::browser::page::{Media, Page, Siblings, Viewport};
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::{EgressProxy, Upstream};
 
@@ -58,8 +59,14 @@ impl CloseReason {
 
 pub struct Session {
     id: String,
-    context_id: String,
-    page: Page,
+    pub(super) context_id: String,
+    /// The pages, and which one page methods act on by default (see `tabs`).
+    pub(super) tabs: Mutex<Tabs>,
+    /// What the tabs share: egress failures, the downloads directory, popups to adopt.
+    pub(super) siblings: Siblings,
+    /// What every tab is set up with (without the storage state, which is the context's).
+    pub(super) options: Mutex<SessionOptions>,
+    pub(super) policy: Arc<EgressPolicy>,
     /// Held for the length of one call: calls on a session never interleave.
     turn: tokio::sync::Mutex<()>,
     /// Last time a call started or ended; the janitor closes sessions idle past the TTL.
@@ -103,22 +110,27 @@ impl Session {
             })?
             .to_owned();
         let opened = async {
-            let page = Page::open(chromium, &context_id, egress.log().clone(), deadline).await?;
+            let siblings = Siblings::new(egress.log().clone())?;
+            let page = Page::open(chromium, &context_id, &siblings, deadline).await?;
             page.set_viewport(Viewport::default(), deadline).await?;
-            // Downloads are saved into the page's own directory and reported to it.
+            // Downloads are saved into the session's own directory and reported to the tab that
+            // began them.
             let downloads = json!({
                 "behavior": "allowAndName", "browserContextId": context_id,
-                "downloadPath": page.downloads_dir().display().to_string(), "eventsEnabled": true,
+                "downloadPath": siblings.downloads_dir.path().display().to_string(), "eventsEnabled": true,
             });
             chromium.call("Browser.setDownloadBehavior", downloads, deadline).await?;
-            Ok::<_, BrowserError>(page)
+            Ok::<_, BrowserError>((page, siblings))
         }
         .await;
         match opened {
-            Ok(page) => Ok(Self {
+            Ok((page, siblings)) => Ok(Self {
                 id: uuid::Uuid::new_v4().simple().to_string(),
                 context_id,
-                page,
+                tabs: Mutex::new(Tabs::new(page)),
+                siblings,
+                options: Mutex::new(SessionOptions::default()),
+                policy: policy.clone(),
                 turn: tokio::sync::Mutex::new(()),
                 last_used: Mutex::new(Instant::now()),
                 closing: CancellationToken::new(),
@@ -159,70 +171,80 @@ impl Session {
         options: &SessionOptions,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
+        let page = self.active_tab();
         // A blank session already has the default viewport (see `open_blank`).
         if options.viewport != Viewport::default() {
-            self.page.set_viewport(options.viewport, deadline).await?;
-        }
-        if let Some(user_agent) = &options.user_agent {
-            self.page.cdp("Emulation.setUserAgentOverride", json!({ "userAgent": user_agent }), deadline).await?;
+            page.set_viewport(options.viewport, deadline).await?;
         }
         if let Some(state) = &options.storage_state {
-            storage::apply(chromium, &self.context_id, &self.page, state, deadline).await?;
+            storage::apply(chromium, &self.context_id, &page, state, deadline).await?;
         }
-        self.page.set_evidence_shots(options.evidence_screenshots);
-        self.apply_emulation(chromium, &options.emulation, deadline).await
-    }
-
-    /// Locale, time zone, position, colour scheme, scripts and extra headers, each refused by
-    /// Chromium reported as the param that carried it.
-    async fn apply_emulation(
-        &self,
-        chromium: &Chromium,
-        emulation: &Emulation,
-        deadline: Instant,
-    ) -> Result<(), BrowserError> {
-        let page = &self.page;
-        let refused = |param: &'static str| {
-            move |err: BrowserError| match err {
-                BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
-                    param: param.into(),
-                    message: format!("Chromium refused {param}: {message}"),
-                },
-                other => other,
-            }
-        };
-        if let Some(locale) = &emulation.locale {
-            page.cdp("Emulation.setLocaleOverride", json!({ "locale": locale }), deadline)
-                .await
-                .map_err(refused("locale"))?;
-        }
-        if let Some(zone) = &emulation.timezone_id {
-            let params = json!({ "timezoneId": zone });
-            page.cdp("Emulation.setTimezoneOverride", params, deadline).await.map_err(refused("timezoneId"))?;
-        }
-        if let Some(at) = &emulation.geolocation {
+        if options.emulation.geolocation.is_some() {
             let grant = json!({ "permissions": ["geolocation"], "browserContextId": self.context_id });
             chromium.call("Browser.grantPermissions", grant, deadline).await?;
-            let position =
-                json!({ "latitude": at.latitude, "longitude": at.longitude, "accuracy": at.accuracy.unwrap_or(10.0) });
-            page.cdp("Emulation.setGeolocationOverride", position, deadline).await.map_err(refused("geolocation"))?;
         }
-        if let Some(scheme) = emulation.color_scheme {
-            page.emulate_media(Media { color_scheme: Some(scheme), ..Media::default() }, deadline).await?;
-        }
-        if emulation.java_script_enabled == Some(false) {
-            page.cdp("Emulation.setScriptExecutionDisabled", json!({ "value": true }), deadline).await?;
-        }
-        if !emulation.extra_http_headers.is_empty() {
-            let headers: serde_json::Map<String, serde_json::Value> =
-                emulation.extra_http_headers.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-            page.cdp("Network.setExtraHTTPHeaders", json!({ "headers": headers }), deadline)
-                .await
-                .map_err(refused("extraHTTPHeaders"))?;
-        }
-        Ok(())
+        *self.options.lock().unwrap_or_else(|p| p.into_inner()) =
+            SessionOptions { storage_state: None, ..options.clone() };
+        apply_to_tab(&page, options, deadline).await
     }
+}
 
+/// What every tab of a session is set up with: user agent, evidence screenshots, locale, time
+/// zone, position, colour scheme, scripts and extra headers, each refused by Chromium reported as
+/// the param that carried it. (The viewport of the first tab is set by the caller; the context's
+/// own settings — storage state, permissions — are applied once.)
+pub(super) async fn apply_to_tab(page: &Page, options: &SessionOptions, deadline: Instant) -> Result<(), BrowserError> {
+    if let Some(user_agent) = &options.user_agent {
+        page.cdp("Emulation.setUserAgentOverride", json!({ "userAgent": user_agent }), deadline).await?;
+    }
+    page.set_evidence_shots(options.evidence_screenshots);
+    apply_emulation(page, &options.emulation, deadline).await
+}
+
+async fn apply_emulation(page: &Page, emulation: &Emulation, deadline: Instant) -> Result<(), BrowserError> {
+    let refused = |param: &'static str| {
+        move |err: BrowserError| match err {
+            BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
+                param: param.into(),
+                message: format!("Chromium refused {param}: {message}"),
+            },
+            other => other,
+        }
+    };
+    if let Some(locale) = &emulation.locale {
+        page.cdp("Emulation.setLocaleOverride", json!({ "locale": locale }), deadline)
+            .await
+            .map_err(refused("locale"))?;
+    }
+    if let Some(zone) = &emulation.timezone_id {
+        let params = json!({ "timezoneId": zone });
+        page.cdp("Emulation.setTimezoneOverride", params, deadline).await.map_err(refused("timezoneId"))?;
+    }
+    if let Some(at) = &emulation.geolocation {
+        let position =
+            json!({ "latitude": at.latitude, "longitude": at.longitude, "accuracy": at.accuracy.unwrap_or(10.0) });
+        page.cdp("Emulation.setGeolocationOverride", position, deadline).await.map_err(refused("geolocation"))?;
+    }
+    if let Some(scheme) = emulation.color_scheme {
+        page.emulate_media(Media { color_scheme: Some(scheme), ..Media::default() }, deadline).await?;
+    }
+    if emulation.java_script_enabled == Some(false) {
+        page.cdp("Emulation.setScriptExecutionDisabled", json!({ "value": true }), deadline).await?;
+    }
+    if !emulation.extra_http_headers.is_empty() {
+        let headers: serde_json::Map<String, serde_json::Value> =
+            emulation.extra_http_headers.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        page.cdp("Network.setExtraHTTPHeaders", json!({ "headers": headers }), deadline)
+            .await
+            .map_err(refused("extraHTTPHeaders"))?;
+    }
+    if let Some(credentials) = &emulation.http_credentials {
+        page.set_http_credentials(credentials.clone()).await.map_err(refused("httpCredentials"))?;
+    }
+    Ok(())
+}
+
+impl Session {
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -233,11 +255,45 @@ impl Session {
         self.capacity.take()
     }
 
-    /// Runs `op` on the page once it is this call's turn (calls on one session run in order).
-    /// If the session starts closing meanwhile, the call ends at once with `session_closed`.
-    pub async fn run<T, E, F, Fut>(&self, deadline: Instant, op: F) -> Result<T, E>
+    /// Runs `op` on a tab (`tab`, or the active one) once it is this call's turn (calls on one
+    /// session run in order), after adopting the popups opened since the last call. If the session
+    /// starts closing meanwhile, the call ends at once with `session_closed`.
+    pub async fn run<T, E, F, Fut>(
+        &self,
+        chromium: &Chromium,
+        tab: Option<&str>,
+        deadline: Instant,
+        op: F,
+    ) -> Result<T, E>
     where
         F: FnOnce(Page) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: From<BrowserError>,
+    {
+        self.in_turn(deadline, async {
+            self.sync_tabs(chromium, deadline).await;
+            let page = self.tab(tab)?;
+            op(page).await
+        })
+        .await
+    }
+
+    /// Runs `op` on the session itself (its tabs) once it is this call's turn, after adopting the
+    /// popups opened since the last call.
+    pub async fn run_on_session<T, E, Fut>(&self, chromium: &Chromium, deadline: Instant, op: Fut) -> Result<T, E>
+    where
+        Fut: Future<Output = Result<T, E>>,
+        E: From<BrowserError>,
+    {
+        self.in_turn(deadline, async {
+            self.sync_tabs(chromium, deadline).await;
+            op.await
+        })
+        .await
+    }
+
+    async fn in_turn<T, E, Fut>(&self, deadline: Instant, op: Fut) -> Result<T, E>
+    where
         Fut: Future<Output = Result<T, E>>,
         E: From<BrowserError>,
     {
@@ -251,7 +307,7 @@ impl Session {
         let result = tokio::select! {
             biased;
             _ = self.closing.cancelled() => Err(self.closed_error().into()),
-            result = op(self.page.clone()) => result,
+            result = op => result,
         };
         self.touch();
         drop(turn);
@@ -286,7 +342,9 @@ impl Session {
 
     /// Disposes the context: its page and renderer go with it, and the pump's streams end.
     pub(super) async fn dispose(&self, chromium: &Chromium) -> Result<(), BrowserError> {
-        self.page.detach();
+        for page in self.all_tabs() {
+            page.detach();
+        }
         dispose_context(chromium, &self.context_id).await
     }
 }

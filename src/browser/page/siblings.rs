@@ -1,0 +1,30 @@
+//! What the tabs of one session share, handed to every page the session opens or adopts: its
+//! egress proxy's failure log (one proxy per browser context), the directory Chromium saves the
+//! context's downloads into (download behaviour is set per context, not per page), and the popups
+//! waiting to be adopted as tabs. Knows no page.
+
+use std::sync::Arc;
+
+use super::popup_log::PopupLog;
+use super::upload_dir::UploadDir;
+use crate::browser::error::BrowserError;
+use crate::egress::failures::FailureLog;
+
+#[derive(Clone)]
+pub struct Siblings {
+    pub egress: Arc<FailureLog>,
+    pub downloads_dir: Arc<UploadDir>,
+    pub popups: PopupLog,
+}
+
+impl Siblings {
+    /// A new session's: `egress` is what its proxy failed to deliver.
+    pub fn new(egress: Arc<FailureLog>) -> Result<Self, BrowserError> {
+        Ok(Self { egress, downloads_dir: Arc::new(UploadDir::create("download")?), popups: PopupLog::default() })
+    }
+
+    /// Takes the popups filed since the last call, as target ids.
+    pub fn take_popups(&self) -> Vec<String> {
+        self.popups.take()
+    }
+}
