@@ -61,6 +61,11 @@ pub const VARS: &[EnvVar] = &[
     },
     EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
     EnvVar {
+        name: "DOWNLOAD_MAX_BYTES",
+        default: "104857600",
+        meaning: "a download a page starts is cancelled once it grows past this many bytes",
+    },
+    EnvVar {
         name: "MAX_CALL_MS",
         default: "120000",
         meaning: "upper bound on any single call, whatever timeout it asks for",
@@ -138,6 +143,8 @@ pub struct Config {
     /// When set, `/metrics` requires it.
     pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
+    /// A page's download is cancelled past this size.
+    pub download_max_bytes: u64,
     pub max_call: Duration,
     /// `None` means "look on PATH when launching" (resolved by [`Config::chrome_executable`]).
     pub chrome_path: Option<PathBuf>,
@@ -187,6 +194,7 @@ impl Config {
             queue_max: parse_num(&get, "QUEUE_MAX", 32, 0, 100_000)? as usize,
             metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
+            download_max_bytes: parse_num(&get, "DOWNLOAD_MAX_BYTES", 104_857_600, 1024, u64::MAX / 2)?,
             max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
             chrome_path: match get("CHROME_PATH") {
                 Some(v) if v.trim() != "auto" => Some(PathBuf::from(v.trim())),
@@ -306,6 +314,7 @@ mod tests {
                 "QUEUE_TIMEOUT_MS" => c.queue_timeout.as_millis().to_string(),
                 "QUEUE_MAX" => c.queue_max.to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
+                "DOWNLOAD_MAX_BYTES" => c.download_max_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,
             };

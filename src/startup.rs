@@ -52,6 +52,7 @@ impl Application {
             queue_timeout: config.queue_timeout,
             queue_max: config.queue_max,
             ttl: config.session_ttl,
+            download_max_bytes: config.download_max_bytes,
         };
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
         let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone()));

@@ -134,7 +134,7 @@ async fn http_credentials_sign_in_to_a_basic_auth_site_and_wrong_ones_get_the_40
 
     let wrong = svc.session_with(json!({ "httpCredentials": { "username": "admin", "password": "guess" } })).await;
     let landed = svc.ok("page.goto", json!({ "session_id": wrong, "url": admin, "waitUntil": "load" })).await;
-    assert_eq!(landed["status"], 401, "{landed}");
+    assert_eq!(landed["title"], "401 Unauthorized", "the page gets the server's 401: {landed}");
     let notes = auth_notes(&wrong).await;
     assert!(notes.iter().any(|n| n.ends_with("cancelled: the server refused the httpCredentials")), "{notes:?}");
 

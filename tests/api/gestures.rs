@@ -164,6 +164,25 @@ async fn an_uploaded_file_reaches_the_server_through_the_page() {
 }
 
 #[tokio::test]
+async fn upload_waits_for_a_file_input_the_page_renders_later() {
+    use base64::Engine;
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/upload/"), "waitUntil": "load" })).await;
+    let files =
+        json!([{ "name": "contract.pdf", "base64": base64::engine::general_purpose::STANDARD.encode("%PDF-1.4") }]);
+    // #contract appears 700 ms after load, when the page's plan check is done.
+    svc.ok("page.upload", json!({ "session_id": sid, "selector": "#contract", "files": files })).await;
+    let note = json!({ "session_id": sid, "selector": "#contract-note", "text": "Contract contract.pdf attached" });
+    svc.ok("assert.text", note).await;
+    let err = svc
+        .err("page.upload", json!({ "session_id": sid, "selector": "#never", "files": files, "timeout": 400 }))
+        .await;
+    assert_eq!(err.kind(), "element_not_found", "{err:?}");
+    assert!(err.message.contains("waited"), "{err:?}");
+}
+
+#[tokio::test]
 async fn an_armed_file_chooser_gets_the_files_a_styled_button_asks_for() {
     use base64::Engine;
     let svc = shared();
@@ -215,4 +234,30 @@ async fn a_download_is_saved_listed_with_its_size_and_readable() {
         "Team",
         "the page stayed"
     );
+}
+
+#[tokio::test]
+async fn a_download_larger_than_the_cap_is_cancelled_and_says_why() {
+    let svc = crate::helpers::Instance::start(&[("DOWNLOAD_MAX_BYTES", "1048576")]);
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#export-all" })).await;
+    let listed = crate::helpers::eventually(std::time::Duration::from_secs(20), "the download to end", || async {
+        let list = svc.ok("downloads.list", json!({ "session_id": sid })).await;
+        (list["downloads"][0]["state"] != "inProgress").then_some(list)
+    })
+    .await;
+    let download = &listed["downloads"][0];
+    assert_eq!((download["name"].as_str(), download["state"].as_str()), (Some("archive.zip"), Some("canceled")));
+    let bytes = download["bytes"].as_u64().unwrap();
+    assert!(bytes > 1_048_576 && bytes < 3 * 1_048_576, "stopped past the cap, before the end: {listed}");
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    let said = logs["console"].as_array().unwrap().iter().filter_map(|e| e["text"].as_str()).any(|t| {
+        t.starts_with("download archive.zip cancelled at")
+            && t.ends_with("larger than DOWNLOAD_MAX_BYTES (1048576 bytes)")
+    });
+    assert!(said, "{logs}");
+    let err = svc.err("downloads.read", json!({ "session_id": sid, "name": "archive.zip" })).await;
+    assert_eq!(err.kind(), "not_actionable", "a cancelled download cannot be read: {err:?}");
+    assert!(err.message.contains("larger than DOWNLOAD_MAX_BYTES"), "{err:?}");
 }

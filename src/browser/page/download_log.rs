@@ -17,6 +17,8 @@ pub struct Download {
     pub bytes: u64,
     /// inProgress, completed or canceled.
     pub state: String,
+    /// Cancelled by us for growing past DOWNLOAD_MAX_BYTES.
+    pub over_cap: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -32,7 +34,7 @@ impl DownloadLog {
         if list.len() == MAX_DOWNLOADS {
             list.remove(0);
         }
-        list.push(Download { guid, name, url, bytes: 0, state: "inProgress".into() });
+        list.push(Download { guid, name, url, bytes: 0, state: "inProgress".into(), over_cap: false });
     }
 
     /// Records progress; returns the download when this event ended it.
@@ -43,6 +45,18 @@ impl DownloadLog {
         let ended = download.state == "inProgress" && state != "inProgress";
         download.state = state.to_owned();
         ended.then(|| download.clone())
+    }
+
+    /// Marks a download as over the size cap; true the first time (when it is to be cancelled).
+    pub fn mark_over_cap(&self, guid: &str) -> bool {
+        let mut list = self.list_mut();
+        match list.iter_mut().find(|d| d.guid == guid) {
+            Some(download) if !download.over_cap => {
+                download.over_cap = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     pub fn list(&self) -> Vec<Download> {

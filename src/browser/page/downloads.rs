@@ -54,10 +54,12 @@ impl Page {
             });
         };
         if download.state != "completed" {
-            return Err(BrowserError::NotActionable {
-                selector: name.to_owned(),
-                reason: format!("is {} (wait for it: downloads.list shows when it is completed)", download.state),
-            });
+            let reason = match (download.state.as_str(), download.over_cap) {
+                ("canceled", true) => "was cancelled: it grew larger than DOWNLOAD_MAX_BYTES".to_owned(),
+                ("canceled", false) => "was cancelled before it finished".to_owned(),
+                (state, _) => format!("is {state} (wait for it: downloads.list shows when it is completed)"),
+            };
+            return Err(BrowserError::NotActionable { selector: name.to_owned(), reason });
         }
         if download.bytes as usize > cap {
             return Err(BrowserError::InvalidParam {

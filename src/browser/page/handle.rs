@@ -119,8 +119,11 @@ impl Page {
             }
         };
         let (barrier, barriers) = mpsc::unbounded_channel();
-        let tracker =
-            tracker.with_page(page.clone()).with_egress(siblings.egress.clone()).with_popups(siblings.popups.clone());
+        let tracker = tracker
+            .with_page(page.clone())
+            .with_egress(siblings.egress.clone())
+            .with_popups(siblings.popups.clone())
+            .with_download_cap(siblings.download_cap, siblings.context_id.clone());
         let pump = tokio::spawn(tracker.run(events, barriers));
         Ok(Self {
             inner: Arc::new(Inner {

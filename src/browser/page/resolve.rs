@@ -104,6 +104,26 @@ impl Page {
         found
     }
 
+    /// Like `element_backend_id`, but waits (until `deadline`) for an element that is not there
+    /// yet — one a page renders after a fetch. Attached is enough: it need not be visible.
+    pub(super) async fn wait_attached(&self, target: &Target, deadline: Instant) -> Result<i64, BrowserError> {
+        /// How long to wait between looks for an element that is not there.
+        const LOOK_AGAIN: std::time::Duration = std::time::Duration::from_millis(100);
+        let started = Instant::now();
+        loop {
+            match self.element_backend_id(target, deadline).await {
+                Err(BrowserError::ElementNotFound(_)) if Instant::now() + LOOK_AGAIN < deadline => {
+                    tokio::time::sleep(LOOK_AGAIN).await;
+                }
+                Err(BrowserError::ElementNotFound(what)) => {
+                    let waited = started.elapsed().as_millis();
+                    return Err(BrowserError::ElementNotFound(format!("{what} (waited {waited} ms)")));
+                }
+                other => return other,
+            }
+        }
+    }
+
     async fn release_handles(&self, deadline: Instant) {
         let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": HANDLE_GROUP }), deadline).await;
     }

@@ -1,7 +1,7 @@
 //! What the tabs of one session share, handed to every page the session opens or adopts: its
 //! egress proxy's failure log (one proxy per browser context), the directory Chromium saves the
-//! context's downloads into (download behaviour is set per context, not per page), and the popups
-//! waiting to be adopted as tabs. Knows no page.
+//! context's downloads into (download behaviour is set per context, not per page) and the size a
+//! download may reach, and the popups waiting to be adopted as tabs. Knows no page.
 
 use std::sync::Arc;
 
@@ -14,13 +14,23 @@ use crate::egress::failures::FailureLog;
 pub struct Siblings {
     pub egress: Arc<FailureLog>,
     pub downloads_dir: Arc<UploadDir>,
+    /// DOWNLOAD_MAX_BYTES: a download is cancelled past this size.
+    pub download_cap: u64,
+    /// The browser context, which Chromium names when cancelling a download.
+    pub context_id: String,
     pub popups: PopupLog,
 }
 
 impl Siblings {
     /// A new session's: `egress` is what its proxy failed to deliver.
-    pub fn new(egress: Arc<FailureLog>) -> Result<Self, BrowserError> {
-        Ok(Self { egress, downloads_dir: Arc::new(UploadDir::create("download")?), popups: PopupLog::default() })
+    pub fn new(egress: Arc<FailureLog>, context_id: &str, download_cap: u64) -> Result<Self, BrowserError> {
+        Ok(Self {
+            egress,
+            downloads_dir: Arc::new(UploadDir::create("download")?),
+            download_cap,
+            context_id: context_id.to_owned(),
+            popups: PopupLog::default(),
+        })
     }
 
     /// Takes the popups filed since the last call, as target ids.

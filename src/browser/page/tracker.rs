@@ -159,6 +159,9 @@ pub struct PageTracker {
     downloads: DownloadLog,
     /// The session's popups waiting to be adopted as tabs.
     popups: PopupLog,
+    /// DOWNLOAD_MAX_BYTES, and the browser context Chromium cancels an oversized download in.
+    download_cap: u64,
+    context_id: String,
     /// Popups announced without a URL, waiting for their `Page.windowOpen` (tab ids) …
     unnamed_popups: VecDeque<String>,
     /// … and windows opened whose popup was not announced yet (URLs).
@@ -204,6 +207,8 @@ impl PageTracker {
             chooser: chooser.clone(),
             downloads: downloads.clone(),
             popups: PopupLog::default(),
+            download_cap: u64::MAX,
+            context_id: String::new(),
             unnamed_popups: VecDeque::new(),
             window_opens: VecDeque::new(),
         };
@@ -225,6 +230,13 @@ impl PageTracker {
     /// Lets the tracker report requests the egress proxy did not deliver as the failures they are.
     pub fn with_egress(mut self, egress: Arc<FailureLog>) -> Self {
         self.egress = egress;
+        self
+    }
+
+    /// Cancels the page's downloads once they grow past `cap` bytes.
+    pub fn with_download_cap(mut self, cap: u64, context_id: String) -> Self {
+        self.download_cap = cap;
+        self.context_id = context_id;
         self
     }
 
@@ -411,9 +423,18 @@ impl PageTracker {
                 self.downloads.begun(guid, name, url);
             }
             PageEvent::DownloadProgress { guid, received, state } => {
+                if state == "inProgress" && received > self.download_cap && self.downloads.mark_over_cap(&guid) {
+                    self.cancel_download(guid.clone());
+                }
                 if let Some(done) = self.downloads.progress(&guid, received, &state) {
-                    let how =
-                        if done.state == "completed" { format!("finished: {} bytes", done.bytes) } else { done.state };
+                    let how = match done.state.as_str() {
+                        "completed" => format!("finished: {} bytes", done.bytes),
+                        "canceled" if done.over_cap => format!(
+                            "cancelled at {} bytes: larger than DOWNLOAD_MAX_BYTES ({} bytes)",
+                            done.bytes, self.download_cap
+                        ),
+                        _ => done.state,
+                    };
                     self.note(Origin::Download, format!("download {} {how}", done.name));
                 }
             }
@@ -537,6 +558,18 @@ impl PageTracker {
             let deadline = Instant::now() + std::time::Duration::from_secs(5);
             if let Err(err) = cdp::call(&page, method, params, deadline).await {
                 tracing::warn!(%err, method, "a routed request could not be answered");
+            }
+        });
+    }
+
+    /// Asks Chromium to stop a download that grew past the cap (it then reports it `canceled`).
+    fn cancel_download(&self, guid: String) {
+        let Some(page) = self.page.clone() else { return };
+        let params = json!({ "guid": guid, "browserContextId": self.context_id });
+        tokio::spawn(async move {
+            let deadline = Instant::now() + std::time::Duration::from_secs(5);
+            if let Err(err) = cdp::call(&page, "Browser.cancelDownload", params, deadline).await {
+                tracing::warn!(%err, "an oversized download could not be cancelled");
             }
         });
     }

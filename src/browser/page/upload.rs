@@ -29,7 +29,7 @@ impl Page {
     /// Sets `files` on the file input `target` (an empty list clears it).
     pub async fn upload(&self, target: &Target, files: &[UploadFile], deadline: Instant) -> Result<(), BrowserError> {
         // A file input is often hidden behind a styled button: it needs to be attached, not visible.
-        let node = self.element_backend_id(target, deadline).await?;
+        let node = self.wait_attached(target, deadline).await?;
         let kind = self.cdp("DOM.describeNode", json!({ "backendNodeId": node }), deadline).await?;
         let attributes: Vec<String> = kind["node"]["attributes"]
             .as_array()

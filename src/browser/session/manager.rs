@@ -69,6 +69,8 @@ pub struct SessionLimits {
     pub queue_max: usize,
     /// SESSION_TTL_MS: idle time after which a session is closed.
     pub ttl: Duration,
+    /// DOWNLOAD_MAX_BYTES: a download is cancelled past this size.
+    pub download_max_bytes: u64,
 }
 
 /// What `/readyz` reports.
@@ -92,7 +94,7 @@ impl SessionManager {
     ) -> Self {
         Self {
             trimmer,
-            opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions)),
+            opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions, limits.download_max_bytes)),
             lost: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
             pool: Arc::new(WarmPool::new(

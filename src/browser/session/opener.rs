@@ -21,11 +21,14 @@ pub struct Opener {
     policy: Arc<EgressPolicy>,
     /// MAX_SESSIONS: a permit lives inside each session, warm or open.
     capacity: Arc<Semaphore>,
+    /// DOWNLOAD_MAX_BYTES, for every session's pages.
+    download_cap: u64,
 }
 
 impl Opener {
-    pub fn new(chromium: Chromium, policy: Arc<EgressPolicy>, max_sessions: usize) -> Self {
-        Self { chromium: RwLock::new(Arc::new(chromium)), policy, capacity: Arc::new(Semaphore::new(max_sessions)) }
+    pub fn new(chromium: Chromium, policy: Arc<EgressPolicy>, max_sessions: usize, download_cap: u64) -> Self {
+        let capacity = Arc::new(Semaphore::new(max_sessions));
+        Self { chromium: RwLock::new(Arc::new(chromium)), policy, capacity, download_cap }
     }
 
     /// The current Chromium.
@@ -48,7 +51,7 @@ impl Opener {
 
     /// A blank session (context, page, event pump, egress proxy) as the warm pool keeps them.
     pub async fn open_blank(&self, permit: OwnedSemaphorePermit, deadline: Instant) -> Result<Session, BrowserError> {
-        Session::open_blank(&self.chromium(), &self.policy, None, permit, deadline).await
+        Session::open_blank(&self.chromium(), &self.policy, None, self.download_cap, permit, deadline).await
     }
 
     /// A new session with `options` applied.
@@ -60,7 +63,7 @@ impl Opener {
     ) -> Result<Session, BrowserError> {
         let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
         let chromium = self.chromium();
-        Session::open_blank(&chromium, &self.policy, upstream, permit, deadline)
+        Session::open_blank(&chromium, &self.policy, upstream, self.download_cap, permit, deadline)
             .await?
             .prepare(&chromium, options, deadline)
             .await

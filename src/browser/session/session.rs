@@ -87,6 +87,7 @@ impl Session {
         chromium: &Chromium,
         policy: &Arc<EgressPolicy>,
         upstream: Option<Upstream>,
+        download_cap: u64,
         capacity: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
@@ -110,7 +111,7 @@ impl Session {
             })?
             .to_owned();
         let opened = async {
-            let siblings = Siblings::new(egress.log().clone())?;
+            let siblings = Siblings::new(egress.log().clone(), &context_id, download_cap)?;
             let page = Page::open(chromium, &context_id, &siblings, deadline).await?;
             page.set_viewport(Viewport::default(), deadline).await?;
             // Downloads are saved into the session's own directory and reported to the tab that
