@@ -103,6 +103,17 @@ async fn dragging_a_member_onto_owners_makes_them_an_owner() {
 }
 
 #[tokio::test]
+async fn a_native_html_drag_and_drop_carries_its_data_to_the_drop_zone() {
+    let svc = shared();
+    let sid = on_team().await;
+    svc.ok("page.drag", json!({ "session_id": sid, "selector": "#rota li:nth-child(2)", "to": "#oncall" })).await;
+    assert_eq!(text(&sid, "#oncall").await, "Margaret Hamilton is on call");
+    // The page still takes clicks afterwards: the drag ended.
+    svc.ok("page.check", json!({ "session_id": sid, "selector": "#notify" })).await;
+    assert_eq!(text(&sid, "#notify-note").await, "Notifications on");
+}
+
+#[tokio::test]
 async fn the_wheel_scrolls_the_page_and_an_element_can_be_scrolled_into_view() {
     let svc = shared();
     let sid = on_team().await;

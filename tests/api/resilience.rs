@@ -134,12 +134,15 @@ async fn chromium_dies_with_the_service_even_when_the_service_is_killed() {
     unsafe {
         libc::kill(svc.pid as i32, libc::SIGKILL);
     }
-    eventually(Duration::from_secs(10), "the killed service's Chromium to exit", || async {
-        let state = std::fs::read_to_string(format!("/proc/{chromium}/stat")).unwrap_or_default();
-        // Gone, or a zombie waiting for init to reap it.
-        (state.is_empty() || state.split_whitespace().nth(2) == Some("Z")).then_some(())
-    })
-    .await;
+    // Gone, or a zombie waiting to be reaped: the service and then its Chromium. (A killed
+    // process takes a moment to exit; until it has, it still owns its profile directory.)
+    for (pid, what) in [(svc.pid, "the killed service to exit"), (chromium, "the killed service's Chromium to exit")] {
+        eventually(Duration::from_secs(10), what, || async {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            (state.is_empty() || state.split_whitespace().nth(2) == Some("Z")).then_some(())
+        })
+        .await;
+    }
     assert!(std::path::Path::new(&profile).exists(), "nothing cleaned up after the kill");
     let _next = Instance::start(&[]);
     assert!(!std::path::Path::new(&profile).exists(), "the next start removed the dead service's profile directory");

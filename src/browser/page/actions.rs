@@ -122,7 +122,11 @@ impl Page {
     }
 
     /// The centre of a node's first content quad, in the page's viewport coordinates.
-    async fn node_center(&self, backend_node_id: i64, deadline: Instant) -> Result<(f64, f64), BrowserError> {
+    pub(super) async fn node_center(
+        &self,
+        backend_node_id: i64,
+        deadline: Instant,
+    ) -> Result<(f64, f64), BrowserError> {
         let quads = self.cdp("DOM.getContentQuads", json!({ "backendNodeId": backend_node_id }), deadline).await?;
         let quad: Vec<f64> = quads
             .pointer("/quads/0")

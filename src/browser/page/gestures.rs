@@ -9,11 +9,16 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use chromiumoxide::cdp::browser_protocol::input::EventDragIntercepted;
+use chromiumoxide::listeners::EventStream;
+use futures_util::{FutureExt, StreamExt};
+
 use super::action::Action;
 use super::actions::Ready;
 use super::handle::Page;
 use super::keys;
 use super::target::Target;
+use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
 /// Pointer moves between a drag's press and its release: enough for drag libraries that wait for
@@ -37,12 +42,39 @@ impl Page {
     }
 
     /// Presses on `from`, moves to `to` in steps and releases there.
+    ///
+    /// Chromium is asked to hand over any native drag the press and moves start (a `draggable`
+    /// element, a link, an image): if one starts, it is finished with drag events at the drop
+    /// target (`dragenter`, `dragover`, `drop`, then `dragend` on the source), as a user's drag
+    /// would be; otherwise the mouse events alone are the drag (pages that track the pointer).
     pub async fn drag(&self, from: &Target, to: &Target, deadline: Instant) -> Result<(), BrowserError> {
+        // The drop target is brought into view before the press (the actionability probe scrolls
+        // its element to the middle; once the button is down nothing may scroll).
+        self.wait_ready(to, Action::Hover, "page.drag", deadline).await?;
         let start = self.wait_ready(from, Action::Hover, "page.drag", deadline).await?;
+        let mut intercepted = self
+            .cdp_page()
+            .event_listener::<EventDragIntercepted>()
+            .await
+            .map_err(|e| cdp::map_cdp_error("Input.dragIntercepted", e))?;
+        self.cdp("Input.setInterceptDrags", json!({ "enabled": true }), deadline).await?;
+        let dragged = self.drag_between(&start, to, &mut intercepted, deadline).await;
+        self.cdp_unchecked("Input.setInterceptDrags", json!({ "enabled": false }), deadline).await;
+        dragged
+    }
+
+    async fn drag_between(
+        &self,
+        start: &Ready,
+        to: &Target,
+        intercepted: &mut EventStream<EventDragIntercepted>,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
         self.mouse("mouseMoved", start.x, start.y, 0, deadline).await?;
         self.mouse("mousePressed", start.x, start.y, 1, deadline).await?;
-        // The drop target is measured once the drag has begun: pages often show drop zones then.
-        let end = match self.wait_ready(to, Action::Hover, "page.drag", deadline).await {
+        // The drop target is measured once the drag has begun (pages often show drop zones then),
+        // where it is now: without scrolling, which would move the source from under the pointer.
+        let end = match self.drop_point(to, deadline).await {
             Ok(end) => end,
             Err(err) => {
                 self.mouse("mouseReleased", start.x, start.y, 0, deadline).await?;
@@ -51,10 +83,21 @@ impl Page {
         };
         for step in 1..=DRAG_STEPS {
             let f = f64::from(step) / f64::from(DRAG_STEPS);
-            let (x, y) = (start.x + (end.x - start.x) * f, start.y + (end.y - start.y) * f);
+            let (x, y) = (start.x + (end.0 - start.x) * f, start.y + (end.1 - start.y) * f);
             self.mouse("mouseMoved", x, y, 1, deadline).await?;
         }
-        self.mouse("mouseReleased", end.x, end.y, 0, deadline).await
+        // A native drag, if one started, has been announced by now (see `settle_events`).
+        self.settle_events(deadline).await;
+        let Some(Some(drag)) = intercepted.next().now_or_never() else {
+            return self.mouse("mouseReleased", end.0, end.1, 0, deadline).await;
+        };
+        let data = serde_json::to_value(&drag.data)
+            .map_err(|e| BrowserError::Unavailable(format!("the drag's data could not be read: {e}")))?;
+        for kind in ["dragEnter", "dragOver", "drop"] {
+            let event = json!({ "type": kind, "x": end.0, "y": end.1, "data": data });
+            self.cdp("Input.dispatchDragEvent", event, deadline).await?;
+        }
+        Ok(())
     }
 
     /// Gives the element keyboard focus (`focus`, `focusin`).
@@ -120,6 +163,12 @@ impl Page {
             event["clickCount"] = json!(1);
         }
         self.cdp("Input.dispatchMouseEvent", event, deadline).await.map(|_| ())
+    }
+
+    /// The centre of `to` in the viewport as it is, waiting for it to be attached.
+    async fn drop_point(&self, to: &Target, deadline: Instant) -> Result<(f64, f64), BrowserError> {
+        let node = self.wait_attached(to, deadline).await?;
+        self.node_center(node, deadline).await
     }
 
     async fn viewport_middle(&self, deadline: Instant) -> Result<(f64, f64), BrowserError> {
