@@ -61,6 +61,16 @@ pub const VARS: &[EnvVar] = &[
     },
     EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
     EnvVar {
+        name: "MCP_ALLOWED_HOSTS",
+        default: "localhost,127.0.0.1,::1",
+        meaning: "Host headers /mcp accepts (comma-separated host or host:port), against DNS rebinding",
+    },
+    EnvVar {
+        name: "MCP_ALLOWED_ORIGINS",
+        default: "(none)",
+        meaning: "browser Origins /mcp accepts (comma-separated scheme://host:port); a request with any other Origin is refused",
+    },
+    EnvVar {
         name: "DOWNLOAD_MAX_BYTES",
         default: "104857600",
         meaning: "a download a page starts is cancelled once it grows past this many bytes",
@@ -143,6 +153,9 @@ pub struct Config {
     /// When set, `/metrics` requires it.
     pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
+    /// MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS: what /mcp's transport accepts.
+    pub mcp_allowed_hosts: Vec<String>,
+    pub mcp_allowed_origins: Vec<String>,
     /// A page's download is cancelled past this size.
     pub download_max_bytes: u64,
     pub max_call: Duration,
@@ -194,6 +207,8 @@ impl Config {
             queue_max: parse_num(&get, "QUEUE_MAX", 32, 0, 100_000)? as usize,
             metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
+            mcp_allowed_hosts: list(get("MCP_ALLOWED_HOSTS").as_deref().unwrap_or("localhost,127.0.0.1,::1")),
+            mcp_allowed_origins: list(get("MCP_ALLOWED_ORIGINS").as_deref().unwrap_or("")),
             download_max_bytes: parse_num(&get, "DOWNLOAD_MAX_BYTES", 104_857_600, 1024, u64::MAX / 2)?,
             max_call: Duration::from_millis(parse_num(&get, "MAX_CALL_MS", 120_000, 100, 3_600_000)?),
             chrome_path: match get("CHROME_PATH") {
@@ -278,6 +293,11 @@ pub fn help_text() -> String {
 
 fn short_default(var: &EnvVar) -> &'static str {
     if var.name == "ALLOW_HOST_REGEX" { "localhost" } else { var.default }
+}
+
+/// A comma-separated list, trimmed, without empty items.
+fn list(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
 }
 
 #[cfg(test)]

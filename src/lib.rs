@@ -7,6 +7,7 @@
 //! - `startup`: [`startup::Application`]: build, serve, shut down in order
 //! - `http`: the router and the layers in front of `/rpc` (key, rate limit, body cap)
 //! - `rpc`: the method list (names, params, results, handlers), errors, OpenRPC
+//! - `mcp`: the same methods as MCP tools on `/mcp`
 //! - `browser`: Chromium, sessions and everything a session does with its page
 //! - `egress`: the policy every request the browser makes must pass, and the proxy enforcing it
 //! - `metrics`: Prometheus collectors behind `/metrics`
@@ -17,6 +18,7 @@ pub mod browser;
 pub mod config;
 pub mod egress;
 pub mod http;
+pub mod mcp;
 pub mod memory;
 pub mod metrics;
 pub mod rpc;

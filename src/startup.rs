@@ -14,6 +14,7 @@ use crate::browser::{Chromium, Launch, SessionLimits, SessionManager, supervisor
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
+use crate::mcp::{self, McpSettings};
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 use crate::rpc::{self, RpcContext};
@@ -36,6 +37,8 @@ pub struct Application {
     stop_tasks: CancellationToken,
     tasks: Vec<JoinHandle<()>>,
     rpc_server: jsonrpsee::server::ServerHandle,
+    /// Cancelled when shutdown begins: /mcp's open streams end.
+    mcp_stop: CancellationToken,
 }
 
 impl Application {
@@ -71,11 +74,24 @@ impl Application {
             openrpc,
             methods: Default::default(),
         });
+        let mcp_stop = CancellationToken::new();
+        let mcp = mcp::service(
+            ctx.clone(),
+            &methods,
+            McpSettings {
+                allowed_hosts: config.mcp_allowed_hosts.clone(),
+                allowed_origins: config.mcp_allowed_origins.clone(),
+                max_body_bytes: config.max_body_bytes,
+                idle: config.session_ttl,
+                stop: mcp_stop.clone(),
+            },
+        );
         let module = rpc::build_module(ctx, methods);
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
         let rate_limit = rate_limit::config(config.rate_limit_max);
         let router = http::router(HttpParts {
             rpc: RpcService::new(module, names, metrics.clone(), stop_handle, config.max_body_bytes),
+            mcp,
             api_key: Arc::new(config.api_key.clone()),
             max_body_bytes: config.max_body_bytes,
             rate_limit: rate_limit.clone(),
@@ -90,7 +106,7 @@ impl Application {
         tasks.push(tokio::spawn(supervisor::run(sessions.clone(), launch, stop_tasks.clone())));
         tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
         tasks.push(tokio::spawn(trimmer.run(stop_tasks.clone())));
-        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server })
+        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -99,7 +115,7 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then shuts everything down in order.
     pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server } = self;
+        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop } = self;
         tracing::info!(addr = %listener.local_addr()?, "listening");
         let draining = CancellationToken::new();
         let draining_started = draining.clone();
@@ -107,6 +123,8 @@ impl Application {
         let graceful = async move {
             shutdown.await;
             tracing::info!("shutting down");
+            // Ends /mcp's open streams so the graceful drain can finish.
+            mcp_stop.cancel();
             // Closes open WebSocket connections so the graceful drain can finish.
             let _ = rpc_server_for_signal.stop();
             draining_started.cancel();

@@ -1,6 +1,6 @@
 //! The HTTP side: the router and the layers in front of `/rpc`.
 //!
-//! `/rpc` sits behind, outermost first: rate limit (429), API key (401), body cap (413).
+//! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body cap (413).
 //! `/healthz`, `/readyz` and `/metrics` (see `probes`) need no API key. Every response carries an `x-request-id` (taken from
 //! the request or generated) and `cache-control: no-store`; everything logged while a request is
 //! handled carries that id (the `request` span).
@@ -26,11 +26,13 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::browser::SessionManager;
 use crate::config::ApiKey;
+use crate::mcp::McpService;
 use crate::metrics::Metrics;
 use rpc_service::RpcService;
 
 pub struct HttpParts {
     pub rpc: RpcService,
+    pub mcp: McpService,
     pub api_key: Arc<ApiKey>,
     pub max_body_bytes: usize,
     pub rate_limit: Arc<rate_limit::Config>,
@@ -43,6 +45,16 @@ pub fn router(parts: HttpParts) -> Router {
     let auth = auth::AuthState { key: parts.api_key, metrics: parts.metrics.clone() };
     let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
     let rpc = parts.rpc;
+    // /mcp: the same key, rate limit and body cap as /rpc (its transport streams, so its body is
+    // not buffered first; rmcp enforces the cap while reading).
+    let mcp_routes = Router::new().nest_service("/mcp", parts.mcp).layer(
+        ServiceBuilder::new()
+            .layer(from_fn(session_deleted_is_204))
+            .layer(rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()))
+            .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
+            .layer(from_fn_with_state(body.clone(), body_limit::json_413))
+            .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
+    );
     let rpc_routes =
         Router::new().route_service("/rpc", tower::service_fn(move |request| rpc.clone().handle(request))).layer(
             ServiceBuilder::new()
@@ -61,6 +73,7 @@ pub fn router(parts: HttpParts) -> Router {
         .route("/metrics", get(probes::metrics))
         .with_state(probes)
         .merge(rpc_routes)
+        .merge(mcp_routes)
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -71,6 +84,20 @@ pub fn router(parts: HttpParts) -> Router {
 }
 
 /// Runs the rest of the request inside a `request` span carrying its x-request-id.
+/// rmcp answers a client's DELETE of its MCP session with 202; clients (the Python SDK) take only
+/// 200 or 204 for "terminated" and warn otherwise. The session is gone either way: say 204.
+async fn session_deleted_is_204(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let deleting = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    if deleting && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+    }
+    response
+}
+
 async fn request_span(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     use tracing::Instrument;
     let id = request.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();

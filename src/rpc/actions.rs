@@ -266,11 +266,14 @@ impl Params for FillFormParams {}
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.click", "Click an element once it is visible, enabled, stable and not covered.", click)
-            .example(r#"{"selector":"role=button[name=\"New Project\"]"}"#),
+            .example(r#"{"selector":"role=button[name=\"New Project\"]"}"#)
+            .tool("click"),
         action("page.fill", "Replace an input's value, typing like a user.", fill)
-            .example(r##"{"selector":"#project-name","value":"Zephyr"}"##),
+            .example(r##"{"selector":"#project-name","value":"Zephyr"}"##)
+            .tool("fill"),
         action("page.press", "Press a key or combination (Enter, Control+A) on an element.", press)
-            .example(r##"{"selector":"#project-name","key":"Enter"}"##),
+            .example(r##"{"selector":"#project-name","key":"Enter"}"##)
+            .tool("press"),
         page_method(
             "page.fillForm",
             "Fill text fields, selects, checkboxes and radios in one call, optionally submit; returns the effects.",

@@ -96,7 +96,8 @@ impl Params for AssertCountParams {}
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("assert.text", "Wait until the page or an element shows a text.", TIMEOUT_MS, text)
-            .example(r##"{"selector":"#members","text":"Grace Hopper"}"##),
+            .example(r##"{"selector":"#members","text":"Grace Hopper"}"##)
+            .tool("assert_text"),
         page_method("assert.visible", "Wait until an element is visible.", TIMEOUT_MS, visible)
             .example(r#"{"selector":"role=menu"}"#),
         page_method("assert.hidden", "Wait until no matching element is visible.", TIMEOUT_MS, hidden)

@@ -138,7 +138,8 @@ pub struct FileParam {
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.hover", "Move the pointer over an element (menus and tooltips open).", hover)
-            .example(r#"{"selector":"role=button[name=\"Account\"]"}"#),
+            .example(r#"{"selector":"role=button[name=\"Account\"]"}"#)
+            .tool("hover"),
         action("page.dblclick", "Double-click an element.", dblclick).example(r#"{"selector":"text=Ada Lovelace"}"#),
         action("page.drag", "Drag an element onto another with the mouse.", drag)
             .example(r##"{"selector":"#card-1","to":"#column-done"}"##),
@@ -151,9 +152,11 @@ pub fn methods() -> Vec<MethodSpec> {
             ACTION_TIMEOUT_MS,
             type_text,
         )
-        .example(r##"{"selector":"#search","text":"ada","delayMs":20}"##),
+        .example(r##"{"selector":"#search","text":"ada","delayMs":20}"##)
+        .tool("type"),
         action("page.select", "Choose options of a select by value or label.", select)
-            .example(r##"{"selector":"#role","values":"Editor"}"##),
+            .example(r##"{"selector":"#role","values":"Editor"}"##)
+            .tool("select"),
         action("page.check", "Check a checkbox or radio.", check).example(r##"{"selector":"#notify"}"##),
         action("page.uncheck", "Uncheck a checkbox.", uncheck).example(r##"{"selector":"#notify"}"##),
         action("page.upload", "Set files on a file input.", upload)

@@ -118,7 +118,8 @@ pub fn methods() -> Vec<MethodSpec> {
         page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
             .example(r#"{"url":"/order/app.js","line":24,"context":5}"#),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
-            .example(r#"{"fullPage":true}"#),
+            .example(r#"{"fullPage":true}"#)
+            .tool("screenshot"),
         page_method(
             "find.byRole",
             "Find an element by accessible role and name; returns a selector for it.",
@@ -131,7 +132,8 @@ pub fn methods() -> Vec<MethodSpec> {
             "Check the page's accessibility with axe-core; returns the violations.",
             60_000,
             axe_run,
-        ),
+        )
+        .tool("axe"),
     ]
 }
 

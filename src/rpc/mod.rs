@@ -2,8 +2,9 @@
 //!
 //! Each namespace file (`session`, `page`, `actions` …) lists its methods as [`MethodSpec`]s built
 //! by the registry (`registry`) from params blocks, a result type and an async handler. That one
-//! list registers the jsonrpsee methods *and* generates the OpenRPC document (`openrpc`) and the
-//! README's method reference (`reference`), so neither can drift from the code. The wrapper
+//! list registers the jsonrpsee methods *and* generates the OpenRPC document (`openrpc`), the
+//! README's method reference (`reference`) and the MCP tools (`crate::mcp`, from the methods that
+//! name a tool), so none can drift from the code. The wrapper
 //! around every handler checks params (`params`), bounds the call by MAX_CALL_MS, records metrics
 //! and writes one log line per call.
 

@@ -177,18 +177,22 @@ pub struct EvaluateResult {
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("page.goto", "Navigate to a URL and wait until it has loaded.", NAV_TIMEOUT_MS, goto)
-            .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#),
+            .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#)
+            .tool("navigate"),
         page_method("page.waitFor", "Wait for a load state or for the network to be idle.", TIMEOUT_MS, wait_for)
-            .example(r#"{"state":"idleFor","ms":1000}"#),
+            .example(r#"{"state":"idleFor","ms":1000}"#)
+            .tool("wait_for"),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
             .example(r#"{"waitUntil":"load"}"#),
         page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back),
         page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward),
         page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)
-            .example(r##"{"selector":"#project-list","maxChars":2000}"##),
+            .example(r##"{"selector":"#project-list","maxChars":2000}"##)
+            .tool("text"),
         page_method("page.content", "The page's current HTML, after JavaScript.", TIMEOUT_MS, content),
         page_method("page.evaluate", "Run JavaScript in the page and return its JSON result.", TIMEOUT_MS, evaluate)
-            .example(r#"{"expression":"(sel) => document.querySelector(sel).textContent","arg":"h1"}"#),
+            .example(r#"{"expression":"(sel) => document.querySelector(sel).textContent","arg":"h1"}"#)
+            .tool("evaluate"),
     ]
 }
 

@@ -154,6 +154,8 @@ pub struct MethodSpec {
     pub default_timeout_ms: Option<u64>,
     /// Example params (without `session_id`), shown in the README's curl example.
     pub example: &'static str,
+    /// The MCP tool this method is offered as on /mcp (see `crate::mcp`), if it is one.
+    pub tool: Option<&'static str>,
     pub blocks: Vec<Block>,
     pub result_schema: fn(&mut SchemaGenerator) -> Schema,
     pub(super) handler: Handler,
@@ -163,6 +165,13 @@ impl MethodSpec {
     /// Sets the params the README's curl example sends (a JSON object, without `session_id`).
     pub fn example(mut self, params: &'static str) -> Self {
         self.example = params;
+        self
+    }
+
+    /// Offers the method as MCP tool `name` on /mcp: its description and input schema are the
+    /// method's own (without `session_id`, which the MCP session supplies).
+    pub fn tool(mut self, name: &'static str) -> Self {
+        self.tool = Some(name);
         self
     }
 
@@ -191,6 +200,7 @@ where
         summary,
         default_timeout_ms: None,
         example: "{}",
+        tool: None,
         blocks: P::blocks(),
         result_schema: |g| g.subschema_for::<R>(),
         handler: Arc::new(move |ctx, raw| {
@@ -226,6 +236,7 @@ where
         summary,
         default_timeout_ms: Some(default_timeout_ms),
         example: "{}",
+        tool: None,
         blocks,
         result_schema: |g| g.subschema_for::<R>(),
         handler: Arc::new(move |ctx, raw| {
@@ -278,6 +289,7 @@ where
         summary,
         default_timeout_ms: Some(default_timeout_ms),
         example: "{}",
+        tool: None,
         blocks,
         result_schema: |g| g.subschema_for::<R>(),
         handler: Arc::new(move |ctx, raw| {

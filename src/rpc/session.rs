@@ -179,7 +179,7 @@ pub fn methods() -> Vec<MethodSpec> {
             create,
         )
         .example(r#"{"url":"http://127.0.0.1:3338/projects","viewport":{"width":1024,"height":768}}"#),
-        method("session.close", "Close a session and free everything it held.", close),
+        method("session.close", "Close a session and free everything it held.", close).tool("close"),
         method("session.run", "Run page methods in order on one session, in one call.", run).example(
             r##"{"steps":[{"method":"page.goto","params":{"url":"http://127.0.0.1:3338/login"}},{"method":"page.fill","params":{"selector":"#username","value":"ada"}},{"method":"page.click","params":{"selector":"role=button[name=\"Login\"]"}},{"method":"page.text","params":{"selector":"#login-result"}}]}"##,
         ),

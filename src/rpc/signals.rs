@@ -99,14 +99,16 @@ pub fn methods() -> Vec<MethodSpec> {
             PULL_TIMEOUT_MS,
             logs_pull,
         )
-        .example(r#"{"level":"warning"}"#),
+        .example(r#"{"level":"warning"}"#)
+        .tool("console"),
         page_method(
             "network.pull",
             "Drain the finished requests (by default only failed ones) since the last pull; list those in flight.",
             PULL_TIMEOUT_MS,
             network_pull,
         )
-        .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#),
+        .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#)
+        .tool("network"),
         page_method("network.body", "The whole captured response body of one request.", PULL_TIMEOUT_MS, network_body)
             .example(r#"{"requestId":"1234.56"}"#),
         page_method("network.har", "The session's requests as a HAR 1.2 log.", PULL_TIMEOUT_MS, network_har)

@@ -93,7 +93,8 @@ pub fn methods() -> Vec<MethodSpec> {
             30_000,
             snapshot,
         )
-        .example(r#"{"interactiveOnly":true}"#),
+        .example(r#"{"interactiveOnly":true}"#)
+        .tool("snapshot"),
     ]
 }
 

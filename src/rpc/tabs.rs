@@ -74,7 +74,8 @@ pub fn methods() -> Vec<MethodSpec> {
             "The session's tabs (popups included) with URL, title and which one is active.",
             TIMEOUT_MS,
             list,
-        ),
+        )
+        .tool("tabs"),
         session_method(
             "tabs.open",
             "Open a new tab (optionally loading a URL) and make it active.",

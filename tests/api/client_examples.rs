@@ -54,3 +54,45 @@ async fn rust_example_walks_through_the_readme_scenario() {
     let svc = shared();
     rust_client::run(&svc.rpc_url(), API_KEY, fixtures()).await.unwrap_or_else(|failure| panic!("{failure}"));
 }
+
+/// The shell block between `<!-- walkthrough: begin -->` and `<!-- walkthrough: end -->` in the
+/// README, without its fence.
+fn readme_walkthrough() -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("<!-- walkthrough: begin -->").expect("the README marks its walkthrough");
+    let end = readme.find("<!-- walkthrough: end -->").expect("the walkthrough's end marker");
+    let block = &readme[start..end];
+    let code = block.split("```sh\n").nth(1).expect("a sh block").split("```").next().unwrap();
+    code.to_owned()
+}
+
+#[test]
+fn the_readme_walkthrough_finds_both_bugs_of_the_invoice_page_as_it_says() {
+    let svc = shared();
+    let output = std::process::Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &readme_walkthrough()])
+        .env("TB", svc.rpc_url())
+        .env("KEY", API_KEY)
+        .env("APP", fixtures())
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "the walkthrough failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 6, "one answer per call: {stdout}");
+    assert!(!stdout.contains("\"error\""), "no call failed: {stdout}");
+    for (line, says) in [
+        (0, r#""status":200"#),
+        (0, r#""pageErrors":1"#),
+        (1, "reading 'toFixed'"),
+        (1, "view.js\",\"line\":12"),
+        (2, r#"\"amount_cents\":12900"#),
+        (3, r#""status":422"#),
+        (3, "card_declined"),
+        (3, "view.js:16:19"),
+        (4, "Paid, thank you!"),
+        (5, r#""ok":true"#),
+    ] {
+        assert!(lines[line].contains(says), "answer {} should say {says}: {}", line + 1, lines[line]);
+    }
+}

@@ -220,7 +220,8 @@ async fn a_download_is_saved_listed_with_its_size_and_readable() {
     let csv = "name,role\nAda Lovelace,admin\nGrace Hopper,editor\n";
     let listed = crate::helpers::eventually(std::time::Duration::from_secs(20), "the download to complete", || async {
         let list = svc.ok("downloads.list", json!({ "session_id": sid })).await;
-        (list["downloads"][0]["state"] == "completed").then_some(list)
+        // The MIME type comes from the response's own event, which may trail the download's end.
+        (list["downloads"][0]["state"] == "completed" && list["downloads"][0]["mime"] != "").then_some(list)
     })
     .await;
     let download = &listed["downloads"][0];

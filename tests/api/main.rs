@@ -17,6 +17,7 @@ mod evidence;
 mod gestures;
 mod http_layers;
 mod inspect;
+mod mcp;
 mod navigation;
 mod pool;
 mod reading;
