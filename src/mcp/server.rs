@@ -3,8 +3,9 @@
 //! this MCP session owns. That session is opened by the first tool call and closed by the `close`
 //! tool or when the MCP session ends (the client deletes it, or it idles past SESSION_TTL_MS).
 //!
-//! Results are the methods' own compact results: an action's `effects` (requests, console
-//! errors, dialogs …), `text` and `snapshot` as plain text, a screenshot as image content. A
+//! Results are the methods' own compact results — an action's `effects` (requests, console
+//! errors, dialogs …) with the page's URL and title after it, `text` and `snapshot` as plain
+//! text, a screenshot as image content. A
 //! failed call is a tool error carrying the JSON-RPC error (`kind`, `remediation`, evidence).
 
 use std::borrow::Cow;
@@ -75,7 +76,13 @@ impl BrowserTools {
         let mut params = Value::Object(arguments);
         params["session_id"] = json!(id);
         match self.ctx.invoke(method, &params).await {
-            Ok(result) => Ok(render(method, result)),
+            Ok(mut result) => {
+                if result.get("effects").is_some() {
+                    // After an action, where the page is now: the agent's next decision needs it.
+                    result["page"] = self.where_now(&id).await;
+                }
+                Ok(render(method, result))
+            }
             Err(err) => {
                 if matches!(err.kind(), ErrorKind::SessionNotFound | ErrorKind::SessionClosed) {
                     // Expired or lost: the next call opens a new browser session.
@@ -84,6 +91,15 @@ impl BrowserTools {
                 Err(err)
             }
         }
+    }
+}
+
+impl BrowserTools {
+    /// The active tab's URL and title (null if the page does not answer in time).
+    async fn where_now(&self, id: &str) -> Value {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+        let landed = self.ctx.sessions.run(id, None, deadline, |page| async move { page.landed(deadline).await }).await;
+        landed.map(|l| json!({ "url": l.url, "title": l.title })).unwrap_or(Value::Null)
     }
 }
 

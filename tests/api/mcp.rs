@@ -34,7 +34,7 @@ async fn the_official_python_sdk_debugs_the_broken_invoice_through_mcp() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the MCP client failed:\n{stdout}\n{stderr}\nservice log:\n{}", svc.logs());
-    assert!(stdout.trim_end().ends_with("ok 16 steps"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok 17 steps"), "{stdout}");
 }
 
 #[tokio::test]

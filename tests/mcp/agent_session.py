@@ -70,6 +70,7 @@ async def broken_invoice():
             request = clicked["effects"]["requests"][0]
             check(request["status"] == 422 and "card_declined" in request["responseBody"],
                   "the click's effects carry the declined payment", clicked)
+            check(clicked["page"]["title"] == "Invoice · Acme", "an action says where the page is now", clicked)
 
             console = json.loads(text_of(await session.call_tool("console", {})))
             errors = [e["message"] for e in console["pageErrors"]]
