@@ -64,8 +64,8 @@ impl Params for NetworkPullParams {}
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct NetworkPullResult {
     pub requests: Vec<NetworkEntry>,
-    /// Requests still in flight, oldest first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Requests still in flight, oldest first (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,

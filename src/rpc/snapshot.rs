@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{BrowserError, Page, Snapshot, SnapshotOptions, Target};
+use crate::browser::{BrowserError, Page, SignalCounts, Snapshot, SnapshotOptions, Target};
 
 const DEFAULT_MAX_CHARS: u64 = 20_000;
 const MIN_MAX_CHARS: u64 = 200;
@@ -64,11 +64,14 @@ pub struct SnapshotResult {
     /// previous snapshot to compare with (the whole snapshot is returned then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unchanged: Option<usize>,
+    /// Error entries waiting in logs.pull / network.pull: what the page shows may be explained
+    /// there.
+    pub signals: SignalCounts,
 }
 
-impl From<Snapshot> for SnapshotResult {
-    fn from(s: Snapshot) -> Self {
-        Self { snapshot: s.snapshot, refs: s.refs, truncated: s.truncated, unchanged: s.diff }
+impl SnapshotResult {
+    fn new(s: Snapshot, signals: SignalCounts) -> Self {
+        Self { snapshot: s.snapshot, refs: s.refs, truncated: s.truncated, unchanged: s.diff, signals }
     }
 }
 
@@ -119,7 +122,8 @@ async fn snapshot(
         depth: p.depth.map(|d| d as usize),
         since_last: p.since == Some(Since::Last),
     };
-    Ok(page.snapshot(&options, call.deadline).await?.into())
+    let taken = page.snapshot(&options, call.deadline).await?;
+    Ok(SnapshotResult::new(taken, page.signal_counts()))
 }
 
 /// Takes the snapshot an action returns with `snapshot`: the page's or `element`'s, whole or

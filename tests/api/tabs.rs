@@ -53,6 +53,8 @@ async fn a_target_blank_link_opens_a_tab_that_can_be_focused_and_closed() {
     let sid = on_invoices().await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#terms" })).await;
     let terms = popup_tab(&clicked, "/invoices/terms.html");
+    // The new tab may still be loading: wait for it like a test runner would.
+    svc.ok("assert.title", json!({ "session_id": sid, "tab_id": terms, "title": "Payment terms · Acme" })).await;
 
     let focused = svc.ok("tabs.focus", json!({ "session_id": sid, "tab_id": terms })).await;
     assert_eq!(focused["title"], "Payment terms · Acme", "{focused}");
@@ -107,4 +109,29 @@ async fn tabs_open_loads_a_url_in_a_new_active_tab_with_the_sessions_setup_and_r
     assert_eq!(refused.kind(), "url_not_allowed");
     let listed = svc.ok("tabs.list", json!({ "session_id": sid })).await;
     assert_eq!(listed["tabs"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_popups_first_load_errors_are_in_its_logs_with_its_api_calls_named() {
+    let svc = shared();
+    let sid = on_invoices().await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "button.open" })).await;
+    let popup = popup_tab(&clicked, "/invoices/view.html?id=17");
+    // The invoice window's own script fails on the API's answer as it loads.
+    svc.ok("assert.text", json!({ "session_id": sid, "tab_id": popup, "text": "Borealis GmbH" })).await;
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid, "tab_id": popup })).await;
+    let errors: Vec<&str> =
+        logs["pageErrors"].as_array().unwrap().iter().filter_map(|e| e["message"].as_str()).collect();
+    assert!(errors.iter().any(|e| e.contains("reading 'toFixed'")), "{logs}");
+    // If the window loaded before the session took it on, a note says so and names its API calls.
+    let notes: Vec<&str> = logs["console"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "popup")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    for note in notes {
+        assert!(note.contains("/api/invoices/17 → 200") && note.contains("page.reload"), "{note}");
+    }
 }

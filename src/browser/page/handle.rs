@@ -90,7 +90,7 @@ impl Page {
     }
 
     /// Takes on a page Chromium opened by itself (a popup `target_id`), with its event pump. What
-    /// the popup did before this — its first load, often — is not in its signals.
+    /// the popup did before this — its first load, often — is recovered by `first_load`.
     pub(in crate::browser) async fn adopt(
         chromium: &Chromium,
         target_id: &str,

@@ -32,6 +32,7 @@ mod evaluate;
 mod events;
 mod evidence;
 mod find;
+mod first_load;
 mod forms;
 mod gestures;
 mod handle;

@@ -588,7 +588,10 @@ impl PageTracker {
     }
 
     fn note_popup(&self, tab: &str, url: &str) {
-        self.note(Origin::Popup, format!("popup opened as tab {tab}: {url}"));
+        self.note(
+            Origin::Popup,
+            format!("popup opened as tab {tab}: {url} (its errors and requests are its own: pass tab_id)"),
+        );
     }
 
     /// Gives an opened file chooser the armed files (or nothing), and files it in the logs.
@@ -919,8 +922,10 @@ mod tests {
         assert_eq!(
             popup_notes(&w),
             vec![
-                "popup opened as tab aaaabbbb: http://x/a".to_owned(),
-                "popup opened as tab ddddeeee: http://x/b".to_owned()
+                "popup opened as tab aaaabbbb: http://x/a (its errors and requests are its own: pass tab_id)"
+                    .to_owned(),
+                "popup opened as tab ddddeeee: http://x/b (its errors and requests are its own: pass tab_id)"
+                    .to_owned()
             ]
         );
         assert_eq!(popups.take(), vec!["AAAABBBBCCCC".to_owned(), "DDDDEEEEFFFF".to_owned()]);

@@ -4,7 +4,8 @@
 //!
 //! A new tab is set up like the session's first (user agent, locale, time zone, colour scheme …)
 //! and starts with copies of the routes and init scripts of the tab that opened it. A popup's
-//! first document may have loaded before it was adopted: what it did then is not in its signals.
+//! first document may have loaded before it was adopted: its console messages and errors are
+//! recovered, its requests listed in a note (see `page::first_load`).
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -109,6 +110,9 @@ impl Session {
             let page = Page::adopt(chromium, target, &self.siblings, deadline).await?;
             let opener = page.opener_tab_id().and_then(|id| self.tab(Some(&id)).ok()).unwrap_or(self.active_tab());
             self.set_up(&page, &opener, deadline).await?;
+            if let Err(err) = page.recover_first_load(deadline).await {
+                tracing::debug!(error = %err, "a popup's first load could not be recovered");
+            }
             self.lock_tabs().list.push(page);
         }
         Ok(())
