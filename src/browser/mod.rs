@@ -18,11 +18,11 @@ pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
     Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, Expect, FieldValue, FormFacts, Found,
-    HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY,
-    Mark, Media, MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page,
-    PageError, PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, Route, RouteAction, ScrollPosition,
-    ShotOptions, SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat, UploadFile, UrlPattern,
-    Validity, Viewport, WaitUntil, WebStorage,
+    HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener, LiveEvent, LiveKind, Logs,
+    MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull,
+    NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, Route,
+    RouteAction, ScrollPosition, ShotOptions, SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat,
+    UploadFile, UrlPattern, Validity, Viewport, WaitUntil, WebStorage,
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,

@@ -73,13 +73,14 @@ impl BrowserTools {
                 id
             }
         };
+        let tab = arguments.get("tab_id").and_then(Value::as_str).map(str::to_owned);
         let mut params = Value::Object(arguments);
         params["session_id"] = json!(id);
         match self.ctx.invoke(method, &params).await {
             Ok(mut result) => {
                 if result.get("effects").is_some() {
                     // After an action, where the page is now: the agent's next decision needs it.
-                    result["page"] = self.where_now(&id).await;
+                    result["page"] = self.where_now(&id, tab.as_deref()).await;
                 }
                 Ok(render(method, result))
             }
@@ -95,10 +96,10 @@ impl BrowserTools {
 }
 
 impl BrowserTools {
-    /// The active tab's URL and title (null if the page does not answer in time).
-    async fn where_now(&self, id: &str) -> Value {
+    /// The URL and title of the tab the action was on (null if it does not answer in time).
+    async fn where_now(&self, id: &str, tab: Option<&str>) -> Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
-        let landed = self.ctx.sessions.run(id, None, deadline, |page| async move { page.landed(deadline).await }).await;
+        let landed = self.ctx.sessions.run(id, tab, deadline, |page| async move { page.landed(deadline).await }).await;
         landed.map(|l| json!({ "url": l.url, "title": l.title })).unwrap_or(Value::Null)
     }
 }

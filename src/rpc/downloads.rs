@@ -25,6 +25,8 @@ impl Params for DownloadsListParams {}
 pub struct DownloadEntry {
     pub name: String,
     pub bytes: u64,
+    /// The response's content type; when Chromium took the download over before reporting the
+    /// response, the type the file name implies.
     pub mime: String,
     pub url: String,
     pub state: String,

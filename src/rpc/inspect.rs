@@ -114,9 +114,11 @@ pub fn methods() -> Vec<MethodSpec> {
             30_000,
             inspect,
         )
-        .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#),
+        .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#)
+        .tool("inspect"),
         page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
-            .example(r#"{"url":"/order/app.js","line":24,"context":5}"#),
+            .example(r#"{"url":"/order/app.js","line":24,"context":5}"#)
+            .tool("source"),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
             .example(r#"{"fullPage":true}"#)
             .tool("screenshot"),

@@ -16,6 +16,7 @@ mod document;
 mod downloads;
 mod emulation;
 pub mod error;
+mod events;
 mod file_chooser;
 mod gestures;
 mod inspect;
@@ -171,6 +172,7 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
     }
     let _ = ctx.methods.set(registry.clone());
     let mut module = RpcModule::from_arc(ctx);
+    events::register(&mut module);
     for (name, registered) in registry {
         module
             .register_async_method(name, move |params, ctx, extensions| {

@@ -183,7 +183,8 @@ pub fn methods() -> Vec<MethodSpec> {
             .example(r#"{"state":"idleFor","ms":1000}"#)
             .tool("wait_for"),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
-            .example(r#"{"waitUntil":"load"}"#),
+            .example(r#"{"waitUntil":"load"}"#)
+            .tool("reload"),
         page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back),
         page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward),
         page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)

@@ -129,7 +129,7 @@ impl Params for SessionScope {
     const ROLE: BlockRole = BlockRole::Shared;
 }
 
-/// For methods that take no params.
+// For methods that take no params (no doc comment: a params struct's doc describes its method).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoParams {}
 

@@ -13,6 +13,7 @@ mod document;
 mod egress;
 mod emulation;
 mod errors;
+mod events;
 mod evidence;
 mod gestures;
 mod http_layers;

@@ -20,7 +20,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 BASE, KEY, FIXTURES = sys.argv[1], sys.argv[2], sys.argv[3]
 AGENT_TOOLS = {
     "navigate", "snapshot", "click", "fill", "press", "type", "select", "hover", "text", "evaluate",
-    "screenshot", "console", "network", "wait_for", "assert_text", "tabs", "axe", "close",
+    "screenshot", "console", "network", "wait_for", "assert_text", "tabs", "axe", "close", "reload", "source",
+    "inspect",
 }
 steps = 0
 

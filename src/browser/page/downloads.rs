@@ -15,7 +15,8 @@ pub struct DownloadView {
     pub name: String,
     pub url: String,
     pub bytes: u64,
-    /// The response's content type, when its request was seen.
+    /// The response's content type, or failing that the one the file name implies ("" when neither
+    /// says).
     pub mime: String,
     pub state: String,
 }
@@ -30,13 +31,11 @@ impl Page {
             .list()
             .into_iter()
             .map(|d: Download| {
-                let mime = signals
-                    .network
-                    .iter()
-                    .rev()
-                    .find(|e| e.url == d.url)
-                    .map(|e| e.mime_type.clone())
-                    .unwrap_or_default();
+                // The response's own type; failing that (Chromium took the download over before its
+                // answer was reported), the one its file name implies.
+                let mime = signals.mime_of(&d.url).unwrap_or_else(|| {
+                    mime_guess::from_path(&d.name).first().map(|m| m.essence_str().to_owned()).unwrap_or_default()
+                });
                 DownloadView { name: d.name, url: d.url, bytes: d.bytes, mime, state: d.state }
             })
             .collect()

@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::events::PageEvent;
+use super::live_feed::LiveEvent;
 use super::popup_log;
 use super::refs::RefTable;
 use super::siblings::Siblings;
@@ -143,6 +144,11 @@ impl Page {
                 pump,
             }),
         })
+    }
+
+    /// A new subscription to what the page does from now on (see `live_feed`).
+    pub fn live_events(&self) -> tokio::sync::broadcast::Receiver<LiveEvent> {
+        self.inner.watch.signals().live.subscribe()
     }
 
     /// The tab id this page goes by in `tabs.list` and `tab_id` params.

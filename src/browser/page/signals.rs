@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::bodies::{BodyStore, cut, is_text};
 use super::events::{CodeLocation, ErrorOrigin};
+use super::live_feed::{LiveEvent, LiveFeed, LiveKind};
 use super::redact::Redactor;
 
 /// Entries each buffer keeps before dropping the oldest.
@@ -269,6 +270,8 @@ pub struct Signals {
     seq: u64,
     pub bodies: BodyStore,
     pub redactor: Redactor,
+    /// Everything filed here, published as it happens (`events.subscribe`).
+    pub live: LiveFeed,
 }
 
 impl Signals {
@@ -285,9 +288,19 @@ impl Signals {
     /// Files a console message; returns its sequence number.
     pub fn console(&mut self, mut entry: ConsoleEntry) -> u64 {
         entry.seq = self.next_seq();
-        if Level::of(&entry.method) == Level::Error {
+        let error = Level::of(&entry.method) == Level::Error;
+        if error {
             self.counts.console_errors += 1;
         }
+        let kind = match entry.kind {
+            Origin::Dialog => LiveKind::Dialog,
+            Origin::Download => LiveKind::Download,
+            Origin::Popup => LiveKind::Popup,
+            _ => LiveKind::Console,
+        };
+        let mut event = LiveEvent::new(kind, error, self.redactor.text(&entry.text));
+        event.location = entry.location.clone();
+        self.live.publish(event);
         let seq = entry.seq;
         self.console.push("console", entry);
         seq
@@ -297,6 +310,9 @@ impl Signals {
     pub fn page_error(&mut self, mut error: PageError) -> u64 {
         error.seq = self.next_seq();
         self.counts.page_errors += 1;
+        let mut event = LiveEvent::new(LiveKind::PageError, true, self.redactor.text(&error.message));
+        event.location = error.location.clone();
+        self.live.publish(event);
         let seq = error.seq;
         self.page_errors.push("page_errors", error);
         seq
@@ -335,10 +351,32 @@ impl Signals {
         }
     }
 
+    /// The content type the newest response for `url` declared, finished or still open (a download's
+    /// request is often never finished in the Network domain: Chromium hands it to the download).
+    pub fn mime_of(&self, url: &str) -> Option<String> {
+        let finished = self.network.iter().rev().find(|e| e.url == url && !e.mime_type.is_empty());
+        finished.map(|e| e.mime_type.clone()).or_else(|| {
+            let open = self.pending.values().filter(|p| p.url == url && !p.mime_type.is_empty());
+            open.max_by_key(|p| p.seq).map(|p| p.mime_type.clone())
+        })
+    }
+
     pub fn response(&mut self, id: &str, status: u16, mime_type: String) {
         if let Some(pending) = self.pending.get_mut(id) {
             pending.status = Some(status);
             pending.mime_type = mime_type;
+            if !pending.browser_own {
+                // Published on its answer, not its end: what the page does with the answer (a
+                // console error in `.then`) comes after it, and so it arrives after it.
+                let (method, url) = (pending.method.clone(), pending.url.clone());
+                self.publish_request(&method, &url, Some(status), None);
+            }
+        } else if let Some(entry) =
+            self.network.iter_mut().filter(|e| e.request_id == id && e.mime_type.is_empty()).last()
+        {
+            // A response can trail its request's end: a download is aborted in the page as soon as
+            // Chromium takes it over, and its response event may come after that.
+            entry.mime_type = mime_type;
         }
     }
 
@@ -381,7 +419,25 @@ impl Signals {
         if entry.is_error() {
             self.counts.failed_requests += 1;
         }
+        // One with an answer was published when the answer came; failures are news either way.
+        if !entry.browser_own && (entry.status.is_none() || entry.failure.is_some()) {
+            self.publish_request(&entry.method, &entry.url, entry.status, entry.failure.as_deref());
+        }
         self.network.push("network", entry);
+    }
+
+    fn publish_request(&self, method: &str, url: &str, status: Option<u16>, failure: Option<&str>) {
+        let outcome = match (failure, status) {
+            (Some(failure), _) => failure.to_owned(),
+            (None, Some(status)) => status.to_string(),
+            (None, None) => "no answer".into(),
+        };
+        let error = failure.is_some() || status.is_some_and(|s| s >= 400);
+        let url = self.redactor.text(url);
+        let mut event = LiveEvent::new(LiveKind::Network, error, format!("{method} {url} → {outcome}"));
+        event.url = Some(url);
+        event.status = status;
+        self.live.publish(event);
     }
 
     /// Stores a captured body (or gives up on it).

@@ -20,6 +20,7 @@ use super::chooser_hook::ChooserHook;
 use super::dialog_hook::{self, DialogHook};
 use super::download_log::DownloadLog;
 use super::events::{CodeLocation, PageEvent};
+use super::live_feed::{LiveEvent, LiveKind};
 use super::popup_log::{PopupLog, tab_id};
 use super::reorder::{Ending, Ordered, Reorder};
 use super::route_table::{AuthAnswer, Decision, RouteTable};
@@ -358,6 +359,11 @@ impl PageTracker {
                 });
             }
             PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
+                let signals = self.signals();
+                let mut event = LiveEvent::new(LiveKind::Navigation, false, signals.redactor.text(&url));
+                event.url = Some(event.text.clone());
+                signals.live.publish(event);
+                drop(signals);
                 self.nav.send_modify(|nav| nav.url = url);
             }
             PageEvent::Console { kind, text, location } => {
@@ -402,7 +408,11 @@ impl PageTracker {
                     self.nav.send_modify(|nav| nav.navigation_requests += 1);
                 }
             }
-            PageEvent::Crashed => self.nav.send_modify(|nav| nav.crashed = true),
+            PageEvent::Crashed => {
+                self.nav.send_modify(|nav| nav.crashed = true);
+                let crashed = LiveEvent::new(LiveKind::Crash, true, "the page's renderer process crashed".into());
+                self.signals().live.publish(crashed);
+            }
             PageEvent::RequestPaused { request_id, url } if !self.routes.is_empty() => {
                 self.answer_paused(request_id, &url)
             }

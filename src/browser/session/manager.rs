@@ -38,6 +38,9 @@ enum Slot {
     Warm(Box<Session>),
 }
 
+/// How many closed sessions' reasons are remembered (oldest forgotten first).
+const CLOSED_REMEMBERED: usize = 1_000;
+
 /// How many lost session ids are remembered (oldest forgotten first).
 const LOST_REMEMBERED: usize = 10_000;
 
@@ -46,6 +49,8 @@ pub struct SessionManager {
     opener: Arc<Opener>,
     /// Sessions whose Chromium died, so calls on them get `browser_unavailable`.
     lost: Mutex<VecDeque<String>>,
+    /// Sessions closed lately and why, for the last word of their event subscriptions.
+    closed: Mutex<VecDeque<(String, CloseReason)>>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     pool: Arc<WarmPool>,
     limits: SessionLimits,
@@ -96,6 +101,7 @@ impl SessionManager {
             trimmer,
             opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions, limits.download_max_bytes)),
             lost: Mutex::new(VecDeque::new()),
+            closed: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
             pool: Arc::new(WarmPool::new(
                 limits.warm_sessions,
@@ -295,10 +301,33 @@ impl SessionManager {
         session.run_on_session(&chromium, deadline, op(session.clone(), chromium.clone())).await
     }
 
+    /// Why session `id` ended, if it did lately (or was lost with a Chromium that died).
+    /// Whether the session `id` is open.
+    pub fn is_open(&self, id: &str) -> bool {
+        self.map().contains_key(id)
+    }
+
+    pub fn close_reason(&self, id: &str) -> Option<CloseReason> {
+        let closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, reason)) = closed.iter().rev().find(|(closed, _)| closed == id) {
+            return Some(*reason);
+        }
+        drop(closed);
+        let lost = self.lost.lock().unwrap_or_else(|p| p.into_inner());
+        lost.iter().any(|lost| lost == id).then_some(CloseReason::BrowserLost)
+    }
+
     /// Closes a session: a call in flight on it ends with `session_closed`, then its context is
     /// disposed.
     pub async fn close(&self, id: &str, reason: CloseReason) -> Result<(), BrowserError> {
         let session = self.map().remove(id).ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))?;
+        {
+            let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
+            if closed.len() == CLOSED_REMEMBERED {
+                closed.pop_front();
+            }
+            closed.push_back((id.to_owned(), reason));
+        }
         self.metrics.sessions_open.set(self.open_count() as i64);
         self.metrics.sessions_closed.with_label_values(&[reason.as_str()]).inc();
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");

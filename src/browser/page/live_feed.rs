@@ -1,0 +1,96 @@
+//! The live feed: each signal a page files — console message, page error, finished request,
+//! dialog, download, popup — and its navigations and crash, published as it happens to whoever
+//! subscribed (`events.subscribe`). A broadcast channel: publishing never waits, so a subscriber
+//! that reads slowly never holds up the page or anyone else; one that falls more than
+//! [`FEED_CAPACITY`] events behind loses the oldest and is told how many. The feed ends (its
+//! subscribers see it closed) when the page goes. Knows neither the pump nor the subscribers.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use super::events::CodeLocation;
+
+/// Events a subscriber may fall behind by before it loses the oldest.
+pub const FEED_CAPACITY: usize = 256;
+
+/// What kind of thing happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LiveKind {
+    Console,
+    #[serde(rename = "pageerror")]
+    PageError,
+    Network,
+    Dialog,
+    Navigation,
+    Download,
+    Popup,
+    Crash,
+}
+
+/// One thing that happened on a page, as a subscriber gets it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveEvent {
+    pub kind: LiveKind,
+    /// When it was seen: milliseconds since the Unix epoch.
+    pub at: u64,
+    /// An error: a console error, a page error, a failed request (status ≥ 400 or no answer), a
+    /// crash.
+    pub error: bool,
+    /// One line: the message, `POST /api/x → 422`, the new URL …
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Where in the page's code it came from (console calls, page errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<CodeLocation>,
+}
+
+impl LiveEvent {
+    pub fn new(kind: LiveKind, error: bool, text: String) -> Self {
+        let at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        Self { kind, at, error, text, url: None, status: None, location: None }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveFeed(broadcast::Sender<LiveEvent>);
+
+impl Default for LiveFeed {
+    fn default() -> Self {
+        Self(broadcast::channel(FEED_CAPACITY).0)
+    }
+}
+
+impl LiveFeed {
+    /// Publishes an event to the current subscribers (none: it goes nowhere).
+    pub fn publish(&self, event: LiveEvent) {
+        let _ = self.0.send(event);
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.0.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_is_told_how_many_it_lost() {
+        let feed = LiveFeed::default();
+        let mut slow = feed.subscribe();
+        for i in 0..FEED_CAPACITY + 10 {
+            feed.publish(LiveEvent::new(LiveKind::Console, false, i.to_string()));
+        }
+        assert!(matches!(slow.recv().await, Err(broadcast::error::RecvError::Lagged(10))));
+        assert_eq!(slow.recv().await.unwrap().text, "10");
+    }
+}

@@ -1,0 +1,126 @@
+//! `events.subscribe` (WebSocket only): what a session's page does, pushed as it happens — console
+//! messages, page errors, finished requests, dialogs, navigations, downloads, popups, a crash —
+//! as `events.event` notifications, until `events.unsubscribe`, the connection closing, or the
+//! session ending (a last notification says why: `{"kind": "end", "reason": "closed"}`).
+//!
+//! Backpressure: the page publishes into a bounded broadcast feed and never waits for anyone
+//! (see `browser::page::live_feed`). A subscriber's own task forwards to its connection; one that
+//! does not keep up loses events, and the next notification it gets says how many (`dropped`).
+
+use std::time::Duration;
+
+use jsonrpsee::RpcModule;
+use jsonrpsee::core::server::{PendingSubscriptionSink, SendTimeoutError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
+
+use super::RpcContext;
+use super::error::ApiError;
+use super::params;
+use crate::browser::{BrowserError, LiveEvent, LiveKind};
+
+pub const SUBSCRIBE: &str = "events.subscribe";
+pub const NOTIFICATION: &str = "events.event";
+pub const UNSUBSCRIBE: &str = "events.unsubscribe";
+
+/// How long one notification may wait for room on a slow connection before it counts as dropped.
+const SEND_PATIENCE: Duration = Duration::from_millis(100);
+
+/// Streams what the session's page (`tab_id`, default the active tab) does from now on.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribeParams {
+    /// The session, from session.create.
+    #[serde(rename = "session_id")]
+    pub session_id: String,
+    /// The tab to watch (default the active one).
+    #[serde(rename = "tab_id")]
+    pub tab_id: Option<String>,
+    /// Only these kinds (default all): console, pageerror, network, dialog, navigation, download,
+    /// popup, crash.
+    pub kinds: Option<Vec<LiveKind>>,
+    /// Only errors: console errors, page errors, failed requests, crashes (default false).
+    pub only_errors: Option<bool>,
+}
+
+/// Registers `events.subscribe` / `events.unsubscribe` on the module.
+pub fn register(module: &mut RpcModule<RpcContext>) {
+    module
+        .register_subscription(SUBSCRIBE, NOTIFICATION, UNSUBSCRIBE, |raw, pending, ctx, _| async move {
+            let p = match parse(raw.as_str()) {
+                Ok(p) => p,
+                Err(err) => return pending.reject(err.to_error_object()).await,
+            };
+            stream(ctx, p, pending).await;
+        })
+        .expect("the events methods are registered once");
+}
+
+fn parse(raw: Option<&str>) -> Result<SubscribeParams, ApiError> {
+    let known = params::names::<SubscribeParams>();
+    let value = params::object(raw, &known)?;
+    params::block(&value)
+}
+
+async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: PendingSubscriptionSink) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let opened = ctx
+        .sessions
+        .run(&p.session_id, p.tab_id.as_deref(), deadline, |page| async move {
+            Ok::<_, BrowserError>((page.tab_id(), page.live_events()))
+        })
+        .await;
+    let (tab, mut events) = match opened {
+        Ok(opened) => opened,
+        Err(err) => return pending.reject(ApiError::from(err).to_error_object()).await,
+    };
+    let Ok(sink) = pending.accept().await else { return };
+    let only_errors = p.only_errors.unwrap_or(false);
+    let wanted = |event: &LiveEvent| {
+        (!only_errors || event.error) && p.kinds.as_ref().is_none_or(|kinds| kinds.contains(&event.kind))
+    };
+    let mut dropped = 0u64;
+    loop {
+        let event = tokio::select! {
+            received = events.recv() => received,
+            _ = sink.closed() => return,
+        };
+        let mut message = match event {
+            Ok(event) if wanted(&event) => serde_json::to_value(&event).unwrap_or(Value::Null),
+            Ok(_) => continue,
+            Err(RecvError::Lagged(lost)) => {
+                dropped += lost;
+                continue;
+            }
+            Err(RecvError::Closed) => {
+                let reason = match ctx.sessions.close_reason(&p.session_id) {
+                    Some(reason) => reason.as_str(),
+                    None if ctx.sessions.is_open(&p.session_id) => "tab_closed",
+                    None => "closed",
+                };
+                let at = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64);
+                let last = json!({ "kind": "end", "at": at, "tab": tab, "reason": reason, "dropped": dropped });
+                let _ = sink.send_timeout(raw(&last), SEND_PATIENCE * 10).await;
+                return;
+            }
+        };
+        message["tab"] = json!(tab);
+        if dropped > 0 {
+            message["dropped"] = json!(dropped);
+        }
+        match sink.send_timeout(raw(&message), SEND_PATIENCE).await {
+            Ok(()) => dropped = 0,
+            Err(SendTimeoutError::Timeout(_)) => dropped += 1,
+            Err(SendTimeoutError::Closed(_)) => return,
+        }
+    }
+}
+
+fn raw(value: &Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(value).expect("a JSON value serializes")
+}
