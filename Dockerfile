@@ -12,8 +12,8 @@
 FROM rust:1-bookworm AS builder
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin text-browser --bin fixtures \
- && cp target/release/text-browser target/release/fixtures /usr/local/bin/
+RUN cargo build --release --locked --bin text-browser --bin text-browser-cli --bin fixtures \
+ && cp target/release/text-browser target/release/text-browser-cli target/release/fixtures /usr/local/bin/
 
 FROM debian:bookworm-slim AS runtime
 ARG AXE_VERSION=4.10.3
@@ -24,7 +24,7 @@ RUN apt-get update \
  && apt-get purge -y npm && apt-get autoremove -y \
  && rm -rf /var/lib/apt/lists/* /root/.npm
 RUN useradd --create-home --uid 10001 --user-group --shell /usr/sbin/nologin browser
-COPY --from=builder /usr/local/bin/text-browser /usr/local/bin/fixtures /usr/local/bin/
+COPY --from=builder /usr/local/bin/text-browser /usr/local/bin/text-browser-cli /usr/local/bin/fixtures /usr/local/bin/
 COPY --from=builder /src/fixtures/site /opt/text-browser/fixtures
 # The user `browser` (10001), by number: a host resolves it without our /etc/passwd.
 USER 10001:10001

@@ -210,6 +210,10 @@ async fn execute(
         let params = params::object(raw, &registered.known)?;
         (registered.handler)(ctx.clone(), params).await
     });
+    // What the call logs carries its request id. Over HTTP the request's own span does that
+    // already; a WebSocket's calls run after their upgrade request's span has ended.
+    let span = tracing::info_span!("call", request_id);
+    let call = tracing::Instrument::instrument(call, span.clone());
     let outcome = match tokio::time::timeout(bound, call).await {
         Ok(outcome) => outcome,
         Err(_) => Err(ApiError::Browser(crate::browser::BrowserError::Timeout(format!(
@@ -222,14 +226,16 @@ async fn execute(
     ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();
     ctx.metrics.rpc_duration.with_label_values(&[name]).observe(elapsed.as_secs_f64());
     ctx.trimmer.activity();
-    tracing::info!(
-        method = name,
-        session_id,
-        request_id,
-        duration_ms = elapsed.as_secs_f64() * 1000.0,
-        outcome = kind,
-        "rpc"
-    );
+    span.in_scope(|| {
+        tracing::info!(
+            method = name,
+            session_id,
+            request_id,
+            duration_ms = elapsed.as_secs_f64() * 1000.0,
+            outcome = kind,
+            "rpc"
+        )
+    });
     outcome
 }
 

@@ -5,6 +5,7 @@ mod helpers;
 
 mod actions;
 mod assertions;
+mod cli;
 mod client_examples;
 mod conformance;
 mod contract;

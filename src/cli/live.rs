@@ -1,0 +1,57 @@
+//! Live errors: a session's console errors, page errors, failed requests and crashes, printed one
+//! line each as they happen (from `events.subscribe` with `onlyErrors`), while a script runs or the
+//! REPL waits for input.
+
+use jsonrpsee_core::client::Subscription;
+use serde_json::Value;
+
+use crate::paint::Paint;
+
+/// One event as one line: `✖ console  declined 422  (/invoices/view.js:16:19)`.
+pub fn line(event: &Value, paint: Paint) -> String {
+    let kind = event["kind"].as_str().unwrap_or("event");
+    if kind == "end" {
+        let reason = event["reason"].as_str().unwrap_or("closed");
+        return paint.dim(&format!("· live events ended: the session is {reason}"));
+    }
+    let mut text = format!(
+        "{} {kind:<9} {}",
+        if event["error"] == true { "✖" } else { "·" },
+        event["text"].as_str().unwrap_or("")
+    );
+    if let Some(at) = event.get("location").filter(|l| l.is_object()) {
+        let file = crate::show::path_of(at["url"].as_str().unwrap_or(""));
+        text.push_str(&format!("  ({file}:{}:{})", at["line"], at["column"]));
+    }
+    if let Some(dropped) = event["dropped"].as_u64() {
+        text.push_str(&format!("  [{dropped} events lost while the terminal was busy]"));
+    }
+    if event["error"] == true { paint.red(&text) } else { paint.yellow(&text) }
+}
+
+/// Prints each event with `print` until the subscription ends.
+pub async fn follow(mut events: Subscription<Value>, paint: Paint, mut print: impl FnMut(String) + Send + 'static) {
+    while let Some(Ok(event)) = events.next().await {
+        print(line(&event, paint));
+        if event["kind"] == "end" {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_event_is_one_line_with_its_file_and_line() {
+        let paint = Paint::plain();
+        let event = json!({ "kind": "console", "error": true, "text": "declined 422",
+                            "location": { "url": "http://h/invoices/view.js", "line": 16, "column": 19 } });
+        assert_eq!(line(&event, paint), "✖ console   declined 422  (/invoices/view.js:16:19)");
+        let end = json!({ "kind": "end", "reason": "expired" });
+        assert_eq!(line(&end, paint), "· live events ended: the session is expired");
+    }
+}

@@ -1,0 +1,201 @@
+//! `text-browser-cli`: the service for people at a terminal. Connects to `/rpc` over WebSocket,
+//! opens a session (or joins one), prints the session's console errors, page errors and failed
+//! requests in colour as they happen, and either runs a script of steps (one `session.run` per 50
+//! steps) or reads commands at a REPL. The step language lives in `steps`, the REPL in `repl`.
+
+mod connection;
+mod live;
+mod paint;
+mod repl;
+mod show;
+mod steps;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use url::Url;
+
+use connection::{Connection, for_session};
+use paint::Paint;
+
+/// `session.run` takes at most this many steps; longer scripts go in several runs.
+const RUN_STEPS: usize = 50;
+
+const USAGE: &str = "\
+text-browser-cli — drive a text-browser session from a terminal
+
+usage: text-browser-cli [options] [SCRIPT]
+
+  SCRIPT          a file of steps, one per line (goto /projects, click e12, fill #name Alpha …)
+                  or JSON ([{\"method\", \"params\"}]); `-` reads standard input. Without it: a REPL.
+options:
+  --url URL       the service (default $TEXT_BROWSER_URL, else http://127.0.0.1:3337)
+  --key KEY       its API key (default $API_KEY)
+  --session ID    use this open session (left open) instead of a new one (closed at the end)
+  --base URL      resolve relative URLs (goto /projects) against this
+  --no-live       do not print the session's errors as they happen
+  -h, --help      this text
+
+A script exits 0 when every step passed, 1 when one failed, 2 when it could not run.
+";
+
+struct Options {
+    url: String,
+    key: Option<String>,
+    session: Option<String>,
+    base: Option<Url>,
+    live: bool,
+    script: Option<String>,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        url: std::env::var("TEXT_BROWSER_URL").unwrap_or_else(|_| "http://127.0.0.1:3337".into()),
+        key: std::env::var("API_KEY").ok().filter(|k| !k.is_empty()),
+        session: None,
+        base: None,
+        live: true,
+        script: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Err(String::new()),
+            "--url" => o.url = value("--url")?,
+            "--key" => o.key = Some(value("--key")?),
+            "--session" => o.session = Some(value("--session")?),
+            "--base" => {
+                let base = value("--base")?;
+                o.base = Some(Url::parse(&base).map_err(|e| format!("--base {base}: {e}"))?);
+            }
+            "--no-live" => o.live = false,
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            script if o.script.is_none() => o.script = Some(script.to_owned()),
+            extra => return Err(format!("one script at a time ({extra:?} is a second)")),
+        }
+    }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let options = match options() {
+        Ok(options) => options,
+        Err(why) if why.is_empty() => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => {
+            eprintln!("{why}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let paint = Paint::detect();
+    let connection = match runtime.block_on(Connection::open(&options.url, options.key.as_deref())) {
+        Ok(connection) => connection,
+        Err(why) => {
+            eprintln!("{}", paint.red(&why));
+            return ExitCode::from(2);
+        }
+    };
+    let (session, ours) = match &options.session {
+        Some(id) => (id.clone(), false),
+        None => match runtime.block_on(connection.call("session.create", Map::new())) {
+            Ok(created) => (created["session_id"].as_str().unwrap_or_default().to_owned(), true),
+            Err(err) => {
+                eprintln!("{}", show::error(&err, paint));
+                return ExitCode::from(2);
+            }
+        },
+    };
+    eprintln!("{}", paint.dim(&format!("session {session}{}", if ours { "" } else { " (joined)" })));
+
+    let code = match &options.script {
+        Some(path) => runtime.block_on(script(&connection, &session, path, &options, ours, paint)),
+        None => {
+            println!("{}", paint.dim("type .help for the commands, .quit to leave"));
+            repl::run(&runtime, &connection, &session, ours, options.base.clone(), paint);
+            ExitCode::SUCCESS
+        }
+    };
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+/// Runs a script file as `session.run` calls; prints each step and the live errors.
+async fn script(
+    connection: &Connection,
+    session: &str,
+    path: &str,
+    options: &Options,
+    ours: bool,
+    paint: Paint,
+) -> ExitCode {
+    let text = if path == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(path) };
+    let text = match text {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("{}", paint.red(&format!("cannot read {path}: {e}")));
+            return ExitCode::from(2);
+        }
+    };
+    let calls = match steps::parse_script(&text, options.base.as_ref()) {
+        Ok(calls) if calls.is_empty() => {
+            eprintln!("{}", paint.red(&format!("{path} has no steps")));
+            return ExitCode::from(2);
+        }
+        Ok(calls) => calls,
+        Err(why) => {
+            eprintln!("{}", paint.red(&format!("{path}: {why}")));
+            return ExitCode::from(2);
+        }
+    };
+    let follower = if options.live {
+        match connection.subscribe(for_session(session, repl::only_errors())).await {
+            Ok(events) => Some(tokio::spawn(live::follow(events, paint, |line| println!("{line}")))),
+            Err(err) => {
+                eprintln!("{}", show::error(&err, paint));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let mut code = ExitCode::SUCCESS;
+    for chunk in calls.chunks(RUN_STEPS) {
+        let steps: Vec<Value> = chunk.iter().map(steps::Call::as_step).collect();
+        let mut params = Map::new();
+        params.insert("steps".into(), json!(steps));
+        match connection.call("session.run", for_session(session, params)).await {
+            Ok(ran) => {
+                print!("{}", show::run(&ran, paint));
+                if ran["results"].as_array().is_some_and(|r| r.iter().any(|step| step["ok"] != true)) {
+                    code = ExitCode::from(1);
+                    break;
+                }
+            }
+            Err(err) => {
+                println!("{}", show::error(&err, paint));
+                code = ExitCode::from(1);
+                break;
+            }
+        }
+    }
+    // Closing our session ends the live feed after its last event, so nothing is cut off.
+    if ours {
+        let _ = connection.call("session.close", for_session(session, Map::new())).await;
+    }
+    if let Some(follower) = follower {
+        let patience = if ours { Duration::from_secs(5) } else { Duration::from_millis(300) };
+        let _ = tokio::time::timeout(patience, follower).await;
+    }
+    code
+}

@@ -1,0 +1,234 @@
+//! Results as people read them: a page's text or snapshot as text, the rest as compact JSON, a
+//! `session.run` as one line per step, errors with their kind and remediation. Also picks the refs
+//! out of a snapshot (for completion) and the page URL out of a result (for relative `goto`).
+
+use serde_json::Value;
+
+use crate::connection::CallError;
+use crate::paint::Paint;
+
+/// Fields printed as text rather than JSON.
+const TEXT_FIELDS: &[&str] = &["text", "snapshot", "content", "markdown"];
+
+/// A result as text.
+pub fn result(value: &Value, paint: Paint) -> String {
+    let Value::Object(fields) = value else { return value.to_string() };
+    let mut out = String::new();
+    let mut rest = fields.clone();
+    for name in TEXT_FIELDS {
+        if let Some(Value::String(text)) = rest.remove(*name) {
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+    }
+    if let Some(effects) = rest.remove("effects") {
+        out.push_str(&effects_lines(&effects, paint));
+    }
+    // logs.pull and network.pull: their entries as lines too.
+    let mut pulled = serde_json::Map::new();
+    for field in ["console", "pageErrors", "requests"] {
+        if let Some(entries) = rest.remove(field) {
+            pulled.insert(field.to_owned(), entries);
+        }
+    }
+    out.push_str(&effects_lines(&Value::Object(pulled), paint));
+    if !rest.is_empty() {
+        let compact = Value::Object(rest).to_string();
+        out.push_str(&paint.dim(&compact));
+        out.push('\n');
+    }
+    out
+}
+
+/// What an action caused, a line each: requests with status, initiator and body; errors with
+/// their place; dialogs, downloads, popups, a navigation.
+fn effects_lines(effects: &Value, paint: Paint) -> String {
+    let mut lines = Vec::new();
+    for request in effects["requests"].as_array().into_iter().flatten() {
+        let outcome = request["failure"]
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| request["status"].as_u64().map(|s| s.to_string()));
+        let mut line = format!(
+            "{} {} → {}",
+            request["method"].as_str().unwrap_or("GET"),
+            request["url"].as_str().unwrap_or(""),
+            outcome.as_deref().unwrap_or("pending")
+        );
+        if let Some(from) = request["initiator"].as_str() {
+            line.push_str(&format!("  from {from}"));
+        }
+        if let Some(body) = request["responseBody"].as_str() {
+            let short: String = body.chars().take(160).collect();
+            line.push_str(&format!("  {short}{}", if short.len() < body.len() { "…" } else { "" }));
+        }
+        let failed = request["failure"].is_string() || request["status"].as_u64().is_some_and(|s| s >= 400);
+        lines.push((if failed { Tone::Bad } else { Tone::Plain }, line));
+    }
+    for field in ["consoleErrors", "console", "pageErrors"] {
+        for entry in effects[field].as_array().into_iter().flatten() {
+            let (what, bad) = match (field, entry["type"].as_str()) {
+                ("pageErrors", _) => ("page error".to_owned(), true),
+                (_, Some(level)) => (format!("console.{level}"), level == "error" || level == "assert"),
+                _ => ("console.error".to_owned(), true),
+            };
+            let text = entry["text"].as_str().or_else(|| entry["message"].as_str()).unwrap_or("");
+            let place = &entry["location"];
+            let at =
+                place["url"].as_str().map(|url| format!("  ({}:{}:{})", path_of(url), place["line"], place["column"]));
+            lines
+                .push((if bad { Tone::Bad } else { Tone::Plain }, format!("{what}: {text}{}", at.unwrap_or_default())));
+            // The lines around it, as the service quoted them.
+            for source in entry["source"].as_str().into_iter().flat_map(str::lines) {
+                lines.push((Tone::Quote, source.to_owned()));
+            }
+        }
+    }
+    for field in ["dialogs", "downloads", "popups"] {
+        for said in effects[field].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            lines.push((Tone::Plain, said.to_owned()));
+        }
+    }
+    if let Some(url) = effects["navigated"]["url"].as_str() {
+        lines.push((Tone::Plain, format!("navigated to {url}")));
+    }
+    for (field, what) in
+        [("moreRequests", "requests"), ("moreConsoleErrors", "console errors"), ("morePageErrors", "page errors")]
+    {
+        if let Some(n) = effects[field].as_u64().filter(|n| *n > 0) {
+            lines.push((Tone::Plain, format!("{n} more {what}")));
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(tone, line)| match tone {
+            Tone::Bad => format!("{}\n", paint.red(&format!("  ↳ {line}"))),
+            Tone::Plain => format!("  ↳ {line}\n"),
+            Tone::Quote => format!("{}\n", paint.dim(&format!("    {line}"))),
+        })
+        .collect()
+}
+
+/// How a line of [`effects_lines`] is shown.
+enum Tone {
+    /// A failure: red.
+    Bad,
+    Plain,
+    /// Source quoted under an error: indented, dim.
+    Quote,
+}
+
+/// A URL's path (the page's origin is the one being driven).
+pub fn path_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| u.path().to_owned())
+}
+
+/// A `session.run` result: one line per step, then where the page ended up.
+pub fn run(value: &Value, paint: Paint) -> String {
+    let mut out = String::new();
+    for step in value["results"].as_array().into_iter().flatten() {
+        let method = step["method"].as_str().unwrap_or("?");
+        let ms = step["ms"].as_u64().unwrap_or(0);
+        if step["ok"] == true {
+            let detail = step_detail(&step["result"]);
+            out.push_str(&format!("{} {method} {}{detail}\n", paint.green("✓"), paint.dim(&format!("{ms} ms"))));
+            out.push_str(&effects_lines(&step["result"]["effects"], paint));
+        } else {
+            let error = &step["error"];
+            let failure = CallError::Service {
+                message: error["message"].as_str().unwrap_or("failed").to_owned(),
+                data: error["data"].clone(),
+            };
+            out.push_str(&paint.red(&format!("✖ {method}: {failure}")));
+            out.push('\n');
+        }
+    }
+    if let Some(skipped) = value["skipped"].as_u64().filter(|n| *n > 0) {
+        out.push_str(&paint.dim(&format!("  {skipped} steps skipped\n")));
+    }
+    out.push_str(&format!(
+        "→ {} {}\n",
+        value["url"].as_str().unwrap_or(""),
+        paint.dim(value["title"].as_str().unwrap_or(""))
+    ));
+    out
+}
+
+/// What a step's result says in a few words: the status it got, the text it read.
+fn step_detail(result: &Value) -> String {
+    let mut bits = Vec::new();
+    if let Some(status) = result["status"].as_u64() {
+        bits.push(format!("status {status}"));
+    }
+    if let Some(text) = result["text"].as_str() {
+        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let short: String = one_line.chars().take(80).collect();
+        bits.push(format!("{short:?}{}", if short.len() < one_line.len() { "…" } else { "" }));
+    }
+    if bits.is_empty() { String::new() } else { format!("  {}", bits.join(", ")) }
+}
+
+/// A failed call.
+pub fn error(err: &CallError, paint: Paint) -> String {
+    paint.red(&format!("✖ {err}"))
+}
+
+/// The refs a snapshot names (`[ref=e12]`), in order.
+pub fn refs(value: &Value) -> Vec<String> {
+    let Some(text) = value["snapshot"].as_str() else { return Vec::new() };
+    text.split("[ref=").skip(1).filter_map(|rest| rest.split(']').next()).map(str::to_owned).collect()
+}
+
+/// The page's URL after a call, when the result says it.
+pub fn page_url(value: &Value) -> Option<&str> {
+    value["url"].as_str().or_else(|| value["page"]["url"].as_str()).filter(|u| u.starts_with("http"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_read_prints_its_text_and_the_rest_as_one_json_line() {
+        let shown = result(&json!({ "text": "Team\nAda", "truncated": false }), Paint::plain());
+        assert_eq!(shown, "Team\nAda\n{\"truncated\":false}\n");
+    }
+
+    #[test]
+    fn an_actions_effects_are_a_line_each_and_the_rest_one_json_line() {
+        let value = json!({ "ok": true, "effects": {
+            "requests": [{ "method": "POST", "url": "/api/pay", "status": 422, "initiator": "/view.js:16:19", "responseBody": "{\"error\":\"declined\"}" }],
+            "pageErrors": [{ "message": "TypeError: x", "location": { "url": "http://h/view.js", "line": 3, "column": 7 } }],
+            "moreRequests": 2
+        } });
+        assert_eq!(
+            result(&value, Paint::plain()),
+            "  ↳ POST /api/pay → 422  from /view.js:16:19  {\"error\":\"declined\"}\n  ↳ page error: TypeError: x  (/view.js:3:7)\n  ↳ 2 more requests\n{\"ok\":true}\n"
+        );
+    }
+
+    #[test]
+    fn a_run_is_one_line_per_step_with_the_failure_explained() {
+        let value = json!({
+            "results": [
+                { "method": "page.goto", "ok": true, "ms": 40, "result": { "status": 200 } },
+                { "method": "page.click", "ok": false, "ms": 5, "error": { "message": "no element matches #x",
+                  "data": { "kind": "element_not_found", "remediation": "Take a snapshot." } } }
+            ],
+            "skipped": 2, "url": "http://h/a", "title": "A"
+        });
+        let shown = run(&value, Paint::plain());
+        assert_eq!(
+            shown,
+            "✓ page.goto 40 ms  status 200\n✖ page.click: no element matches #x [element_not_found]\n  → Take a snapshot.\n  2 steps skipped\n→ http://h/a A\n"
+        );
+    }
+
+    #[test]
+    fn refs_come_from_the_snapshot_text() {
+        let value = json!({ "snapshot": "- button \"Save\" [ref=e3]\n- link \"Home\" [ref=e4]" });
+        assert_eq!(refs(&value), vec!["e3", "e4"]);
+    }
+}
