@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use jsonrpsee::RpcModule;
-use jsonrpsee::core::server::{PendingSubscriptionSink, SendTimeoutError};
+use jsonrpsee::core::server::{PendingSubscriptionSink, SendTimeoutError, SubscriptionSink};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -28,6 +28,8 @@ pub const UNSUBSCRIBE: &str = "events.unsubscribe";
 
 /// How long one notification may wait for room on a slow connection before it counts as dropped.
 const SEND_PATIENCE: Duration = Duration::from_millis(100);
+/// How long an event is held so that one which happened earlier but reached us later goes first.
+const REORDER_WINDOW: Duration = Duration::from_millis(100);
 
 /// Streams what the session's page (`tab_id`, default the active tab) does from now on.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -83,19 +85,40 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
         (!only_errors || event.error) && p.kinds.as_ref().is_none_or(|kinds| kinds.contains(&event.kind))
     };
     let mut dropped = 0u64;
+    // Events wait here for REORDER_WINDOW, oldest first by when they happened: CDP's event types
+    // reach us on separate channels, so a response and the console error the page logs on reading
+    // it can arrive swapped.
+    let mut held: Vec<(Instant, LiveEvent)> = Vec::new();
     loop {
+        let due = held.first().map(|(arrived, _)| *arrived + REORDER_WINDOW);
         let event = tokio::select! {
             received = events.recv() => received,
             _ = sink.closed() => return,
-        };
-        let mut message = match event {
-            Ok(event) if wanted(&event) => serde_json::to_value(&event).unwrap_or(Value::Null),
-            Ok(_) => continue,
-            Err(RecvError::Lagged(lost)) => {
-                dropped += lost;
+            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
+                let now = Instant::now();
+                while held.first().is_some_and(|(arrived, _)| *arrived + REORDER_WINDOW <= now) {
+                    let (_, event) = held.remove(0);
+                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                        return;
+                    }
+                }
                 continue;
             }
+        };
+        match event {
+            Ok(event) if wanted(&event) => {
+                // After every held event that happened no later (stable for equal times).
+                let place = held.partition_point(|(_, e)| e.at <= event.at);
+                held.insert(place, (Instant::now(), event));
+            }
+            Ok(_) => {}
+            Err(RecvError::Lagged(lost)) => dropped += lost,
             Err(RecvError::Closed) => {
+                for (_, event) in std::mem::take(&mut held) {
+                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                        return;
+                    }
+                }
                 let reason = match ctx.sessions.close_reason(&p.session_id) {
                     Some(reason) => reason.as_str(),
                     None if ctx.sessions.is_open(&p.session_id) => "tab_closed",
@@ -108,17 +131,23 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
                 let _ = sink.send_timeout(raw(&last), SEND_PATIENCE * 10).await;
                 return;
             }
-        };
-        message["tab"] = json!(tab);
-        if dropped > 0 {
-            message["dropped"] = json!(dropped);
-        }
-        match sink.send_timeout(raw(&message), SEND_PATIENCE).await {
-            Ok(()) => dropped = 0,
-            Err(SendTimeoutError::Timeout(_)) => dropped += 1,
-            Err(SendTimeoutError::Closed(_)) => return,
         }
     }
+}
+
+/// Sends one event, with the count of those lost before it; false once the subscriber is gone.
+async fn forward(sink: &SubscriptionSink, event: &LiveEvent, tab: &str, dropped: &mut u64) -> bool {
+    let mut message = serde_json::to_value(event).unwrap_or(Value::Null);
+    message["tab"] = json!(tab);
+    if *dropped > 0 {
+        message["dropped"] = json!(*dropped);
+    }
+    match sink.send_timeout(raw(&message), SEND_PATIENCE).await {
+        Ok(()) => *dropped = 0,
+        Err(SendTimeoutError::Timeout(_)) => *dropped += 1,
+        Err(SendTimeoutError::Closed(_)) => return false,
+    }
+    true
 }
 
 fn raw(value: &Value) -> Box<serde_json::value::RawValue> {

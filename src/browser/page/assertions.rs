@@ -156,12 +156,20 @@ impl Page {
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
         let started = Instant::now();
+        let mut last = None;
         loop {
-            let seen = self.observe(target, expect, deadline).await?;
+            let seen = match self.observe(target, expect, deadline).await {
+                Ok(seen) => seen,
+                // The deadline ran out during a look: what the page showed the time before is the
+                // answer (a busy browser must not turn a failed assertion into a timeout).
+                Err(BrowserError::Timeout(_)) if last.is_some() => last.take().unwrap_or_default(),
+                Err(err) => return Err(err),
+            };
             let (pass, actual) = expect.judge(&seen);
             if pass {
                 return Ok(actual);
             }
+            last = Some(seen);
             if Instant::now() + POLL >= deadline {
                 let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
                 return Err(BrowserError::AssertionFailed(Box::new(Failed {

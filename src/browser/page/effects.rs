@@ -342,15 +342,18 @@ mod tests {
         let mut s = Signals::default();
         let since = s.seq();
         for i in 0..5 {
-            s.page_error(PageError {
-                seq: 0,
-                kind: Origin::Exception,
-                message: format!("Error {i}"),
-                location: None,
-                source: None,
-                stack: Some("long stack".into()),
-                source_pending: false,
-            });
+            s.page_error_at(
+                PageError {
+                    seq: 0,
+                    kind: Origin::Exception,
+                    message: format!("Error {i}"),
+                    location: None,
+                    source: None,
+                    stack: Some("long stack".into()),
+                    source_pending: false,
+                },
+                None,
+            );
         }
         let effects = collect(&s, since, "");
         assert_eq!(effects.page_errors.len(), 3);

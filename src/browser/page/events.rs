@@ -103,6 +103,8 @@ pub enum PageEvent {
         mime_type: String,
         /// The egress proxy did not deliver it: its own answer names the failure.
         failure: Option<String>,
+        /// When the answer came, by the browser's wall clock (ms since the Unix epoch).
+        at: Option<u64>,
     },
     RequestFinished {
         request_id: String,
@@ -118,12 +120,16 @@ pub enum PageEvent {
         kind: String,
         text: String,
         location: Option<CodeLocation>,
+        /// When the page logged it, by its own clock (ms since the Unix epoch).
+        at: Option<u64>,
     },
     Exception {
         origin: ErrorOrigin,
         message: String,
         stack: Option<String>,
         location: Option<CodeLocation>,
+        /// When it was thrown, by the page's clock (ms since the Unix epoch).
+        at: Option<u64>,
     },
     /// The page asked to navigate a frame (a link, a form, `location = …`).
     NavigationRequested {
@@ -257,6 +263,7 @@ impl PageEvent {
                         .find(|(k, _)| k.eq_ignore_ascii_case(FAILURE_HEADER))
                         .and_then(|(_, v)| v.as_str())
                         .map(str::to_owned),
+                    at: p.response.response_time.map(|ms| ms as u64),
                 }
             }
             "Network.loadingFinished" => Self::RequestFinished {
@@ -269,7 +276,10 @@ impl PageEvent {
                 timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
             },
             "Runtime.consoleAPICalled" => console(&params)?,
-            "Runtime.exceptionThrown" => exception(params.get("exceptionDetails")?),
+            "Runtime.exceptionThrown" => {
+                let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
+                exception(params.get("exceptionDetails")?, at)
+            }
             "Inspector.targetCrashed" => Self::Crashed,
             "Page.frameRequestedNavigation" => Self::NavigationRequested {
                 frame_id: str_field(&params, "frameId")?,
@@ -375,10 +385,11 @@ fn console(params: &Value) -> Option<PageEvent> {
         .map(|args| args.iter().map(remote_object_text).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
     let location = params.get("stackTrace").and_then(CodeLocation::of_stack);
-    Some(PageEvent::Console { kind, text, location })
+    let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
+    Some(PageEvent::Console { kind, text, location, at })
 }
 
-fn exception(details: &Value) -> PageEvent {
+fn exception(details: &Value, at: Option<u64>) -> PageEvent {
     let description = details.pointer("/exception/description").and_then(Value::as_str);
     let value = details.pointer("/exception/value").map(remote_value_text);
     let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught exception");
@@ -397,7 +408,7 @@ fn exception(details: &Value) -> PageEvent {
         Some(d) => (d.lines().next().unwrap_or(d).to_owned(), d.contains('\n').then(|| d.to_owned())),
         None => (value.unwrap_or_else(|| text.to_owned()), None),
     };
-    PageEvent::Exception { origin, message, stack, location }
+    PageEvent::Exception { origin, message, stack, location, at }
 }
 
 /// How a console argument reads: strings as themselves, objects by their description.
@@ -467,6 +478,9 @@ struct Response {
     mime_type: String,
     #[serde(default)]
     headers: serde_json::Map<String, Value>,
+    /// Milliseconds since the Unix epoch.
+    #[serde(default)]
+    response_time: Option<f64>,
 }
 
 #[cfg(test)]
@@ -499,6 +513,7 @@ mod tests {
                 status: 404,
                 mime_type: String::new(),
                 failure: None,
+                at: None,
             })
         );
     }
@@ -539,6 +554,7 @@ mod tests {
                     column: 5,
                     function: "load".into()
                 }),
+                at: None,
             })
         );
     }
@@ -558,6 +574,7 @@ mod tests {
                 message: "TypeError: x is undefined".into(),
                 stack: Some("TypeError: x is undefined\n    at f (a.js:1:2)".into()),
                 location: Some(CodeLocation { url: "http://a/a.js".into(), line: 1, column: 2, function: "f".into() }),
+                at: None,
             })
         );
         let e = PageEvent::parse(
@@ -572,6 +589,7 @@ mod tests {
                 message: "thrown string".into(),
                 stack: None,
                 location: Some(CodeLocation { url: "http://a/".into(), line: 7, column: 3, function: String::new() }),
+                at: None,
             })
         );
     }

@@ -52,11 +52,29 @@ pub struct LiveEvent {
     pub location: Option<CodeLocation>,
 }
 
+/// How far before now a time the browser reports may lie and still be when the thing happened:
+/// a response served from the cache reports when it was first fetched.
+const PAST_LIMIT_MS: u64 = 2_000;
+
 impl LiveEvent {
+    /// An event that happened now.
     pub fn new(kind: LiveKind, error: bool, text: String) -> Self {
-        let at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        Self { kind, at, error, text, url: None, status: None, location: None }
+        Self { kind, at: now_ms(), error, text, url: None, status: None, location: None }
     }
+
+    /// Dated by the browser's own clock (`at`, ms since the Unix epoch) when it says — the order
+    /// things happened in the page, which the order CDP's events reach us in does not keep —
+    /// unless that time is implausible.
+    pub fn at(mut self, at: Option<u64>) -> Self {
+        if let Some(at) = at.filter(|at| *at <= self.at + PAST_LIMIT_MS && *at + PAST_LIMIT_MS >= self.at) {
+            self.at = at;
+        }
+        self
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
 #[derive(Debug, Clone)]
@@ -82,6 +100,17 @@ impl LiveFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_takes_the_browsers_time_unless_it_is_implausible() {
+        let now = LiveEvent::new(LiveKind::Console, false, String::new()).at;
+        let earlier = LiveEvent::new(LiveKind::Network, true, String::new()).at(Some(now - 40));
+        assert_eq!(earlier.at, now - 40);
+        // A cached response reports when it was first fetched: not when it happened here.
+        let cached = LiveEvent::new(LiveKind::Network, false, String::new()).at(Some(now - 3_600_000));
+        assert!(cached.at >= now);
+        assert!(LiveEvent::new(LiveKind::Console, false, String::new()).at(None).at >= now);
+    }
 
     #[tokio::test]
     async fn a_subscriber_that_falls_behind_is_told_how_many_it_lost() {

@@ -180,6 +180,7 @@ mod tests {
             status: 200,
             mime_type: "application/json".into(),
             failure: None,
+            at: None,
         }
     }
 

@@ -286,7 +286,12 @@ impl Signals {
     }
 
     /// Files a console message; returns its sequence number.
-    pub fn console(&mut self, mut entry: ConsoleEntry) -> u64 {
+    pub fn console(&mut self, entry: ConsoleEntry) -> u64 {
+        self.console_at(entry, None)
+    }
+
+    /// Files a console message the page logged at `at` (its clock, ms since the Unix epoch).
+    pub fn console_at(&mut self, mut entry: ConsoleEntry, at: Option<u64>) -> u64 {
         entry.seq = self.next_seq();
         let error = Level::of(&entry.method) == Level::Error;
         if error {
@@ -298,7 +303,7 @@ impl Signals {
             Origin::Popup => LiveKind::Popup,
             _ => LiveKind::Console,
         };
-        let mut event = LiveEvent::new(kind, error, self.redactor.text(&entry.text));
+        let mut event = LiveEvent::new(kind, error, self.redactor.text(&entry.text)).at(at);
         event.location = entry.location.clone();
         self.live.publish(event);
         let seq = entry.seq;
@@ -306,11 +311,12 @@ impl Signals {
         seq
     }
 
-    /// Files an uncaught page error; returns its sequence number.
-    pub fn page_error(&mut self, mut error: PageError) -> u64 {
+    /// Files an uncaught page error thrown at `at` (the page's clock, ms since the Unix epoch);
+    /// returns its sequence number.
+    pub fn page_error_at(&mut self, mut error: PageError, at: Option<u64>) -> u64 {
         error.seq = self.next_seq();
         self.counts.page_errors += 1;
-        let mut event = LiveEvent::new(LiveKind::PageError, true, self.redactor.text(&error.message));
+        let mut event = LiveEvent::new(LiveKind::PageError, true, self.redactor.text(&error.message)).at(at);
         event.location = error.location.clone();
         self.live.publish(event);
         let seq = error.seq;
@@ -361,7 +367,8 @@ impl Signals {
         })
     }
 
-    pub fn response(&mut self, id: &str, status: u16, mime_type: String) {
+    /// A response arrived (at `at`, the browser's clock, ms since the Unix epoch).
+    pub fn response(&mut self, id: &str, status: u16, mime_type: String, at: Option<u64>) {
         if let Some(pending) = self.pending.get_mut(id) {
             pending.status = Some(status);
             pending.mime_type = mime_type;
@@ -369,7 +376,7 @@ impl Signals {
                 // Published on its answer, not its end: what the page does with the answer (a
                 // console error in `.then`) comes after it, and so it arrives after it.
                 let (method, url) = (pending.method.clone(), pending.url.clone());
-                self.publish_request(&method, &url, Some(status), None);
+                self.publish_request(&method, &url, Some(status), None, at);
             }
         } else if let Some(entry) =
             self.network.iter_mut().filter(|e| e.request_id == id && e.mime_type.is_empty()).last()
@@ -421,12 +428,12 @@ impl Signals {
         }
         // One with an answer was published when the answer came; failures are news either way.
         if !entry.browser_own && (entry.status.is_none() || entry.failure.is_some()) {
-            self.publish_request(&entry.method, &entry.url, entry.status, entry.failure.as_deref());
+            self.publish_request(&entry.method, &entry.url, entry.status, entry.failure.as_deref(), None);
         }
         self.network.push("network", entry);
     }
 
-    fn publish_request(&self, method: &str, url: &str, status: Option<u16>, failure: Option<&str>) {
+    fn publish_request(&self, method: &str, url: &str, status: Option<u16>, failure: Option<&str>, at: Option<u64>) {
         let outcome = match (failure, status) {
             (Some(failure), _) => failure.to_owned(),
             (None, Some(status)) => status.to_string(),
@@ -434,7 +441,7 @@ impl Signals {
         };
         let error = failure.is_some() || status.is_some_and(|s| s >= 400);
         let url = self.redactor.text(url);
-        let mut event = LiveEvent::new(LiveKind::Network, error, format!("{method} {url} → {outcome}"));
+        let mut event = LiveEvent::new(LiveKind::Network, error, format!("{method} {url} → {outcome}")).at(at);
         event.url = Some(url);
         event.status = status;
         self.live.publish(event);
@@ -617,15 +624,18 @@ mod tests {
         let mut s = Signals::default();
         s.console(console("log"));
         s.console(console("error"));
-        s.page_error(PageError {
-            seq: 0,
-            kind: Origin::Exception,
-            message: "boom".into(),
-            location: None,
-            source: None,
-            stack: None,
-            source_pending: false,
-        });
+        s.page_error_at(
+            PageError {
+                seq: 0,
+                kind: Origin::Exception,
+                message: "boom".into(),
+                location: None,
+                source: None,
+                stack: None,
+                source_pending: false,
+            },
+            None,
+        );
         s.request_started("ok".into(), request("http://x/api", "Fetch", Some(200)));
         assert!(s.request_finished("ok", 1.25), "a fetch's JSON body is captured even when it succeeded");
         s.request_started("img".into(), request("http://x/a.png", "Image", Some(200)));

@@ -314,12 +314,13 @@ impl PageTracker {
                 resource_type,
                 status,
                 mime_type,
+                at,
                 ..
             }) => {
                 if resource_type == "Document" && frame_id.as_deref() == Some(self.main_frame.as_str()) {
                     self.nav.send_modify(|nav| nav.document_status = Some((request_id.clone(), status)));
                 }
-                self.signals().response(&request_id, status, mime_type);
+                self.signals().response(&request_id, status, mime_type, at);
             }
             Ordered::Started(_) | Ordered::Responded(_) => {}
             Ordered::Settled { request_id } => {
@@ -366,7 +367,7 @@ impl PageTracker {
                 drop(signals);
                 self.nav.send_modify(|nav| nav.url = url);
             }
-            PageEvent::Console { kind, text, location } => {
+            PageEvent::Console { kind, text, location, at } => {
                 // Errors get their source line; other levels are chatter.
                 let wants_source = Level::of(&kind) == Level::Error && location.is_some();
                 let entry = ConsoleEntry {
@@ -378,12 +379,12 @@ impl PageTracker {
                     source: None,
                     source_pending: wants_source && self.page.is_some(),
                 };
-                let seq = self.signals().console(entry);
+                let seq = self.signals().console_at(entry, at);
                 if let (true, Some(at)) = (wants_source, location) {
                     self.fetch_source(seq, at);
                 }
             }
-            PageEvent::Exception { origin, message, stack, location } => {
+            PageEvent::Exception { origin, message, stack, location, at: thrown } => {
                 let error = PageError {
                     seq: 0,
                     kind: origin.into(),
@@ -393,7 +394,7 @@ impl PageTracker {
                     stack,
                     source_pending: location.is_some() && self.page.is_some(),
                 };
-                let seq = self.signals().page_error(error);
+                let seq = self.signals().page_error_at(error, thrown);
                 if let Some(at) = location {
                     self.fetch_source(seq, at);
                 }
@@ -868,6 +869,7 @@ mod tests {
             status: 404,
             mime_type: "image/png".into(),
             failure: None,
+            at: None,
         });
         let signals = w.signals.lock().unwrap();
         let entry = signals.network.iter().next().expect("the request is in the ring");
