@@ -2,6 +2,9 @@
 //! line each as they happen (from `events.subscribe` with `onlyErrors`), while a script runs or the
 //! REPL waits for input.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use jsonrpsee_core::client::Subscription;
 use serde_json::Value;
 
@@ -29,9 +32,17 @@ pub fn line(event: &Value, paint: Paint) -> String {
     if event["error"] == true { paint.red(&text) } else { paint.yellow(&text) }
 }
 
-/// Prints each event with `print` until the subscription ends.
-pub async fn follow(mut events: Subscription<Value>, paint: Paint, mut print: impl FnMut(String) + Send + 'static) {
+/// Prints each event with `print` until the subscription ends, counting the errors in `errors`.
+pub async fn follow(
+    mut events: Subscription<Value>,
+    paint: Paint,
+    errors: Arc<AtomicUsize>,
+    mut print: impl FnMut(String) + Send + 'static,
+) {
     while let Some(Ok(event)) = events.next().await {
+        if event["error"] == true {
+            errors.fetch_add(1, Ordering::Relaxed);
+        }
         print(line(&event, paint));
         if event["kind"] == "end" {
             break;

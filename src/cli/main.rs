@@ -11,6 +11,8 @@ mod show;
 mod steps;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -34,10 +36,15 @@ options:
   --key KEY       its API key (default $API_KEY)
   --session ID    use this open session (left open) instead of a new one (closed at the end)
   --base URL      resolve relative URLs (goto /projects) against this
+  --keep          leave the session this run opens open (to come back with --session)
   --no-live       do not print the session's errors as they happen
+  --fail-on-errors  a script also exits 1 when the page logged an error or a request failed
+  --json          print results as the service's JSON (at the REPL, .json switches)
   -h, --help      this text
 
 A script exits 0 when every step passed, 1 when one failed, 2 when it could not run.
+
+Steps (in scripts and at the REPL; T is a ref from the last snapshot, e12, or a selector):
 ";
 
 struct Options {
@@ -46,6 +53,9 @@ struct Options {
     session: Option<String>,
     base: Option<Url>,
     live: bool,
+    keep: bool,
+    fail_on_errors: bool,
+    json: bool,
     script: Option<String>,
 }
 
@@ -56,6 +66,9 @@ fn options() -> Result<Options, String> {
         session: None,
         base: None,
         live: true,
+        keep: false,
+        fail_on_errors: false,
+        json: false,
         script: None,
     };
     let mut args = std::env::args().skip(1);
@@ -71,6 +84,9 @@ fn options() -> Result<Options, String> {
                 o.base = Some(Url::parse(&base).map_err(|e| format!("--base {base}: {e}"))?);
             }
             "--no-live" => o.live = false,
+            "--keep" => o.keep = true,
+            "--fail-on-errors" => o.fail_on_errors = true,
+            "--json" => o.json = true,
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             script if o.script.is_none() => o.script = Some(script.to_owned()),
             extra => return Err(format!("one script at a time ({extra:?} is a second)")),
@@ -83,7 +99,7 @@ fn main() -> ExitCode {
     let options = match options() {
         Ok(options) => options,
         Err(why) if why.is_empty() => {
-            print!("{USAGE}");
+            print!("{USAGE}{}", steps::forms_table());
             return ExitCode::SUCCESS;
         }
         Err(why) => {
@@ -116,13 +132,20 @@ fn main() -> ExitCode {
             }
         },
     };
-    eprintln!("{}", paint.dim(&format!("session {session}{}", if ours { "" } else { " (joined)" })));
+    let note = match (ours, options.keep) {
+        (false, _) => " (joined)".to_owned(),
+        (true, true) => format!(" (left open: come back with --session {session})"),
+        (true, false) => String::new(),
+    };
+    eprintln!("{}", paint.dim(&format!("session {session}{note}")));
+    // The session this run opened is closed at its end, unless --keep.
+    let ours = ours && !options.keep;
 
     let code = match &options.script {
         Some(path) => runtime.block_on(script(&connection, &session, path, &options, ours, paint)),
         None => {
             println!("{}", paint.dim("type .help for the commands, .quit to leave"));
-            repl::run(&runtime, &connection, &session, ours, options.base.clone(), paint);
+            repl::run(&runtime, &connection, &session, ours, options.base.clone(), paint, options.json);
             ExitCode::SUCCESS
         }
     };
@@ -158,9 +181,19 @@ async fn script(
             return ExitCode::from(2);
         }
     };
-    let follower = if options.live {
+    // The page's errors: printed as they happen, and counted for --fail-on-errors.
+    let errors = Arc::new(AtomicUsize::new(0));
+    let follower = if options.live || options.fail_on_errors {
         match connection.subscribe(for_session(session, repl::only_errors())).await {
-            Ok(events) => Some(tokio::spawn(live::follow(events, paint, |line| println!("{line}")))),
+            Ok(events) => {
+                let print = options.live;
+                let follow = live::follow(events, paint, errors.clone(), move |line| {
+                    if print {
+                        println!("{line}");
+                    }
+                });
+                Some(tokio::spawn(follow))
+            }
             Err(err) => {
                 eprintln!("{}", show::error(&err, paint));
                 None
@@ -170,13 +203,19 @@ async fn script(
         None
     };
     let mut code = ExitCode::SUCCESS;
+    let live_note = if options.live { " (the page's errors print as they happen)" } else { "" };
+    println!("{}", paint.dim(&format!("running {} steps{live_note}…", calls.len())));
     for chunk in calls.chunks(RUN_STEPS) {
         let steps: Vec<Value> = chunk.iter().map(steps::Call::as_step).collect();
         let mut params = Map::new();
         params.insert("steps".into(), json!(steps));
         match connection.call("session.run", for_session(session, params)).await {
             Ok(ran) => {
-                print!("{}", show::run(&ran, paint));
+                if options.json {
+                    println!("{}", serde_json::to_string_pretty(&ran).unwrap_or_default());
+                } else {
+                    print!("{}", show::run(&ran, paint));
+                }
                 if ran["results"].as_array().is_some_and(|r| r.iter().any(|step| step["ok"] != true)) {
                     code = ExitCode::from(1);
                     break;
@@ -196,6 +235,11 @@ async fn script(
     if let Some(follower) = follower {
         let patience = if ours { Duration::from_secs(5) } else { Duration::from_millis(300) };
         let _ = tokio::time::timeout(patience, follower).await;
+    }
+    let seen = errors.load(Ordering::Relaxed);
+    if options.fail_on_errors && seen > 0 && code == ExitCode::SUCCESS {
+        println!("{}", paint.red(&format!("✖ the page had {seen} errors (--fail-on-errors)")));
+        code = ExitCode::from(1);
     }
     code
 }

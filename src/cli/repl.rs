@@ -62,10 +62,9 @@ impl Helper for Completions {}
 pub fn help() -> String {
     let mut out =
         String::from("Each line is one call on the session; T is a ref from the last snapshot (e12) or a selector.\n");
-    for (form, what) in steps::FORMS {
-        out.push_str(&format!("  {form:<48} {what}\n"));
-    }
+    out.push_str(&steps::forms_table());
     out.push_str("  .session                                         this session's id\n");
+    out.push_str("  .json                                            results as the service's JSON (again: as text)\n");
     out.push_str("  .help | .quit                                    this help | close the session and leave\n");
     out.push_str(
         "Tab completes verbs, method names and refs; ↑ recalls earlier lines (kept in ~/.text-browser-history).\n",
@@ -77,10 +76,19 @@ pub fn help() -> String {
 ///
 /// A session the CLI opened (`ours`) is closed at the end, after which the live errors still on
 /// their way are printed (the feed ends once the session is closed, after its last event).
-pub fn run(runtime: &Runtime, connection: &Connection, session: &str, ours: bool, mut base: Option<Url>, paint: Paint) {
+/// `json`: print results as the service's JSON rather than as text (`.json` switches).
+pub fn run(
+    runtime: &Runtime,
+    connection: &Connection,
+    session: &str,
+    ours: bool,
+    mut base: Option<Url>,
+    paint: Paint,
+    mut json: bool,
+) {
     let mut words: Vec<String> = steps::VERBS.iter().map(|v| (*v).to_owned()).collect();
     words.extend(runtime.block_on(connection.method_names()));
-    words.extend([".help", ".session", ".quit"].map(str::to_owned));
+    words.extend([".help", ".session", ".json", ".quit"].map(str::to_owned));
     words.sort();
     words.dedup();
     let refs = Arc::new(Mutex::new(Vec::new()));
@@ -99,10 +107,10 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, ours: bool
     let mut follower = None;
     if let Ok(events) = runtime.block_on(connection.subscribe(live_params)) {
         follower = Some(match editor.create_external_printer() {
-            Ok(mut printer) => runtime.spawn(live::follow(events, paint, move |line| {
+            Ok(mut printer) => runtime.spawn(live::follow(events, paint, Default::default(), move |line| {
                 let _ = printer.print(format!("{line}\n"));
             })),
-            Err(_) => runtime.spawn(live::follow(events, paint, |line| println!("{line}"))),
+            Err(_) => runtime.spawn(live::follow(events, paint, Default::default(), |line| println!("{line}"))),
         });
     }
 
@@ -121,6 +129,11 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, ours: bool
             ".quit" | ".exit" => break,
             ".help" => {
                 print!("{}", help());
+                continue;
+            }
+            ".json" => {
+                json = !json;
+                println!("{}", paint.dim(if json { "results as JSON" } else { "results as text" }));
                 continue;
             }
             ".session" => {
@@ -146,7 +159,11 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, ours: bool
                 if let Some(url) = show::page_url(&value).and_then(|u| Url::parse(u).ok()) {
                     base = Some(url);
                 }
-                print!("{}", show::result(&value, paint));
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+                } else {
+                    print!("{}", show::result(&value, paint));
+                }
             }
             Err(err) => println!("{}", show::error(&err, paint)),
         }

@@ -8,7 +8,7 @@ use crate::connection::CallError;
 use crate::paint::Paint;
 
 /// Fields printed as text rather than JSON.
-const TEXT_FIELDS: &[&str] = &["text", "snapshot", "content", "markdown"];
+const TEXT_FIELDS: &[&str] = &["text", "snapshot", "content", "markdown", "lines"];
 
 /// A result as text.
 pub fn result(value: &Value, paint: Paint) -> String {
@@ -49,18 +49,18 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
             .as_str()
             .map(str::to_owned)
             .or_else(|| request["status"].as_u64().map(|s| s.to_string()));
-        let mut line = format!(
-            "{} {} → {}",
-            request["method"].as_str().unwrap_or("GET"),
-            request["url"].as_str().unwrap_or(""),
-            outcome.as_deref().unwrap_or("pending")
-        );
+        let mut line =
+            format!("{} {}", request["method"].as_str().unwrap_or("GET"), request["url"].as_str().unwrap_or(""));
+        // What the page sent, then what it got: the two halves of most API bugs.
+        if let Some(sent) = request["requestBody"].as_str() {
+            line.push_str(&format!(" {}", shorten(sent, 160)));
+        }
+        line.push_str(&format!(" → {}", outcome.as_deref().unwrap_or("pending")));
         if let Some(from) = request["initiator"].as_str() {
             line.push_str(&format!("  from {from}"));
         }
         if let Some(body) = request["responseBody"].as_str() {
-            let short: String = body.chars().take(160).collect();
-            line.push_str(&format!("  {short}{}", if short.len() < body.len() { "…" } else { "" }));
+            line.push_str(&format!("  {}", shorten(body, 160)));
         }
         let failed = request["failure"].is_string() || request["status"].as_u64().is_some_and(|s| s >= 400);
         lines.push((if failed { Tone::Bad } else { Tone::Plain }, line));
@@ -109,6 +109,13 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
         .collect()
 }
 
+/// `text` on one line, cut at `max` characters.
+fn shorten(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut: String = one_line.chars().take(max).collect();
+    if cut.len() < one_line.len() { format!("{cut}…") } else { cut }
+}
+
 /// How a line of [`effects_lines`] is shown.
 enum Tone {
     /// A failure: red.
@@ -133,6 +140,7 @@ pub fn run(value: &Value, paint: Paint) -> String {
             let detail = step_detail(&step["result"]);
             out.push_str(&format!("{} {method} {}{detail}\n", paint.green("✓"), paint.dim(&format!("{ms} ms"))));
             out.push_str(&effects_lines(&step["result"]["effects"], paint));
+            out.push_str(&read_result(&step["result"], paint));
         } else {
             let error = &step["error"];
             let failure = CallError::Service {
@@ -144,7 +152,8 @@ pub fn run(value: &Value, paint: Paint) -> String {
         }
     }
     if let Some(skipped) = value["skipped"].as_u64().filter(|n| *n > 0) {
-        out.push_str(&paint.dim(&format!("  {skipped} steps skipped\n")));
+        let steps = if skipped == 1 { "step" } else { "steps" };
+        out.push_str(&paint.dim(&format!("  {skipped} {steps} skipped\n")));
     }
     out.push_str(&format!(
         "→ {} {}\n",
@@ -154,18 +163,23 @@ pub fn run(value: &Value, paint: Paint) -> String {
     out
 }
 
-/// What a step's result says in a few words: the status it got, the text it read.
+/// What a step's result says in a few words: the status it got.
 fn step_detail(result: &Value) -> String {
-    let mut bits = Vec::new();
-    if let Some(status) = result["status"].as_u64() {
-        bits.push(format!("status {status}"));
+    result["status"].as_u64().map(|status| format!("  status {status}")).unwrap_or_default()
+}
+
+/// What a reading step returned (text, snapshot, evaluate's result, pulled logs …), indented under
+/// it; nothing for an action, whose effects are shown instead.
+fn read_result(result: &Value, paint: Paint) -> String {
+    let Value::Object(fields) = result else { return String::new() };
+    let mut read = fields.clone();
+    for shown_elsewhere in ["ok", "status", "url", "title", "signals", "effects"] {
+        read.remove(shown_elsewhere);
     }
-    if let Some(text) = result["text"].as_str() {
-        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let short: String = one_line.chars().take(80).collect();
-        bits.push(format!("{short:?}{}", if short.len() < one_line.len() { "…" } else { "" }));
+    if read.is_empty() {
+        return String::new();
     }
-    if bits.is_empty() { String::new() } else { format!("  {}", bits.join(", ")) }
+    self::result(&Value::Object(read), paint).lines().map(|line| format!("    {line}\n")).collect()
 }
 
 /// A failed call.
@@ -224,6 +238,19 @@ mod tests {
             shown,
             "✓ page.goto 40 ms  status 200\n✖ page.click: no element matches #x [element_not_found]\n  → Take a snapshot.\n  2 steps skipped\n→ http://h/a A\n"
         );
+    }
+
+    #[test]
+    fn a_reading_step_shows_what_it_read_and_a_request_what_was_sent() {
+        let value = json!({ "results": [
+            { "method": "page.evaluate", "ok": true, "ms": 3, "result": { "result": 2 } },
+            { "method": "page.click", "ok": true, "ms": 9, "result": { "ok": true, "effects": { "requests": [
+                { "method": "POST", "url": "/api/orders", "requestBody": "{\"quantity\":2}", "status": 422 }] } } }
+        ], "skipped": 1, "url": "http://h/", "title": "" });
+        let shown = run(&value, Paint::plain());
+        assert!(shown.contains("✓ page.evaluate 3 ms\n    {\"result\":2}\n"), "{shown}");
+        assert!(shown.contains("  ↳ POST /api/orders {\"quantity\":2} → 422\n"), "{shown}");
+        assert!(shown.contains("  1 step skipped\n"), "{shown}");
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub const FORMS: &[(&str, &str)] = &[
     ("METHOD [{JSON}]", "any method, with its params as a JSON object (session_id added)"),
 ];
 
+/// [`FORMS`] as an aligned table, for `.help` and `--help`.
+pub fn forms_table() -> String {
+    FORMS.iter().map(|(form, what)| format!("  {form:<48} {what}\n")).collect()
+}
+
 /// The verbs of [`FORMS`], for completion.
 pub const VERBS: &[&str] = &[
     "goto",
@@ -279,9 +284,11 @@ fn is_quoted(text: &str) -> bool {
 /// Where the first word of `text` ends: at whitespace outside quotes and brackets, so
 /// `role=button[name="New Project"]` is one word.
 fn token_end(text: &str) -> usize {
-    let (mut quote, mut depth) = (None, 0i32);
+    let (mut quote, mut depth, mut escaped) = (None, 0i32, false);
     for (i, c) in text.char_indices() {
         match (quote, c) {
+            _ if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
@@ -294,6 +301,19 @@ fn token_end(text: &str) -> usize {
     text.len()
 }
 
+/// A quoted word's content: `"a \"b\""` is `a "b"`.
+fn unquote(word: &str) -> String {
+    let mut out = String::new();
+    let mut chars = word[1..word.len() - 1].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The words of `text`; a word that is wholly one quoted string loses its quotes.
 fn tokens(text: &str) -> Vec<String> {
     let mut words = Vec::new();
@@ -301,7 +321,7 @@ fn tokens(text: &str) -> Vec<String> {
     while !rest.is_empty() {
         let end = token_end(rest);
         let word = &rest[..end];
-        words.push(if is_quoted(word) { word[1..word.len() - 1].to_owned() } else { word.to_owned() });
+        words.push(if is_quoted(word) { unquote(word) } else { word.to_owned() });
         rest = rest[end..].trim_start();
     }
     words
@@ -345,6 +365,8 @@ mod tests {
             (Some("#status"), Some("Paid, thank you!"))
         );
         assert_eq!(call("assert.text Paid, thank you!").params["text"], "Paid, thank you!");
+        let escaped = call(r#"click "role=button[name=\"Place order\"]""#);
+        assert_eq!(escaped.params["selector"], r#"role=button[name="Place order"]"#);
     }
 
     #[test]

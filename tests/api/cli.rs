@@ -38,7 +38,10 @@ fn the_example_script_runs_its_steps_and_prints_the_pages_errors_as_they_happen(
     let steps: Vec<&str> =
         stdout.lines().filter(|l| l.starts_with('✓')).map(|l| l.split(' ').nth(1).unwrap()).collect();
     assert_eq!(steps, ["page.goto", "assert.text", "page.click", "page.fill", "assert.text", "page.text"], "{stdout}");
-    assert!(stdout.contains(r#""New project: Alpha""#), "the text step shows what it read: {stdout}");
+    assert!(
+        stdout.contains("✓ page.text ") && stdout.contains("\n    New project: Alpha\n"),
+        "the text step shows what it read: {stdout}"
+    );
     let failed_request = format!("✖ network   GET {}/api/fail → 500", fixtures());
     assert!(stdout.contains(&failed_request), "the page's failed request, live: {stdout}");
     assert!(stdout.contains("✖ console   failed to load /api/fail: HTTP 500  (/projects/:29:26)"), "{stdout}");
@@ -61,7 +64,7 @@ fn a_failing_step_exits_1_with_its_kind_and_remediation_and_bad_input_exits_2() 
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("✖ assert.text: ") && stdout.contains("[assertion_failed]"), "{stdout}");
     assert!(stdout.contains("\n  → "), "the remediation: {stdout}");
-    assert!(stdout.contains("1 steps skipped"), "{stdout}");
+    assert!(stdout.contains("1 step skipped"), "{stdout}");
     assert!(!stdout.contains("✖ pageerror"), "--no-live prints no live events: {stdout}");
 
     let bad = run_with_input(cli(&["-"]), "goto http://127.0.0.1:1/\nfill #name\n");
@@ -77,6 +80,26 @@ fn a_failing_step_exits_1_with_its_kind_and_remediation_and_bad_input_exits_2() 
     let refused = wrong_key.output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused.stderr).contains("is the key right?"), "{}", text(&refused.stderr));
+}
+
+#[tokio::test]
+async fn a_step_shows_what_it_sent_and_read_and_fail_on_errors_fails_a_run_the_page_broke() {
+    let script = format!("{}/checkout.tb", env!("CARGO_TARGET_TMPDIR"));
+    let steps = "goto /order/\nfill #quantity 2\nclick \"role=button[name=\\\"Place order\\\"]\"\ntext #order-status\n";
+    std::fs::write(&script, steps).unwrap();
+    let output = cli(&["--base", fixtures(), "--fail-on-errors", "--keep", &script]).output().unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "every step passed, but the page broke: {stdout}");
+    assert!(stdout.contains(r#"↳ POST /api/orders {"product":"sku-42","quantity":2} → 422"#), "what it sent: {stdout}");
+    assert!(stdout.contains("    > 24 |   showConfirmation(data.order.id);"), "the failing line: {stdout}");
+    assert!(stdout.contains("✓ page.text ") && stdout.contains("\n    Placing your order…\n"), "{stdout}");
+    assert!(stdout.contains("errors (--fail-on-errors)"), "{stdout}");
+    // --keep left the session open, and says how to come back to it.
+    let kept = stderr.split("--session ").nth(1).expect("the session it kept").trim().trim_end_matches(')').to_owned();
+    let svc = shared();
+    let tabs = svc.ok("tabs.list", serde_json::json!({ "session_id": kept })).await;
+    assert!(tabs["tabs"][0]["url"].as_str().unwrap().ends_with("/order/"), "{tabs}");
+    svc.ok("session.close", serde_json::json!({ "session_id": kept })).await;
 }
 
 /// The README's REPL transcript: (lines typed after `tb> `, every other line after the command).
