@@ -145,7 +145,9 @@ fn main() -> ExitCode {
         Some(path) => runtime.block_on(script(&connection, &session, path, &options, ours, paint)),
         None => {
             println!("{}", paint.dim("type .help for the commands, .quit to leave"));
-            repl::run(&runtime, &connection, &session, ours, options.base.clone(), paint, options.json);
+            let settings =
+                repl::Settings { ours, base: options.base.clone(), paint, json: options.json, live: options.live };
+            repl::run(&runtime, &connection, &session, settings);
             ExitCode::SUCCESS
         }
     };

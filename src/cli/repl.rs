@@ -72,20 +72,23 @@ pub fn help() -> String {
     out
 }
 
+/// How the REPL behaves, from the command line.
+pub struct Settings {
+    /// The session is the CLI's own: closed at the end, after which the live errors still on their
+    /// way are printed (the feed ends once the session is closed, after its last event).
+    pub ours: bool,
+    /// For relative URLs until a page says where it is.
+    pub base: Option<Url>,
+    pub paint: Paint,
+    /// Results as the service's JSON rather than as text (`.json` switches).
+    pub json: bool,
+    /// Print the page's errors as they happen.
+    pub live: bool,
+}
+
 /// Reads lines until `.quit` or end of input.
-///
-/// A session the CLI opened (`ours`) is closed at the end, after which the live errors still on
-/// their way are printed (the feed ends once the session is closed, after its last event).
-/// `json`: print results as the service's JSON rather than as text (`.json` switches).
-pub fn run(
-    runtime: &Runtime,
-    connection: &Connection,
-    session: &str,
-    ours: bool,
-    mut base: Option<Url>,
-    paint: Paint,
-    mut json: bool,
-) {
+pub fn run(runtime: &Runtime, connection: &Connection, session: &str, settings: Settings) {
+    let Settings { ours, mut base, paint, mut json, live } = settings;
     let mut words: Vec<String> = steps::VERBS.iter().map(|v| (*v).to_owned()).collect();
     words.extend(runtime.block_on(connection.method_names()));
     words.extend([".help", ".session", ".json", ".quit"].map(str::to_owned));
@@ -105,7 +108,8 @@ pub fn run(
     // Live errors above the prompt (printed plainly when there is no terminal to share).
     let live_params = for_session(session, only_errors());
     let mut follower = None;
-    if let Ok(events) = runtime.block_on(connection.subscribe(live_params)) {
+    let subscribed = if live { runtime.block_on(connection.subscribe(live_params)).ok() } else { None };
+    if let Some(events) = subscribed {
         follower = Some(match editor.create_external_printer() {
             Ok(mut printer) => runtime.spawn(live::follow(events, paint, Default::default(), move |line| {
                 let _ = printer.print(format!("{line}\n"));

@@ -139,3 +139,15 @@ fn the_repl_prints_what_the_readme_transcript_shows() {
     let expected: Vec<&str> = answers.iter().map(|l| l.as_str()).collect();
     assert_eq!(answered, expected, "the REPL printed:\n{stdout}");
 }
+
+#[test]
+fn at_the_repl_an_error_the_page_logs_while_the_prompt_waits_is_printed_above_it() {
+    // A pseudo-terminal typed into key by key (tests/cli/live_above_prompt.py, Python's stdlib).
+    let output = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/live_above_prompt.py"))
+        .args([env!("CARGO_BIN_EXE_text-browser-cli"), &shared().rpc_url(), API_KEY, fixtures()])
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{}{}", text(&output.stdout), text(&output.stderr));
+}

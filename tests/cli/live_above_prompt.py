@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Drives text-browser-cli's REPL in a pseudo-terminal, typing key by key as a person does, and
+checks that an error the page logs while the prompt waits is printed above the prompt as it
+happens (and the prompt drawn again), not at the next key press.
+
+Usage: live_above_prompt.py CLI_BINARY RPC_URL API_KEY FIXTURES_URL   (exit 0 when it holds)
+"""
+import os
+import pty
+import select
+import sys
+import time
+
+cli, url, key, fixtures = sys.argv[1:5]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["HOME"] = os.environ.get("TMPDIR", "/tmp")
+    os.execv(cli, [cli, "--url", url, "--key", key])
+
+screen = b""
+
+
+def read_for(seconds, until=None):
+    """Reads the terminal for up to `seconds`, or until `until` has been printed."""
+    global screen
+    end = time.time() + seconds
+    while time.time() < end:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                screen += os.read(fd, 4096)
+            except OSError:
+                return
+        if until is not None and until in screen:
+            return
+
+
+def type_line(text):
+    for ch in text.encode():
+        os.write(fd, bytes([ch]))
+        time.sleep(0.005)
+    os.write(fd, b"\r")
+
+
+def fail(why):
+    print(why + "\n--- the terminal showed:\n" + screen.decode(errors="replace"), file=sys.stderr)
+    os.kill(pid, 9)
+    sys.exit(1)
+
+
+read_for(30, b"tb> ")
+type_line(f"goto {fixtures}/invoices/")
+read_for(30, b'"status":200')
+read_for(30, b"tb> ")
+mark = len(screen)
+type_line("eval setTimeout(() => console.error('logged while you think'), 1000); 1")
+read_for(30, b'{"result":1}')
+typed_at = time.time()
+# No key is pressed now: the error must show up on its own, with the prompt drawn again after it.
+read_for(15, b"logged while you think\x1b[0m\r\n")
+after = screen[mark:]
+if b"console   logged while you think" not in after.split(b'{"result":1}', 1)[-1]:
+    fail("the error the page logged while the prompt waited was not printed (within 15 s, no key pressed)")
+waited = time.time() - typed_at
+read_for(2, b"logged while you think\x1b[0m\r\n\r\x1b[Ktb> ")
+if b"tb> " not in screen.split(b"logged while you think", 1)[1]:
+    fail("the prompt was not drawn again after the error")
+type_line(".quit")
+read_for(15, b"live events ended")
+os.waitpid(pid, 0)
+print(f"printed above the prompt {waited:.2f} s after the call returned (the page logged it after 1 s)")
