@@ -5,8 +5,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use std::time::Duration;
+
 use jsonrpsee_core::client::Subscription;
-use serde_json::Value;
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+
+use crate::connection::{Connection, for_session};
 
 use crate::paint::Paint;
 
@@ -22,10 +27,7 @@ pub fn line(event: &Value, paint: Paint) -> String {
         if event["error"] == true { "✖" } else { "·" },
         event["text"].as_str().unwrap_or("")
     );
-    if let Some(at) = event.get("location").filter(|l| l.is_object()) {
-        let file = crate::show::path_of(at["url"].as_str().unwrap_or(""));
-        text.push_str(&format!("  ({file}:{}:{})", at["line"], at["column"]));
-    }
+    text.push_str(&crate::show::place(&event["location"]));
     if let Some(dropped) = event["dropped"].as_u64() {
         text.push_str(&format!("  [{dropped} events lost while the terminal was busy]"));
     }
@@ -47,6 +49,18 @@ pub async fn follow(
         if event["kind"] == "end" {
             break;
         }
+    }
+}
+
+/// The end of a run: closes the session when it is the CLI's own (`ours`) — which ends the live
+/// feed after its last event, so nothing is cut off — and lets `follower` print what is left.
+pub async fn finish(connection: &Connection, session: &str, ours: bool, follower: Option<JoinHandle<()>>) {
+    if ours {
+        let _ = connection.call("session.close", for_session(session, Map::new())).await;
+    }
+    if let Some(follower) = follower {
+        let patience = if ours { Duration::from_secs(5) } else { Duration::from_millis(300) };
+        let _ = tokio::time::timeout(patience, follower).await;
     }
 }
 

@@ -230,14 +230,7 @@ async fn script(
             }
         }
     }
-    // Closing our session ends the live feed after its last event, so nothing is cut off.
-    if ours {
-        let _ = connection.call("session.close", for_session(session, Map::new())).await;
-    }
-    if let Some(follower) = follower {
-        let patience = if ours { Duration::from_secs(5) } else { Duration::from_millis(300) };
-        let _ = tokio::time::timeout(patience, follower).await;
-    }
+    live::finish(connection, session, ours, follower).await;
     let seen = errors.load(Ordering::Relaxed);
     if options.fail_on_errors && seen > 0 && code == ExitCode::SUCCESS {
         println!("{}", paint.red(&format!("✖ the page had {seen} errors (--fail-on-errors)")));

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
@@ -176,13 +175,7 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, settings: 
         let _ = editor.save_history(path);
     }
     drop(editor);
-    if ours {
-        let _ = runtime.block_on(connection.call("session.close", for_session(session, Map::new())));
-    }
-    if let Some(follower) = follower {
-        let patience = if ours { Duration::from_secs(5) } else { Duration::from_millis(300) };
-        let _ = runtime.block_on(async { tokio::time::timeout(patience, follower).await });
-    }
+    runtime.block_on(live::finish(connection, session, ours, follower));
 }
 
 /// `events.subscribe` params for errors only.

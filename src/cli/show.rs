@@ -73,11 +73,8 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
                 _ => ("console.error".to_owned(), true),
             };
             let text = entry["text"].as_str().or_else(|| entry["message"].as_str()).unwrap_or("");
-            let place = &entry["location"];
-            let at =
-                place["url"].as_str().map(|url| format!("  ({}:{}:{})", path_of(url), place["line"], place["column"]));
-            lines
-                .push((if bad { Tone::Bad } else { Tone::Plain }, format!("{what}: {text}{}", at.unwrap_or_default())));
+            let at = place(&entry["location"]);
+            lines.push((if bad { Tone::Bad } else { Tone::Plain }, format!("{what}: {text}{at}")));
             // The lines around it, as the service quoted them.
             for source in entry["source"].as_str().into_iter().flat_map(str::lines) {
                 lines.push((Tone::Quote, source.to_owned()));
@@ -125,9 +122,12 @@ enum Tone {
     Quote,
 }
 
-/// A URL's path (the page's origin is the one being driven).
-pub fn path_of(url: &str) -> String {
-    url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| u.path().to_owned())
+/// Where in the page's code a `location` (`{url, line, column}`) points, as `  (/path:line:col)`
+/// — the script's path is enough, the page's origin being the one driven; "" without one.
+pub fn place(location: &Value) -> String {
+    let Some(url) = location["url"].as_str() else { return String::new() };
+    let path = url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| u.path().to_owned());
+    format!("  ({path}:{}:{})", location["line"], location["column"])
 }
 
 /// A `session.run` result: one line per step, then where the page ended up.
