@@ -123,7 +123,13 @@ fn main() -> ExitCode {
         }
     };
     let (session, ours) = match &options.session {
-        Some(id) => (id.clone(), false),
+        Some(id) => match runtime.block_on(connection.call("tabs.list", for_session(id, Map::new()))) {
+            Ok(_) => (id.clone(), false),
+            Err(err) => {
+                eprintln!("{}", show::error(&err, paint));
+                return ExitCode::from(2);
+            }
+        },
         None => match runtime.block_on(connection.call("session.create", Map::new())) {
             Ok(created) => (created["session_id"].as_str().unwrap_or_default().to_owned(), true),
             Err(err) => {

@@ -25,13 +25,20 @@ use crate::browser::{BrowserError, LiveEvent, LiveKind};
 pub const SUBSCRIBE: &str = "events.subscribe";
 pub const NOTIFICATION: &str = "events.event";
 pub const UNSUBSCRIBE: &str = "events.unsubscribe";
+pub const SUMMARY: &str = "Stream what a session's page does as it happens (WebSocket on /rpc only).";
+pub const NOTIFICATION_DOC: &str = "One per event, in the order things happened, with `tab` (and, after losses, \
+    `dropped`: how many were lost before it). The last is {\"kind\": \"end\", \"reason\", \"dropped\"} once the \
+    session or tab is gone (reason: closed, expired, shutdown, browser_lost, tab_closed).";
 
 /// How long one notification may wait for room on a slow connection before it counts as dropped.
 const SEND_PATIENCE: Duration = Duration::from_millis(100);
 /// How long an event is held so that one which happened earlier but reached us later goes first.
 const REORDER_WINDOW: Duration = Duration::from_millis(100);
 
-/// Streams what the session's page (`tab_id`, default the active tab) does from now on.
+/// Streams what the session's page (`tab_id`, default the active tab) does from now on, as
+/// `events.event` notifications: console messages, page errors, requests (on their answer, or
+/// their failure), dialogs, navigations, downloads, popups, a crash. A subscriber that falls
+/// behind loses the oldest and is told how many; the subscription ends with the session or tab.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscribeParams {

@@ -10,7 +10,9 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use super::error::ErrorKind;
+use super::events;
 use super::registry::MethodSpec;
+use crate::browser::LiveEvent;
 
 const SCHEMAS_PATH: &str = "#/components/schemas/";
 
@@ -22,7 +24,7 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         })
         .into_generator();
     let mut block_types = Vec::new();
-    let described: Vec<Value> = methods
+    let mut described: Vec<Value> = methods
         .iter()
         .map(|m| {
             let blocks: Vec<Value> = m
@@ -48,6 +50,7 @@ pub fn document(methods: &[MethodSpec]) -> Value {
             method
         })
         .collect();
+    described.extend(subscriptions(&mut generator, &mut block_types));
     let mut schemas = generator.take_definitions(true);
     // Params blocks are spelled out as content descriptors; their own schemas are not needed.
     for name in block_types {
@@ -77,6 +80,41 @@ pub fn document(methods: &[MethodSpec]) -> Value {
 }
 
 /// Follows a `$ref` into the generator's definitions, noting the referenced name.
+/// `events.subscribe` and `events.unsubscribe` (WebSocket only; declared beside their handler in
+/// `events`). OpenRPC has no shape for a subscription, so it is described as a method answering
+/// the subscription id, the notifications it sends named in `x-notification` (their schema is the
+/// event's own type) and the method ending it in `x-unsubscribe`.
+fn subscriptions(generator: &mut SchemaGenerator, block_types: &mut Vec<String>) -> Vec<Value> {
+    let reference = generator.subschema_for::<events::SubscribeParams>();
+    let params = resolve(generator, reference.as_value(), block_types);
+    let event = generator.subschema_for::<LiveEvent>();
+    let id = json!({ "type": ["integer", "string"], "description": "The subscription id." });
+    let mut subscribe = json!({
+        "name": events::SUBSCRIBE,
+        "summary": events::SUMMARY,
+        "paramStructure": "by-name",
+        "params": content_descriptors(std::slice::from_ref(&params), None),
+        "result": { "name": "subscription", "schema": id },
+        "x-notification": {
+            "name": events::NOTIFICATION,
+            "description": events::NOTIFICATION_DOC,
+            "schema": event,
+        },
+        "x-unsubscribe": events::UNSUBSCRIBE,
+    });
+    if let Some(description) = params.get("description") {
+        subscribe["description"] = description.clone();
+    }
+    let unsubscribe = json!({
+        "name": events::UNSUBSCRIBE,
+        "summary": "End an events.subscribe subscription.",
+        "paramStructure": "by-position",
+        "params": [{ "name": "subscription", "required": true, "description": "The id events.subscribe answered.", "schema": id }],
+        "result": { "name": "ended", "schema": { "type": "boolean" } },
+    });
+    vec![subscribe, unsubscribe]
+}
+
 fn resolve(generator: &SchemaGenerator, schema: &Value, names: &mut Vec<String>) -> Value {
     match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix(SCHEMAS_PATH)) {
         Some(name) => {

@@ -75,6 +75,10 @@ fn a_failing_step_exits_1_with_its_kind_and_remediation_and_bad_input_exits_2() 
         text(&bad.stderr)
     );
 
+    let gone = cli(&["--session", "0123456789abcdef", &script]).output().unwrap();
+    assert_eq!(gone.status.code(), Some(2));
+    assert!(text(&gone.stderr).contains("[session_not_found]"), "{}", text(&gone.stderr));
+
     let mut wrong_key = Command::new(env!("CARGO_BIN_EXE_text-browser-cli"));
     wrong_key.args(["--url", &shared().rpc_url(), "--key", "wrong", &script]);
     let refused = wrong_key.output().unwrap();
