@@ -93,9 +93,7 @@ impl BrowserTools {
             }
         }
     }
-}
 
-impl BrowserTools {
     /// The URL and title of the tab the action was on (null if it does not answer in time).
     async fn where_now(&self, id: &str, tab: Option<&str>) -> Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);

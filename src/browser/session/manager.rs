@@ -38,19 +38,15 @@ enum Slot {
     Warm(Box<Session>),
 }
 
-/// How many closed sessions' reasons are remembered (oldest forgotten first).
-const CLOSED_REMEMBERED: usize = 1_000;
-
-/// How many lost session ids are remembered (oldest forgotten first).
-const LOST_REMEMBERED: usize = 10_000;
+/// How many ended sessions are remembered with their reason (oldest forgotten first).
+const ENDED_REMEMBERED: usize = 10_000;
 
 pub struct SessionManager {
     /// Opens sessions on the current Chromium (replaced by the supervisor after a crash).
     opener: Arc<Opener>,
-    /// Sessions whose Chromium died, so calls on them get `browser_unavailable`.
-    lost: Mutex<VecDeque<String>>,
-    /// Sessions closed lately and why, for the last word of their event subscriptions.
-    closed: Mutex<VecDeque<(String, CloseReason)>>,
+    /// Sessions ended lately and why: calls on those lost with a Chromium that died get
+    /// `browser_unavailable`, and event subscriptions say why they ended.
+    ended: Mutex<VecDeque<(String, CloseReason)>>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     pool: Arc<WarmPool>,
     limits: SessionLimits,
@@ -100,8 +96,7 @@ impl SessionManager {
         Self {
             trimmer,
             opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions, limits.download_max_bytes)),
-            lost: Mutex::new(VecDeque::new()),
-            closed: Mutex::new(VecDeque::new()),
+            ended: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
             pool: Arc::new(WarmPool::new(
                 limits.warm_sessions,
@@ -134,14 +129,8 @@ impl SessionManager {
     fn swap_browser(&self, replacement: Chromium) {
         let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
         drop(self.pool.drain());
-        {
-            let mut remembered = self.lost.lock().unwrap_or_else(|p| p.into_inner());
-            for id in &lost {
-                if remembered.len() == LOST_REMEMBERED {
-                    remembered.pop_front();
-                }
-                remembered.push_back(id.clone());
-            }
+        for id in &lost {
+            self.remember_end(id, CloseReason::BrowserLost);
         }
         self.metrics.sessions_open.set(0);
         self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
@@ -269,7 +258,7 @@ impl SessionManager {
         if let Some(session) = self.map().get(id).cloned() {
             return Ok(session);
         }
-        if self.lost.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|lost| lost == id) {
+        if self.close_reason(id) == Some(CloseReason::BrowserLost) {
             return Err(BrowserError::Unavailable(
                 "Chromium stopped unexpectedly and was restarted; this session's browser context went with it".into(),
             ));
@@ -301,33 +290,31 @@ impl SessionManager {
         session.run_on_session(&chromium, deadline, op(session.clone(), chromium.clone())).await
     }
 
-    /// Why session `id` ended, if it did lately (or was lost with a Chromium that died).
     /// Whether the session `id` is open.
     pub fn is_open(&self, id: &str) -> bool {
         self.map().contains_key(id)
     }
 
+    /// Why session `id` ended, if it did lately (closed, expired, shut down, or lost with a
+    /// Chromium that died).
     pub fn close_reason(&self, id: &str) -> Option<CloseReason> {
-        let closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, reason)) = closed.iter().rev().find(|(closed, _)| closed == id) {
-            return Some(*reason);
+        let ended = self.ended.lock().unwrap_or_else(|p| p.into_inner());
+        ended.iter().rev().find(|(ended, _)| ended == id).map(|(_, reason)| *reason)
+    }
+
+    fn remember_end(&self, id: &str, reason: CloseReason) {
+        let mut ended = self.ended.lock().unwrap_or_else(|p| p.into_inner());
+        if ended.len() == ENDED_REMEMBERED {
+            ended.pop_front();
         }
-        drop(closed);
-        let lost = self.lost.lock().unwrap_or_else(|p| p.into_inner());
-        lost.iter().any(|lost| lost == id).then_some(CloseReason::BrowserLost)
+        ended.push_back((id.to_owned(), reason));
     }
 
     /// Closes a session: a call in flight on it ends with `session_closed`, then its context is
     /// disposed.
     pub async fn close(&self, id: &str, reason: CloseReason) -> Result<(), BrowserError> {
         let session = self.map().remove(id).ok_or_else(|| BrowserError::SessionNotFound(id.to_owned()))?;
-        {
-            let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
-            if closed.len() == CLOSED_REMEMBERED {
-                closed.pop_front();
-            }
-            closed.push_back((id.to_owned(), reason));
-        }
+        self.remember_end(id, reason);
         self.metrics.sessions_open.set(self.open_count() as i64);
         self.metrics.sessions_closed.with_label_values(&[reason.as_str()]).inc();
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
