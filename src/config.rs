@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use crate::replica::Topology;
+
 /// The default allow-list: the local machine on any port, over http or https.
 pub const DEFAULT_ALLOW_HOST_REGEX: &str = r"^https?://(localhost|127\.0\.0\.1)(:\d+)?/";
 
@@ -87,6 +89,31 @@ pub const VARS: &[EnvVar] = &[
     },
     EnvVar { name: "HEADLESS", default: "true", meaning: "run Chromium headless" },
     EnvVar {
+        name: "BROWSER_WS_ENDPOINT",
+        default: "(none)",
+        meaning: "attach to this running Chromium (ws://host:port/devtools/browser/<id>, or http://host:port) instead of launching one",
+    },
+    EnvVar {
+        name: "EGRESS_PROXY_ADVERTISE",
+        default: "127.0.0.1",
+        meaning: "host a remote browser reaches this service's per-session egress proxies at; not loopback: they listen on every interface",
+    },
+    EnvVar {
+        name: "REPLICA_ID",
+        default: "(none)",
+        meaning: "this replica's name (a StatefulSet pod's, text-browser-0); session ids then carry it and calls for other replicas' sessions are forwarded",
+    },
+    EnvVar {
+        name: "PEER_URL_TEMPLATE",
+        default: "(none)",
+        meaning: "a replica's base URL with {replica} for its name, e.g. http://{replica}.text-browser:3337",
+    },
+    EnvVar {
+        name: "PEERS",
+        default: "(none)",
+        meaning: "replicas' base URLs by name, name=http://host:port,… (before PEER_URL_TEMPLATE)",
+    },
+    EnvVar {
         name: "METRICS_API_KEY",
         default: "(none)",
         meaning: "when set, /metrics requires it as a bearer token or x-api-key",
@@ -162,6 +189,12 @@ pub struct Config {
     /// `None` means "look on PATH when launching" (resolved by [`Config::chrome_executable`]).
     pub chrome_path: Option<PathBuf>,
     pub headless: bool,
+    /// BROWSER_WS_ENDPOINT: attach to this browser instead of launching one.
+    pub browser_ws_endpoint: Option<String>,
+    /// EGRESS_PROXY_ADVERTISE: the host a (remote) browser reaches the per-session proxies at.
+    pub egress_proxy_advertise: String,
+    /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE: which replica this is and how to reach the others.
+    pub replicas: Option<Topology>,
     pub log_format: LogFormat,
 }
 
@@ -216,6 +249,15 @@ impl Config {
                 _ => None,
             },
             headless: parse_bool(&get, "HEADLESS", true)?,
+            browser_ws_endpoint: match get("BROWSER_WS_ENDPOINT") {
+                None => None,
+                Some(v) => Some(browser_endpoint(v.trim())?),
+            },
+            egress_proxy_advertise: match get("EGRESS_PROXY_ADVERTISE") {
+                None => "127.0.0.1".to_owned(),
+                Some(v) => advertise_host(v.trim())?,
+            },
+            replicas: replicas(&get)?,
             log_format: match get("LOG_FORMAT").as_deref().map(str::trim) {
                 None | Some("json") => LogFormat::Json,
                 Some("pretty") => LogFormat::Pretty,
@@ -295,6 +337,60 @@ fn short_default(var: &EnvVar) -> &'static str {
     if var.name == "ALLOW_HOST_REGEX" { "localhost" } else { var.default }
 }
 
+/// BROWSER_WS_ENDPOINT: a `ws://` (or `wss://`) DevTools browser URL, or the `http://` address of a
+/// Chromium's DevTools port (its `/json/version` names the browser's URL).
+fn browser_endpoint(value: &str) -> Result<String, ConfigError> {
+    let invalid = |reason: &str| ConfigError::Invalid {
+        var: "BROWSER_WS_ENDPOINT",
+        value: value.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let url = url::Url::parse(value).map_err(|e| invalid(&format!("not a URL: {e}")))?;
+    if !matches!(url.scheme(), "ws" | "wss" | "http" | "https") || url.host_str().is_none() {
+        return Err(invalid("expected ws://host:port/devtools/browser/<id> or http://host:port"));
+    }
+    Ok(value.to_owned())
+}
+
+/// EGRESS_PROXY_ADVERTISE: a host name or IP address, nothing more.
+fn advertise_host(value: &str) -> Result<String, ConfigError> {
+    let valid = !value.is_empty()
+        && (value.parse::<IpAddr>().is_ok()
+            || value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'));
+    if !valid {
+        return Err(ConfigError::Invalid {
+            var: "EGRESS_PROXY_ADVERTISE",
+            value: value.to_owned(),
+            reason: "expected a host name or an IP address (no scheme, no port)".into(),
+        });
+    }
+    Ok(value.to_owned())
+}
+
+/// REPLICA_ID, PEERS and PEER_URL_TEMPLATE: all unset, or REPLICA_ID with at least one way to find
+/// the others.
+fn replicas(get: &impl Fn(&str) -> Option<String>) -> Result<Option<Topology>, ConfigError> {
+    let (id, peers, template) = (get("REPLICA_ID"), get("PEERS"), get("PEER_URL_TEMPLATE"));
+    let Some(id) = id else {
+        return match (peers, template) {
+            (None, None) => Ok(None),
+            (Some(v), _) => Err(ConfigError::Invalid {
+                var: "PEERS",
+                value: v,
+                reason: "set REPLICA_ID too: peers are only used by a named replica".into(),
+            }),
+            (None, Some(v)) => Err(ConfigError::Invalid {
+                var: "PEER_URL_TEMPLATE",
+                value: v,
+                reason: "set REPLICA_ID too: peers are only used by a named replica".into(),
+            }),
+        };
+    };
+    Topology::parse(id.trim(), peers.as_deref(), template.as_deref().map(str::trim))
+        .map(Some)
+        .map_err(|(var, value, reason)| ConfigError::Invalid { var, value, reason })
+}
+
 /// A comma-separated list, trimmed, without empty items.
 fn list(value: &str) -> Vec<String> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
@@ -366,6 +462,9 @@ mod tests {
             ("QUEUE_TIMEOUT_MS", "600001"),
             ("HEADLESS", "maybe"),
             ("LOG_FORMAT", "xml"),
+            ("BROWSER_WS_ENDPOINT", "localhost:9222"),
+            ("EGRESS_PROXY_ADVERTISE", "http://10.0.0.1:80"),
+            ("PEERS", "a=http://h:1"),
         ] {
             let err = config(&[(var, value)]).unwrap_err();
             assert!(err.to_string().starts_with(var), "{var}: {err}");
@@ -396,6 +495,26 @@ mod tests {
         assert!(!c.headless);
         assert_eq!(c.log_format, LogFormat::Pretty);
         assert_eq!(c.max_sessions, 2);
+    }
+
+    #[test]
+    fn replica_settings_are_checked_together() {
+        assert!(config(&[]).unwrap().replicas.is_none(), "without REPLICA_ID nothing changes");
+        let c = config(&[("REPLICA_ID", "tb-1"), ("PEERS", "tb-0=http://127.0.0.1:4000, tb-2=http://127.0.0.1:4002")])
+            .unwrap();
+        let topology = c.replicas.unwrap();
+        assert_eq!(topology.me(), "tb-1");
+        assert_eq!(topology.url_of("tb-2").as_deref(), Some("http://127.0.0.1:4002"));
+        for (var, pairs) in [
+            ("REPLICA_ID", vec![("REPLICA_ID", "Tb_1"), ("PEER_URL_TEMPLATE", "http://{replica}:1")]),
+            ("REPLICA_ID", vec![("REPLICA_ID", "tb-1")]),
+            ("PEERS", vec![("REPLICA_ID", "tb-1"), ("PEERS", "tb-0")]),
+            ("PEERS", vec![("REPLICA_ID", "tb-1"), ("PEERS", "tb-0=ftp://x")]),
+            ("PEER_URL_TEMPLATE", vec![("REPLICA_ID", "tb-1"), ("PEER_URL_TEMPLATE", "http://fixed:1")]),
+        ] {
+            let err = config(&pairs).unwrap_err();
+            assert!(err.to_string().starts_with(var), "{pairs:?}: {err}");
+        }
     }
 
     #[test]

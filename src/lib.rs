@@ -10,6 +10,7 @@
 //! - `mcp`: the same methods as MCP tools on `/mcp`
 //! - `browser`: Chromium, sessions and everything a session does with its page
 //! - `egress`: the policy every request the browser makes must pass, and the proxy enforcing it
+//! - `replica`: several services side by side: who owns a session, forwarding calls to it
 //! - `metrics`: Prometheus collectors behind `/metrics`
 //! - `memory`: hands memory freed by finished work back to the system
 //! - `js/`: the helper scripts injected into pages (plain JS, embedded with `include_str!`)
@@ -21,6 +22,7 @@ pub mod http;
 pub mod mcp;
 pub mod memory;
 pub mod metrics;
+pub mod replica;
 pub mod rpc;
 pub mod startup;
 pub mod telemetry;

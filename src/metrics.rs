@@ -6,7 +6,7 @@
 use std::sync::LazyLock;
 
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
 /// CDP command latency by CDP method (a bounded set: the methods our code sends). Process-wide,
@@ -58,6 +58,11 @@ pub struct Metrics {
     /// Times freed memory was handed back to the system (see `memory`), and how much.
     pub memory_trims: IntCounter,
     pub memory_returned_bytes: IntCounter,
+    /// Calls for another replica's session, by transport (rpc, subscription) and outcome (ok,
+    /// error, replica_unavailable, wrong_replica).
+    pub forwarded_calls: IntCounterVec,
+    /// How long forwarded calls took, owner's work included.
+    pub forwarded_duration: Histogram,
 }
 
 impl Metrics {
@@ -112,8 +117,26 @@ impl Metrics {
             "Resident bytes handed back to the system by memory trims",
         )
         .expect("valid metric");
+        let forwarded_calls = IntCounterVec::new(
+            Opts::new(
+                "text_browser_forwarded_calls_total",
+                "Calls for another replica's session, by transport and outcome",
+            ),
+            &["transport", "outcome"],
+        )
+        .expect("valid metric");
+        let forwarded_duration = Histogram::with_opts(
+            HistogramOpts::new(
+                "text_browser_forwarded_call_duration_seconds",
+                "Latency of calls forwarded to the replica owning their session, its work included",
+            )
+            .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
+        )
+        .expect("valid metric");
         for collector in [
-            Box::new(rpc_requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(forwarded_calls.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(forwarded_duration.clone()),
+            Box::new(rpc_requests.clone()),
             Box::new(rpc_duration.clone()),
             Box::new(sessions_open.clone()),
             Box::new(sessions_warm.clone()),
@@ -139,6 +162,10 @@ impl Metrics {
         for reason in ["closed", "expired", "shutdown", "browser_lost"] {
             sessions_closed.with_label_values(&[reason]);
         }
+        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
+            forwarded_calls.with_label_values(&["rpc", outcome]);
+        }
+        forwarded_calls.with_label_values(&["subscription", "wrong_replica"]);
         for status in ["401", "413", "429"] {
             http_rejected.with_label_values(&[status]);
         }
@@ -159,6 +186,8 @@ impl Metrics {
             http_rejected,
             memory_trims,
             memory_returned_bytes,
+            forwarded_calls,
+            forwarded_duration,
         }
     }
 

@@ -10,13 +10,15 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::{Chromium, Launch, SessionLimits, SessionManager, supervisor};
+use crate::browser::{BrowserSource, SessionLimits, SessionManager, SessionSetup, supervisor};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
+use crate::egress::proxy::ProxyAddress;
 use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
 use crate::mcp::{self, McpSettings};
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
+use crate::replica::Forwarder;
 use crate::rpc::{self, RpcContext};
 
 #[derive(Debug, thiserror::Error)]
@@ -43,10 +45,13 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
-        let executable = config.chrome_executable()?;
+        let source = match &config.browser_ws_endpoint {
+            Some(endpoint) => BrowserSource::Attach { endpoint: endpoint.clone() },
+            None => BrowserSource::Launch { executable: config.chrome_executable()?, headless: config.headless },
+        };
         let addr = SocketAddr::new(config.host, config.port);
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
-        let chromium = Chromium::launch(&executable, config.headless).await?;
+        let chromium = source.start().await?;
         let metrics = Metrics::new();
         let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
         let limits = SessionLimits {
@@ -58,7 +63,16 @@ impl Application {
             download_max_bytes: config.download_max_bytes,
         };
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
-        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone()));
+        let setup = SessionSetup {
+            replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
+            // A browser of our own is on this machine; a remote one reaches us where we say.
+            proxy_at: match &source {
+                BrowserSource::Launch { .. } => ProxyAddress::local(),
+                BrowserSource::Attach { .. } => ProxyAddress::advertised(&config.egress_proxy_advertise),
+            },
+        };
+        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone(), setup));
+        let replicas = config.replicas.clone().map(|t| Forwarder::new(t, config.api_key.expose(), metrics.clone()));
 
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
@@ -73,6 +87,7 @@ impl Application {
             headless: config.headless,
             openrpc,
             methods: Default::default(),
+            replicas,
         });
         let mcp_stop = CancellationToken::new();
         let mcp = mcp::service(
@@ -102,8 +117,7 @@ impl Application {
 
         let stop_tasks = CancellationToken::new();
         let mut tasks = sessions.spawn_tasks(&stop_tasks);
-        let launch = Launch { executable, headless: config.headless };
-        tasks.push(tokio::spawn(supervisor::run(sessions.clone(), launch, stop_tasks.clone())));
+        tasks.push(tokio::spawn(supervisor::run(sessions.clone(), source, stop_tasks.clone())));
         tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
         tasks.push(tokio::spawn(trimmer.run(stop_tasks.clone())));
         Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop })

@@ -13,7 +13,7 @@ mod error;
 mod page;
 mod session;
 
-pub use chromium::supervisor::{self, Launch};
+pub use chromium::supervisor::{self, BrowserSource};
 pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
@@ -26,5 +26,5 @@ pub use page::{
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,
-    SessionManager, SessionOptions, StorageItem, StorageState, TabInfo,
+    SessionManager, SessionOptions, SessionSetup, StorageItem, StorageState, TabInfo,
 };

@@ -12,7 +12,7 @@
 //! listener, connections and tunnels.
 
 use std::convert::Infallible;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Empty, Full, combinators::BoxBody};
@@ -68,8 +68,43 @@ impl Upstream {
     }
 }
 
+/// Where the per-session proxies listen, and the host the browser is told to reach them at.
+///
+/// A browser the service launched reaches them on loopback. A remote browser (BROWSER_WS_ENDPOINT)
+/// reaches them at EGRESS_PROXY_ADVERTISE; unless that is a loopback name too, they then listen on
+/// every interface, each on its own port for the life of its session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProxyAddress {
+    bind: IpAddr,
+    host: String,
+}
+
+impl ProxyAddress {
+    /// Loopback only: for a browser on this machine.
+    pub fn local() -> Self {
+        Self { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), host: "127.0.0.1".into() }
+    }
+
+    /// The browser reaches this service at `host`.
+    pub fn advertised(host: &str) -> Self {
+        let loopback =
+            host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+        let bind = if loopback { IpAddr::V4(Ipv4Addr::LOCALHOST) } else { IpAddr::V4(Ipv4Addr::UNSPECIFIED) };
+        Self { bind, host: host.to_owned() }
+    }
+
+    /// `http://host:port` as Chromium's `proxyServer` takes it.
+    fn server(&self, port: u16) -> String {
+        match self.host.parse::<IpAddr>() {
+            Ok(IpAddr::V6(ip)) => format!("http://[{ip}]:{port}"),
+            _ => format!("http://{}:{port}", self.host),
+        }
+    }
+}
+
 pub struct EgressProxy {
-    addr: SocketAddr,
+    /// The address the browser is given (see [`ProxyAddress`]).
+    server: String,
     log: Arc<FailureLog>,
     accept: JoinHandle<()>,
     /// Dropped with the proxy: every connection and tunnel task sees it and ends.
@@ -84,19 +119,23 @@ struct Shared {
 }
 
 impl EgressProxy {
-    pub async fn start(policy: Arc<EgressPolicy>, upstream: Option<Upstream>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
-        let addr = listener.local_addr()?;
+    pub async fn start(
+        policy: Arc<EgressPolicy>,
+        upstream: Option<Upstream>,
+        at: &ProxyAddress,
+    ) -> std::io::Result<Self> {
+        let listener = TcpListener::bind((at.bind, 0)).await?;
+        let server = at.server(listener.local_addr()?.port());
         let log = Arc::new(FailureLog::default());
         let (stop_tx, stop) = watch::channel(());
         let shared = Arc::new(Shared { policy, upstream, log: log.clone(), stop });
         let accept = tokio::spawn(accept_loop(listener, shared));
-        Ok(Self { addr, log, accept, _stop: stop_tx })
+        Ok(Self { server, log, accept, _stop: stop_tx })
     }
 
     /// The proxy's address in the form Chromium's `proxyServer` takes.
     pub fn server(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.clone()
     }
 
     pub fn log(&self) -> &Arc<FailureLog> {
@@ -357,6 +396,16 @@ fn text(status: StatusCode, body: String) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_browser_is_given_the_advertised_host_and_loopback_stays_loopback() {
+        let local = ProxyAddress::advertised("localhost");
+        assert_eq!((local.bind, local.server(81).as_str()), (IpAddr::V4(Ipv4Addr::LOCALHOST), "http://localhost:81"));
+        let pod = ProxyAddress::advertised("10.1.2.3");
+        assert_eq!((pod.bind, pod.server(81).as_str()), (IpAddr::V4(Ipv4Addr::UNSPECIFIED), "http://10.1.2.3:81"));
+        assert_eq!(ProxyAddress::advertised("fd00::1").server(81), "http://[fd00::1]:81");
+        assert_eq!(ProxyAddress::local().server(81), "http://127.0.0.1:81");
+    }
 
     #[test]
     fn upstream_is_parsed_with_its_bypass_list() {

@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod body_limit;
 pub mod conformance;
+pub mod forwarded;
 pub mod probes;
 pub mod rate_limit;
 pub mod rejection;
@@ -42,7 +43,7 @@ pub struct HttpParts {
 }
 
 pub fn router(parts: HttpParts) -> Router {
-    let auth = auth::AuthState { key: parts.api_key, metrics: parts.metrics.clone() };
+    let auth = auth::AuthState { key: parts.api_key.clone(), metrics: parts.metrics.clone() };
     let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
     let rpc = parts.rpc;
     // /mcp: the same key, rate limit and body cap as /rpc (its transport streams, so its body is
@@ -55,10 +56,15 @@ pub fn router(parts: HttpParts) -> Router {
             .layer(from_fn_with_state(body.clone(), body_limit::json_413))
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );
+    // A call another replica forwarded was counted by the rate limit where the client sent it.
+    let limit = forwarded::UnlessForwardedLayer::new(
+        rate_limit::layer(parts.rate_limit, parts.metrics.clone()),
+        parts.api_key.clone(),
+    );
     let rpc_routes =
         Router::new().route_service("/rpc", tower::service_fn(move |request| rpc.clone().handle(request))).layer(
             ServiceBuilder::new()
-                .layer(rate_limit::layer(parts.rate_limit, parts.metrics.clone()))
+                .layer(limit)
                 .layer(from_fn_with_state(auth, auth::require_api_key))
                 .layer(from_fn_with_state(body, body_limit::json_413))
                 .layer(RequestBodyLimitLayer::new(parts.max_body_bytes))

@@ -11,6 +11,7 @@ use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
 use crate::browser::BrowserError;
+use crate::replica::ReplicaError;
 
 macro_rules! kinds {
     ($($variant:ident => ($name:literal, $code:literal, $remediation:literal),)+) => {
@@ -35,6 +36,14 @@ macro_rules! kinds {
             pub fn code(self) -> i32 {
                 match self {
                     $(ErrorKind::$variant => $code,)+
+                }
+            }
+
+            /// The kind named `name` on the wire (an answer another replica relayed).
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(ErrorKind::$variant),)+
+                    _ => None,
                 }
             }
 
@@ -101,6 +110,10 @@ kinds! {
         "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches."),
     RateLimited => ("rate_limited", -32022,
         "Wait the number of seconds in the Retry-After header, then retry."),
+    WrongReplica => ("wrong_replica", -32030,
+        "Send calls for this session to the replica that owns it (data.owner, at data.ownerUrl), e.g. open the WebSocket there, or create the session over this connection so it lives on this replica."),
+    ReplicaUnavailable => ("replica_unavailable", -32031,
+        "The replica holding this session (data.owner) did not answer: retry in a few seconds, and if it still fails its sessions are gone with it, so create a new session with session.create."),
     InternalError => ("internal_error", -32603,
         "Retry the call; if it keeps failing, report it with the x-request-id of the response."),
 }
@@ -125,7 +138,8 @@ impl ErrorKind {
             | Self::AmbiguousSelector
             | Self::NotActionable
             | Self::Unauthorized
-            | Self::PayloadTooLarge => true,
+            | Self::PayloadTooLarge
+            | Self::WrongReplica => true,
             // Time, load, the page's own state or the browser: the same call can succeed later.
             Self::SessionClosed
             | Self::Timeout
@@ -138,6 +152,7 @@ impl ErrorKind {
             | Self::BrowserUnavailable
             | Self::BrowserError
             | Self::RateLimited
+            | Self::ReplicaUnavailable
             | Self::InternalError => false,
         }
     }
@@ -181,6 +196,12 @@ pub enum ApiError {
     /// A failure the page's state explains, with what the page looked like (`data.evidence`).
     #[error("{error}")]
     WithEvidence { error: Box<ApiError>, evidence: Value },
+    /// The session belongs to another replica that could not answer for it.
+    #[error(transparent)]
+    Replica(ReplicaError),
+    /// The error another replica answered, passed on unchanged.
+    #[error("{message}")]
+    Relayed { kind: ErrorKind, code: i32, message: String, data: Option<Value> },
 }
 
 impl From<BrowserError> for ApiError {
@@ -204,7 +225,17 @@ impl ApiError {
             Self::Internal(_) => ErrorKind::InternalError,
             Self::Browser(err) => ErrorKind::of(err),
             Self::WithEvidence { error, .. } => error.kind(),
+            Self::Replica(ReplicaError::Wrong { .. }) => ErrorKind::WrongReplica,
+            Self::Replica(ReplicaError::Unavailable { .. }) => ErrorKind::ReplicaUnavailable,
+            Self::Relayed { kind, .. } => *kind,
         }
+    }
+
+    /// The error another replica answered with, as it was; its kind read once from `data.kind`.
+    pub fn relayed(code: i32, message: String, data: Option<Value>) -> Self {
+        let name = data.as_ref().and_then(|d| d["kind"].as_str()).unwrap_or_default();
+        let kind = ErrorKind::from_name(name).unwrap_or(ErrorKind::InternalError);
+        Self::Relayed { kind, code, message, data }
     }
 
     /// Whether the page's state explains this failure, so what the page showed belongs in the
@@ -218,7 +249,7 @@ impl ApiError {
                 | ErrorKind::AssertionFailed
                 | ErrorKind::StaleRef
                 | ErrorKind::EvaluationFailed
-        ) && !matches!(self, Self::WithEvidence { .. })
+        ) && !matches!(self, Self::WithEvidence { .. } | Self::Relayed { .. })
     }
 
     pub fn to_error_object(&self) -> ErrorObjectOwned {
@@ -229,8 +260,15 @@ impl ApiError {
             data["evidence"] = evidence.clone();
             return ErrorObjectOwned::owned(inner.code(), inner.message().to_owned(), Some(data));
         }
+        if let Self::Relayed { code, message, data, .. } = self {
+            return ErrorObjectOwned::owned(*code, message.clone(), data.clone());
+        }
         let kind = self.kind();
         let mut data = json!({ "kind": kind.as_str(), "remediation": kind.remediation() });
+        if let Self::Replica(err) = self {
+            data["owner"] = json!(err.owner());
+            data["ownerUrl"] = json!(err.url());
+        }
         if let Self::InvalidParams { param: Some(param), .. } = self {
             data["param"] = json!(param);
         }
@@ -286,6 +324,33 @@ mod tests {
         let data: serde_json::Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
         assert_eq!(data["kind"], "session_not_found");
         assert!(data["remediation"].as_str().unwrap().contains("session.create"));
+    }
+
+    #[test]
+    fn a_relayed_error_is_passed_on_unchanged() {
+        let data = json!({ "kind": "stale_ref", "remediation": "r", "extra": [1] });
+        let err = ApiError::relayed(-32016, "gone".into(), Some(data.clone()));
+        assert_eq!(err.kind(), ErrorKind::StaleRef);
+        let obj = err.to_error_object();
+        assert_eq!((obj.code(), obj.message()), (-32016, "gone"));
+        assert_eq!(serde_json::from_str::<Value>(obj.data().unwrap().get()).unwrap(), data);
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(kind.as_str()), Some(*kind));
+        }
+    }
+
+    #[test]
+    fn replica_errors_name_the_owner() {
+        let err = ApiError::Replica(ReplicaError::Unavailable {
+            owner: "tb-1".into(),
+            url: "http://10.0.0.1:3337".into(),
+            reason: "connection refused".into(),
+        });
+        let obj = err.to_error_object();
+        assert_eq!(obj.code(), -32031);
+        let data: Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
+        assert_eq!((data["kind"].as_str(), data["owner"].as_str()), (Some("replica_unavailable"), Some("tb-1")));
+        assert_eq!(data["ownerUrl"], "http://10.0.0.1:3337");
     }
 
     #[test]

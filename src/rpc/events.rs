@@ -21,6 +21,7 @@ use super::RpcContext;
 use super::error::ApiError;
 use super::params;
 use crate::browser::{BrowserError, LiveEvent, LiveKind};
+use crate::replica::{Outcome, Owner, ReplicaError, Transport};
 
 pub const SUBSCRIBE: &str = "events.subscribe";
 pub const NOTIFICATION: &str = "events.event";
@@ -63,9 +64,30 @@ pub fn register(module: &mut RpcModule<RpcContext>) {
                 Ok(p) => p,
                 Err(err) => return pending.reject(err.to_error_object()).await,
             };
+            if let Some(err) = elsewhere(&ctx, &p.session_id) {
+                return pending.reject(err.to_error_object()).await;
+            }
             stream(ctx, p, pending).await;
         })
         .expect("the events methods are registered once");
+}
+
+/// `wrong_replica` for a session another replica holds. Calls are forwarded, subscriptions are
+/// not: a stream relayed through a second replica would end with that replica too, and reorder
+/// and drop events twice; the owner's URL (data.ownerUrl) is where to open the WebSocket.
+fn elsewhere(ctx: &RpcContext, session_id: &str) -> Option<ApiError> {
+    let forwarder = ctx.replicas.as_ref()?;
+    let Owner::Peer(owner) = forwarder.topology().owner(session_id) else { return None };
+    forwarder.count(Transport::Subscription, Outcome::WrongReplica);
+    Some(ApiError::Replica(ReplicaError::Wrong {
+        owner: owner.to_owned(),
+        url: forwarder.topology().url_of(owner),
+        reason: format!(
+            "events.subscribe streams only from the replica holding the session, and this is {}; \
+             open the WebSocket at data.ownerUrl",
+            forwarder.topology().me()
+        ),
+    }))
 }
 
 fn parse(raw: Option<&str>) -> Result<SubscribeParams, ApiError> {

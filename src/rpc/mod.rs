@@ -44,6 +44,7 @@ use tokio::time::Instant;
 use crate::browser::SessionManager;
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
+use crate::replica::{ForwardedBy, Forwarder, Owner, Relayed, ReplicaError};
 use error::ApiError;
 pub use registry::MethodSpec;
 use registry::{Handler, NoParams, method};
@@ -62,6 +63,8 @@ pub struct RpcContext {
     pub openrpc: Value,
     /// Every method by name, for `session.run`'s steps (set when the module is built).
     pub methods: OnceLock<HashMap<&'static str, Registered>>,
+    /// With REPLICA_ID: sends calls for other replicas' sessions to their owners.
+    pub replicas: Option<Forwarder>,
 }
 
 tokio::task_local! {
@@ -87,7 +90,8 @@ impl RpcContext {
             return Err(ApiError::invalid("method", format!("there is no method {name:?}")));
         };
         let request_id = REQUEST_ID.try_with(String::clone).unwrap_or_default();
-        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), &request_id).await
+        let from = Origin { request_id: &request_id, forwarded_by: None };
+        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), from).await
     }
 
     /// The deadline for a call that asked for `timeout_ms` (or `default_ms`), capped by MAX_CALL_MS.
@@ -184,9 +188,9 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
                         .and_then(|id| id.header_value().to_str().ok())
                         .unwrap_or_default()
                         .to_owned();
-                    execute(name, registered, ctx, raw.as_deref(), &request_id)
-                        .await
-                        .map_err(|err| err.to_error_object())
+                    let forwarded_by = extensions.get::<ForwardedBy>().map(|f| f.0.as_str());
+                    let from = Origin { request_id: &request_id, forwarded_by };
+                    execute(name, registered, ctx, raw.as_deref(), from).await.map_err(|err| err.to_error_object())
                 }
             })
             .expect("method names are unique");
@@ -194,16 +198,30 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
     module
 }
 
-/// The wrapper around every call: param checks, deadline, metrics and the one log line.
+/// Where a call came from: its request id, and the peer that forwarded it, if one did.
+#[derive(Clone, Copy)]
+struct Origin<'a> {
+    request_id: &'a str,
+    forwarded_by: Option<&'a str>,
+}
+
+/// The wrapper around every call: param checks, deadline, metrics and the one log line. A call
+/// for another replica's session goes to that replica instead (see [`forward`]).
 async fn execute(
     name: &'static str,
     registered: Registered,
     ctx: Arc<RpcContext>,
     raw: Option<&str>,
-    request_id: &str,
+    from: Origin<'_>,
 ) -> Result<Value, ApiError> {
-    let started = Instant::now();
+    let request_id = from.request_id;
     let session_id = raw.and_then(session_id_of).unwrap_or_default();
+    if let Some(forwarder) = &ctx.replicas
+        && let Owner::Peer(owner) = forwarder.topology().owner(&session_id)
+    {
+        return forward(forwarder, owner, name, raw, from, &ctx, &session_id).await;
+    }
+    let started = Instant::now();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
     let call = REQUEST_ID.scope(request_id.to_owned(), async {
@@ -239,13 +257,62 @@ async fn execute(
     outcome
 }
 
-/// The `session_id` param of a call, for the log line, without parsing the rest.
+/// Sends a call for `owner`'s session to `owner` and passes its answer on unchanged. A call a peer
+/// forwarded here is not passed on again (two replicas that disagree about an owner would send it
+/// back and forth): it is answered `wrong_replica`. Counted in the forwarded-call metrics, not in
+/// the per-method ones (the owner counts the call there).
+async fn forward(
+    forwarder: &Forwarder,
+    owner: &str,
+    name: &'static str,
+    raw: Option<&str>,
+    from: Origin<'_>,
+    ctx: &RpcContext,
+    session_id: &str,
+) -> Result<Value, ApiError> {
+    let started = Instant::now();
+    let outcome = match from.forwarded_by {
+        Some(peer) => {
+            forwarder.count(crate::replica::Transport::Rpc, crate::replica::Outcome::WrongReplica);
+            Err(ApiError::Replica(ReplicaError::Wrong {
+                owner: owner.to_owned(),
+                url: forwarder.topology().url_of(owner),
+                reason: format!(
+                    "replica {peer} forwarded it to this replica ({}), which does not own it; give every replica the same PEERS or PEER_URL_TEMPLATE",
+                    forwarder.topology().me()
+                ),
+            }))
+        }
+        None => {
+            // A little past MAX_CALL_MS: the owner's own deadline answers first.
+            let deadline = started + ctx.max_call + Duration::from_secs(1);
+            match forwarder.call(owner, name, raw, from.request_id, deadline).await {
+                Ok(Relayed::Result(value)) => Ok(value),
+                Ok(Relayed::Error { code, message, data }) => Err(ApiError::relayed(code, message, data)),
+                Err(err) => Err(ApiError::Replica(err)),
+            }
+        }
+    };
+    let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
+    tracing::info!(
+        method = name,
+        session_id,
+        request_id = from.request_id,
+        forwarded_to = owner,
+        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        outcome = kind,
+        "rpc"
+    );
+    outcome
+}
+
+/// The `session_id` param of a call, for the log line and its owner, without parsing the rest.
 fn session_id_of(raw: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Only {
         session_id: Option<String>,
     }
-    serde_json::from_str::<Only>(raw).ok()?.session_id.map(|id| id.chars().take(64).collect())
+    serde_json::from_str::<Only>(raw).ok()?.session_id.map(|id| id.chars().take(128).collect())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod mcp;
 mod navigation;
 mod pool;
 mod reading;
+mod replicas;
 mod resilience;
 mod routes;
 mod sessions;

@@ -29,7 +29,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// The flags Puppeteer (and chromiumoxide) start Chromium with, then ours. `CDPScreenshotNewSurface`
 /// (also enabled by Playwright) lets `Page.captureScreenshot` take a new surface instead of waiting
 /// for the next frames: a viewport capture in 31–33 ms instead of 48–50.
-const DEFAULT_ARGS: &[&str] = &[
+pub(super) const DEFAULT_ARGS: &[&str] = &[
     "--disable-background-networking",
     "--enable-features=NetworkService,NetworkServiceInProcess,CDPScreenshotNewSurface",
     "--disable-background-timer-throttling",
@@ -58,6 +58,9 @@ const DEFAULT_ARGS: &[&str] = &[
     "--disable-setuid-sandbox",
     "--remote-debugging-port=0",
 ];
+
+/// Added when running headless.
+pub(super) const HEADLESS_ARGS: &[&str] = &["--headless", "--hide-scrollbars", "--mute-audio"];
 
 /// A private user-data-dir, removed when dropped.
 pub struct ProfileDir(PathBuf);
@@ -161,7 +164,7 @@ pub async fn spawn(
     let mut command = Command::new(executable);
     command.args(DEFAULT_ARGS).arg(format!("--user-data-dir={}", profile.path().display())).args(extra);
     if headless {
-        command.args(["--headless", "--hide-scrollbars", "--mute-audio"]);
+        command.args(HEADLESS_ARGS);
     }
     command.arg("about:blank").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     tie_to_this_process(&mut command);

@@ -64,21 +64,65 @@ pub struct Chromium {
     pump: Mutex<Option<JoinHandle<()>>>,
     /// Forwards download and popup events to their pages (see `browser_events`).
     forwarder: Mutex<Option<JoinHandle<()>>>,
+    /// The process, when this service launched it; `None` for a browser it attached to.
+    launched: Option<Launched>,
+}
+
+/// A Chromium process of ours and its profile directory.
+struct Launched {
     process: ChildProcess,
     /// Declared after `process`: removed once the process is gone.
     _profile: ProfileDir,
 }
 
+/// How long attaching to a remote browser may take before it counts as unreachable.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl Chromium {
-    pub async fn launch(executable: &Path, headless: bool) -> Result<Self, BrowserError> {
-        let profile = ProfileDir::create()?;
+    /// The flags this service starts Chromium with: the quiet, closed-network set. A browser pool
+    /// that BROWSER_WS_ENDPOINT points at should be started with them too (launch flags cannot be
+    /// set over CDP).
+    pub fn recommended_args(headless: bool) -> Vec<String> {
+        let mut args: Vec<String> = launch::DEFAULT_ARGS.iter().map(|a| a.to_string()).collect();
+        args.extend(Self::service_args());
+        if headless {
+            args.extend(launch::HEADLESS_ARGS.iter().map(|a| a.to_string()));
+        }
+        args
+    }
+
+    fn service_args() -> Vec<String> {
         let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| a.to_string()).collect();
         args.push(format!("--disable-features={DISABLED_FEATURES}"));
         // Sessions' contexts each get their own egress proxy. Anything outside them (the default
         // context) is pointed at a closed port, loopback included: it reaches nothing.
         args.push(format!("--proxy-server={NOWHERE_PROXY}"));
         args.push("--proxy-bypass-list=<-loopback>".into());
-        let (process, url) = launch::spawn(executable, &profile, headless, &args).await?;
+        args
+    }
+
+    /// Attaches to a running browser over CDP (BROWSER_WS_ENDPOINT). A `ws://…/devtools/browser/<id>`
+    /// URL names one browser process; when it no longer answers (the browser was restarted), the
+    /// same host and port are asked for the current one (`/json/version`).
+    pub async fn attach(endpoint: &str) -> Result<Self, BrowserError> {
+        match Self::connect(endpoint, None).await {
+            Err(err) if endpoint.contains("/devtools/browser/") => {
+                let Some(http) = devtools_http(endpoint) else { return Err(err) };
+                Self::connect(&http, None).await.map_err(|_| err)
+            }
+            attached => attached,
+        }
+    }
+
+    pub async fn launch(executable: &Path, headless: bool) -> Result<Self, BrowserError> {
+        let profile = ProfileDir::create()?;
+        let (process, url) = launch::spawn(executable, &profile, headless, &Self::service_args()).await?;
+        tracing::info!(pid = process.pid(), executable = %executable.display(), "chromium started");
+        Self::connect(&url, Some(Launched { process, _profile: profile })).await
+    }
+
+    /// Connects to the browser at `url`, which this service launched (`launched`) or not.
+    async fn connect(url: &str, launched: Option<Launched>) -> Result<Self, BrowserError> {
         let config = HandlerConfig {
             ignore_invalid_messages: false,
             viewport: None,
@@ -86,23 +130,35 @@ impl Chromium {
             request_timeout: Duration::from_secs(3600),
             ..HandlerConfig::default()
         };
-        let (browser, handler) = Browser::connect_with_config(url, config)
-            .await
-            .map_err(|e| BrowserError::Unavailable(format!("could not connect to {}: {e}", executable.display())))?;
-        let pid = process.pid();
+        let what = match &launched {
+            Some(launched) => format!("the Chromium it started (pid {})", launched.process.pid()),
+            None => format!("the browser at {}", redact(url)),
+        };
+        let connecting = tokio::time::timeout(ATTACH_TIMEOUT, Browser::connect_with_config(url, config));
+        let (browser, handler) = match connecting.await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(e)) => return Err(BrowserError::Unavailable(format!("could not connect to {what}: {e}"))),
+            Err(_) => {
+                return Err(BrowserError::Unavailable(format!(
+                    "{what} did not answer within {} s",
+                    ATTACH_TIMEOUT.as_secs()
+                )));
+            }
+        };
         let routes = Arc::new(EventRoutes::default());
         let (alive_tx, alive) = watch::channel(true);
         let pump = tokio::spawn(pump_handler(handler, routes.clone(), alive_tx));
         let forwarder = super::browser_events::forward(&browser, routes.clone()).await?;
-        tracing::info!(pid, executable = %executable.display(), "chromium started");
+        if launched.is_none() {
+            tracing::info!(endpoint = %redact(url), "attached to a running browser");
+        }
         Ok(Self {
             browser: tokio::sync::RwLock::new(browser),
             routes,
             alive,
             pump: Mutex::new(Some(pump)),
             forwarder: Mutex::new(Some(forwarder)),
-            process,
-            _profile: profile,
+            launched,
         })
     }
 
@@ -141,7 +197,7 @@ impl Chromium {
     }
 
     pub fn pid(&self) -> Option<u32> {
-        Some(self.process.pid())
+        self.launched.as_ref().map(|l| l.process.pid())
     }
 
     pub fn is_alive(&self) -> bool {
@@ -168,21 +224,43 @@ impl Chromium {
         }
     }
 
-    /// Asks Chromium to exit and waits briefly for it; a process still running then is killed.
+    /// Asks a Chromium of ours to exit and waits briefly for it (a process still running then is
+    /// killed); a browser we attached to is only disconnected from (it is not ours to stop).
     pub async fn shutdown(&self) {
         let deadline = Instant::now() + Duration::from_secs(5);
-        if self.is_alive() {
-            let _ = self.call("Browser.close", Value::Object(Default::default()), deadline).await;
+        if let Some(launched) = &self.launched {
+            if self.is_alive() {
+                let _ = self.call("Browser.close", Value::Object(Default::default()), deadline).await;
+            }
+            let _ = tokio::time::timeout_at(deadline, self.closed()).await;
+            launched.process.stop(deadline.saturating_duration_since(Instant::now())).await;
         }
-        let _ = tokio::time::timeout_at(deadline, self.closed()).await;
-        self.process.stop(deadline.saturating_duration_since(Instant::now())).await;
         if let Some(pump) = self.pump.lock().unwrap_or_else(|p| p.into_inner()).take() {
             pump.abort();
         }
         if let Some(forwarder) = self.forwarder.lock().unwrap_or_else(|p| p.into_inner()).take() {
             forwarder.abort();
         }
-        tracing::info!(pid = self.process.pid(), "chromium stopped");
+        match self.pid() {
+            Some(pid) => tracing::info!(pid, "chromium stopped"),
+            None => tracing::info!("disconnected from the browser"),
+        }
+    }
+}
+
+/// `http://host:port` of a `ws://host:port/devtools/browser/<id>` URL: where Chromium says which
+/// browser listens now.
+fn devtools_http(endpoint: &str) -> Option<String> {
+    let url = url::Url::parse(endpoint).ok()?;
+    let scheme = if url.scheme() == "wss" { "https" } else { "http" };
+    Some(format!("{scheme}://{}:{}", url.host_str()?, url.port_or_known_default()?))
+}
+
+/// An endpoint URL for logs and errors, without its query (browser pools take tokens there).
+fn redact(url: &str) -> String {
+    match url.split_once('?') {
+        Some((base, _)) => format!("{base}?…"),
+        None => url.to_owned(),
     }
 }
 
@@ -203,4 +281,17 @@ async fn pump_handler(mut handler: Handler, routes: Arc<EventRoutes>, alive: wat
     }
     tracing::warn!("the connection to Chromium ended");
     alive.send_replace(false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_browser_url_is_found_again_at_its_devtools_port_and_tokens_stay_out_of_logs() {
+        assert_eq!(devtools_http("ws://10.0.0.5:9222/devtools/browser/ab-12").as_deref(), Some("http://10.0.0.5:9222"));
+        assert_eq!(devtools_http("wss://pool.example/devtools/browser/x").as_deref(), Some("https://pool.example:443"));
+        assert_eq!(redact("ws://pool:3000/?token=s3cret"), "ws://pool:3000/?…");
+        assert_eq!(redact("ws://h:1/devtools/browser/x"), "ws://h:1/devtools/browser/x");
+    }
 }

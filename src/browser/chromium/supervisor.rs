@@ -1,7 +1,8 @@
-//! The supervisor: notices Chromium dying (its CDP connection ends the moment the process exits,
-//! is killed or crashes), starts a new one and hands it to its [`Host`] (the session manager),
-//! which reports the old one's sessions lost. New sessions work as soon as the new Chromium is up.
-//! A failed launch is retried every second; the task stops on shutdown.
+//! The supervisor: notices the browser going away (its CDP connection ends the moment the process
+//! exits, is killed or crashes, or a remote browser's connection breaks), tells its [`Host`] (the
+//! session manager) at once so the sessions on it are reported lost, then starts or reconnects a
+//! new one and hands it over. New sessions work as soon as the new browser is up. Attempts back off
+//! from 250 ms to 10 s; the task stops on shutdown.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,25 +11,40 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::process::Chromium;
+use crate::browser::error::BrowserError;
 
-const RETRY_AFTER: Duration = Duration::from_secs(1);
+const FIRST_RETRY: Duration = Duration::from_millis(250);
+const MAX_RETRY: Duration = Duration::from_secs(10);
 
 /// Who owns the current Chromium and takes a replacement when it dies.
 pub trait Host: Send + Sync {
     /// The Chromium in use now.
     fn chromium(&self) -> Arc<Chromium>;
+    /// The Chromium in use went away: its sessions are gone with it.
+    fn browser_lost(&self);
     /// Puts `replacement` in place of a Chromium that died.
     fn replace_browser(&self, replacement: Chromium);
 }
 
-/// How to start a Chromium like the first one.
+/// Where the browser comes from.
 #[derive(Debug, Clone)]
-pub struct Launch {
-    pub executable: PathBuf,
-    pub headless: bool,
+pub enum BrowserSource {
+    /// Start Chromium ourselves (CHROME_PATH, HEADLESS).
+    Launch { executable: PathBuf, headless: bool },
+    /// Attach to a running browser (BROWSER_WS_ENDPOINT).
+    Attach { endpoint: String },
 }
 
-pub async fn run(host: Arc<dyn Host>, launch: Launch, shutdown: CancellationToken) {
+impl BrowserSource {
+    pub async fn start(&self) -> Result<Chromium, BrowserError> {
+        match self {
+            Self::Launch { executable, headless } => Chromium::launch(executable, *headless).await,
+            Self::Attach { endpoint } => Chromium::attach(endpoint).await,
+        }
+    }
+}
+
+pub async fn run(host: Arc<dyn Host>, source: BrowserSource, shutdown: CancellationToken) {
     'watching: loop {
         let chromium = host.chromium();
         tokio::select! {
@@ -39,23 +55,29 @@ pub async fn run(host: Arc<dyn Host>, launch: Launch, shutdown: CancellationToke
         if shutdown.is_cancelled() {
             break;
         }
-        tracing::error!("Chromium died; starting a new one");
+        host.browser_lost();
+        match &source {
+            BrowserSource::Launch { .. } => tracing::error!("Chromium died; starting a new one"),
+            BrowserSource::Attach { .. } => tracing::error!("the connection to the browser broke; reconnecting"),
+        }
+        let mut wait = FIRST_RETRY;
         loop {
-            let launched = tokio::select! {
-                launched = Chromium::launch(&launch.executable, launch.headless) => launched,
+            let started = tokio::select! {
+                started = source.start() => started,
                 _ = shutdown.cancelled() => break 'watching,
             };
-            match launched {
+            match started {
                 Ok(chromium) => {
                     host.replace_browser(chromium);
                     break;
                 }
                 Err(err) => {
-                    tracing::error!(error = %err, "starting Chromium again failed; retrying");
+                    tracing::error!(error = %err, retry_ms = wait.as_millis() as u64, "no browser yet; retrying");
                     tokio::select! {
-                        _ = tokio::time::sleep(RETRY_AFTER) => {}
+                        _ = tokio::time::sleep(wait) => {}
                         _ = shutdown.cancelled() => break 'watching,
                     }
+                    wait = (wait * 2).min(MAX_RETRY);
                 }
             }
         }

@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::janitor::{self, Expiring};
-use super::opener::Opener;
+use super::opener::{Opener, SessionSetup};
 use super::options::SessionOptions;
 use super::pool;
 use super::pool::WarmPool;
@@ -92,10 +92,11 @@ impl SessionManager {
         limits: SessionLimits,
         metrics: Metrics,
         trimmer: Arc<Trimmer>,
+        setup: SessionSetup,
     ) -> Self {
         Self {
             trimmer,
-            opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions, limits.download_max_bytes)),
+            opener: Arc::new(Opener::new(chromium, policy, limits.max_sessions, limits.download_max_bytes, setup)),
             ended: Mutex::new(VecDeque::new()),
             sessions: Mutex::new(HashMap::new()),
             pool: Arc::new(WarmPool::new(
@@ -124,9 +125,9 @@ impl SessionManager {
         self.opener.chromium()
     }
 
-    /// Forgets every session and warm session of the Chromium that died (their contexts went with
-    /// it), and puts `replacement` in its place.
-    fn swap_browser(&self, replacement: Chromium) {
+    /// Forgets every session and warm session of the Chromium that went away (their contexts went
+    /// with it); calls on them say so.
+    fn forget_lost(&self) {
         let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
         drop(self.pool.drain());
         for id in &lost {
@@ -134,10 +135,18 @@ impl SessionManager {
         }
         self.metrics.sessions_open.set(0);
         self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
+        if !lost.is_empty() {
+            tracing::warn!(lost = lost.len(), "sessions lost with the browser");
+        }
+    }
+
+    /// Puts `replacement` in place of the Chromium that went away.
+    fn swap_browser(&self, replacement: Chromium) {
+        // Anything opened on the old one since it was reported lost is gone too.
+        self.forget_lost();
         self.opener.replace(replacement);
         self.metrics.browser_restarts.inc();
         self.pool.wake();
-        tracing::warn!(lost = lost.len(), "sessions lost with the old Chromium");
     }
 
     pub fn policy(&self) -> &Arc<EgressPolicy> {
@@ -260,7 +269,9 @@ impl SessionManager {
         }
         if self.close_reason(id) == Some(CloseReason::BrowserLost) {
             return Err(BrowserError::Unavailable(
-                "Chromium stopped unexpectedly and was restarted; this session's browser context went with it".into(),
+                "the browser went away (Chromium stopped, or the connection to it broke) and this session's \
+                 browser context went with it (browser_lost)"
+                    .into(),
             ));
         }
         Err(BrowserError::SessionNotFound(id.to_owned()))
@@ -366,6 +377,10 @@ impl Expiring for SessionManager {
 impl Host for SessionManager {
     fn chromium(&self) -> Arc<Chromium> {
         self.opener.chromium()
+    }
+
+    fn browser_lost(&self) {
+        self.forget_lost();
     }
 
     fn replace_browser(&self, replacement: Chromium) {

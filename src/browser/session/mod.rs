@@ -21,6 +21,7 @@ mod tab_list;
 mod tabs;
 
 pub use manager::{Readiness, SessionLimits, SessionManager};
+pub use opener::SessionSetup;
 pub use options::{
     Cookie, Emulation, Geolocation, OriginStorage, Proxy, SameSite, SessionOptions, StorageItem, StorageState,
 };

@@ -10,10 +10,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use super::options::SessionOptions;
-use super::session::Session;
+use super::session::{EgressSetup, Session};
 use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
 use crate::egress::EgressPolicy;
+use crate::egress::proxy::ProxyAddress;
 
 pub struct Opener {
     /// The current Chromium; replaced after a crash.
@@ -23,12 +24,38 @@ pub struct Opener {
     capacity: Arc<Semaphore>,
     /// DOWNLOAD_MAX_BYTES, for every session's pages.
     download_cap: u64,
+    /// Session ids and the egress proxies' address.
+    setup: SessionSetup,
+}
+
+/// What sessions are opened with besides the browser and the egress policy.
+#[derive(Debug, Clone)]
+pub struct SessionSetup {
+    /// REPLICA_ID: session ids start with it (`text-browser-1.<uuid>`) so other replicas know the owner.
+    pub replica: Option<String>,
+    /// Where each session's egress proxy listens and how the browser reaches it.
+    pub proxy_at: ProxyAddress,
 }
 
 impl Opener {
-    pub fn new(chromium: Chromium, policy: Arc<EgressPolicy>, max_sessions: usize, download_cap: u64) -> Self {
+    pub fn new(
+        chromium: Chromium,
+        policy: Arc<EgressPolicy>,
+        max_sessions: usize,
+        download_cap: u64,
+        setup: SessionSetup,
+    ) -> Self {
         let capacity = Arc::new(Semaphore::new(max_sessions));
-        Self { chromium: RwLock::new(Arc::new(chromium)), policy, capacity, download_cap }
+        Self { chromium: RwLock::new(Arc::new(chromium)), policy, capacity, download_cap, setup }
+    }
+
+    /// A fresh session id: a UUID, after this replica's name when it has one.
+    fn new_id(&self) -> String {
+        let uuid = uuid::Uuid::new_v4().simple().to_string();
+        match &self.setup.replica {
+            Some(replica) => format!("{replica}.{uuid}"),
+            None => uuid,
+        }
     }
 
     /// The current Chromium.
@@ -51,7 +78,9 @@ impl Opener {
 
     /// A blank session (context, page, event pump, egress proxy) as the warm pool keeps them.
     pub async fn open_blank(&self, permit: OwnedSemaphorePermit, deadline: Instant) -> Result<Session, BrowserError> {
-        Session::open_blank(&self.chromium(), &self.policy, None, self.download_cap, permit, deadline).await
+        let id = self.new_id();
+        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream: None };
+        Session::open_blank(id, &self.chromium(), egress, self.download_cap, permit, deadline).await
     }
 
     /// A new session with `options` applied.
@@ -63,7 +92,8 @@ impl Opener {
     ) -> Result<Session, BrowserError> {
         let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
         let chromium = self.chromium();
-        Session::open_blank(&chromium, &self.policy, upstream, self.download_cap, permit, deadline)
+        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream };
+        Session::open_blank(self.new_id(), &chromium, egress, self.download_cap, permit, deadline)
             .await?
             .prepare(&chromium, options, deadline)
             .await

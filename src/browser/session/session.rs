@@ -21,7 +21,7 @@ use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
 use crate::egress::EgressPolicy;
-use crate::egress::proxy::{EgressProxy, Upstream};
+use crate::egress::proxy::{EgressProxy, ProxyAddress, Upstream};
 
 /// How long closing waits for the call in flight to let go of the session.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
@@ -57,6 +57,14 @@ impl CloseReason {
     }
 }
 
+/// How a session's traffic leaves: the policy, where its proxy listens, and the upstream proxy
+/// its allowed requests go on to, if it has one.
+pub(super) struct EgressSetup<'a> {
+    pub policy: &'a Arc<EgressPolicy>,
+    pub at: &'a ProxyAddress,
+    pub upstream: Option<Upstream>,
+}
+
 pub struct Session {
     id: String,
     pub(super) context_id: String,
@@ -84,14 +92,15 @@ impl Session {
     /// viewport, and no other options applied yet: what the warm pool keeps ready. On failure the
     /// context is disposed again: nothing is left behind.
     pub(super) async fn open_blank(
+        id: String,
         chromium: &Chromium,
-        policy: &Arc<EgressPolicy>,
-        upstream: Option<Upstream>,
+        egress: EgressSetup<'_>,
         download_cap: u64,
         capacity: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
-        let egress = EgressProxy::start(policy.clone(), upstream)
+        let EgressSetup { policy, at, upstream } = egress;
+        let egress = EgressProxy::start(policy.clone(), upstream, at)
             .await
             .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
         // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
@@ -126,7 +135,7 @@ impl Session {
         .await;
         match opened {
             Ok((page, siblings)) => Ok(Self {
-                id: uuid::Uuid::new_v4().simple().to_string(),
+                id,
                 context_id,
                 tabs: Mutex::new(Tabs::new(page)),
                 siblings,

@@ -1,0 +1,282 @@
+//! Forwarding a call to the replica that owns its session: the same JSON-RPC call (method and
+//! params exactly as the client sent them) and the same API key, POSTed to the owner's `/rpc`
+//! over a pooled HTTP/1.1 connection; the owner's answer, result or error, comes back unchanged.
+//!
+//! A peer that cannot be reached answers `replica_unavailable` at once (connection refused) or
+//! after PEER_CONNECT_TIMEOUT (nothing listening, a pod gone from the network), never a hang; a
+//! peer that accepted the call gets the call's own deadline. Every forwarded call is counted by
+//! transport and outcome (`text_browser_forwarded_calls_total`).
+
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::time::Instant;
+
+use super::FORWARDED_BY;
+use super::topology::Topology;
+use crate::metrics::Metrics;
+
+/// How long a peer gets to accept a connection before it counts as unavailable.
+const PEER_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// The most of an owner's answer that is read (jsonrpsee's own response cap).
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+
+/// Why a call for another replica's session was not answered by it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ReplicaError {
+    /// The owner did not answer: stopped, unreachable, or too slow.
+    #[error("this session belongs to replica {owner}, which did not answer at {url}: {reason}")]
+    Unavailable { owner: String, url: String, reason: String },
+    /// The call reached a replica that does not own the session and cannot pass it on.
+    #[error("this session belongs to replica {owner}: {reason}")]
+    Wrong { owner: String, url: Option<String>, reason: String },
+}
+
+impl ReplicaError {
+    pub fn owner(&self) -> &str {
+        match self {
+            Self::Unavailable { owner, .. } | Self::Wrong { owner, .. } => owner,
+        }
+    }
+
+    /// The owner's base URL, where it is known.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Self::Unavailable { url, .. } => Some(url),
+            Self::Wrong { url, .. } => url.as_deref(),
+        }
+    }
+}
+
+/// The owner's answer, as it gave it.
+#[derive(Debug)]
+pub enum Relayed {
+    Result(Value),
+    /// The JSON-RPC error object: `code`, `message`, `data`.
+    Error {
+        code: i32,
+        message: String,
+        data: Option<Value>,
+    },
+}
+
+/// How a forwarded call reached this replica, for the metrics.
+#[derive(Debug, Clone, Copy)]
+pub enum Transport {
+    /// A call on `/rpc` (POST, batch entry or WebSocket).
+    Rpc,
+    /// `events.subscribe`, answered with where the owner is.
+    Subscription,
+}
+
+impl Transport {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Rpc => "rpc",
+            Self::Subscription => "subscription",
+        }
+    }
+}
+
+/// What became of a call for another replica's session.
+#[derive(Debug, Clone, Copy)]
+pub enum Outcome {
+    /// The owner answered with a result.
+    Ok,
+    /// The owner answered with an error (relayed as it was).
+    Error,
+    /// The owner could not be reached in time.
+    ReplicaUnavailable,
+    /// Not passed on (a call a peer had forwarded already, an owner without a URL, a subscription).
+    WrongReplica,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Error => "error",
+            Self::ReplicaUnavailable => "replica_unavailable",
+            Self::WrongReplica => "wrong_replica",
+        }
+    }
+}
+
+pub struct Forwarder {
+    topology: Topology,
+    client: Client<HttpConnector, Full<Bytes>>,
+    key: HeaderValue,
+    metrics: Metrics,
+}
+
+impl Forwarder {
+    /// `api_key`: the service's own, which every replica shares.
+    pub fn new(topology: Topology, api_key: &str, metrics: Metrics) -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(PEER_CONNECT_TIMEOUT));
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
+        let mut key = HeaderValue::from_str(api_key).unwrap_or_else(|_| HeaderValue::from_static(""));
+        key.set_sensitive(true);
+        Self { topology, client, key, metrics }
+    }
+
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The owner's base URL, or why the call cannot be passed on.
+    pub fn url_of(&self, owner: &str) -> Result<String, ReplicaError> {
+        self.topology.url_of(owner).ok_or_else(|| ReplicaError::Wrong {
+            owner: owner.to_owned(),
+            url: None,
+            reason: format!(
+                "this replica ({}) has no address for it (PEERS lists {}; no PEER_URL_TEMPLATE)",
+                self.topology.me(),
+                self.topology.listed().join(", ")
+            ),
+        })
+    }
+
+    /// Counts a call for another replica's session that ended as `outcome`.
+    pub fn count(&self, transport: Transport, outcome: Outcome) {
+        self.metrics.forwarded_calls.with_label_values(&[transport.as_str(), outcome.as_str()]).inc();
+    }
+
+    /// Sends `method` with `params` (the client's, as written) to replica `owner` and brings back
+    /// its answer; `deadline` bounds the whole exchange.
+    pub async fn call(
+        &self,
+        owner: &str,
+        method: &str,
+        params: Option<&str>,
+        request_id: &str,
+        deadline: Instant,
+    ) -> Result<Relayed, ReplicaError> {
+        let started = Instant::now();
+        let relayed = self.exchange(owner, method, params, request_id, deadline).await;
+        let outcome = match &relayed {
+            Ok(Relayed::Result(_)) => Outcome::Ok,
+            Ok(Relayed::Error { .. }) => Outcome::Error,
+            Err(ReplicaError::Unavailable { .. }) => Outcome::ReplicaUnavailable,
+            Err(ReplicaError::Wrong { .. }) => Outcome::WrongReplica,
+        };
+        self.count(Transport::Rpc, outcome);
+        self.metrics.forwarded_duration.observe(started.elapsed().as_secs_f64());
+        relayed
+    }
+
+    async fn exchange(
+        &self,
+        owner: &str,
+        method: &str,
+        params: Option<&str>,
+        request_id: &str,
+        deadline: Instant,
+    ) -> Result<Relayed, ReplicaError> {
+        let url = self.url_of(owner)?;
+        let unavailable =
+            |reason: String| ReplicaError::Unavailable { owner: owner.to_owned(), url: url.clone(), reason };
+        let body = call_body(method, params);
+        let mut request = hyper::Request::post(format!("{url}/rpc"))
+            .header(CONTENT_TYPE, "application/json")
+            .header("x-api-key", self.key.clone())
+            .header(FORWARDED_BY, self.topology.me())
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| unavailable(format!("the request could not be built: {e}")))?;
+        if let Ok(id) = HeaderValue::from_str(request_id)
+            && !request_id.is_empty()
+        {
+            request.headers_mut().insert("x-request-id", id);
+        }
+        let exchange = async {
+            let response = self.client.request(request).await.map_err(|e| unavailable(chain(&e)))?;
+            let status = response.status();
+            let limited = http_body_util::Limited::new(response.into_body(), MAX_ANSWER_BYTES);
+            let bytes =
+                limited.collect().await.map_err(|e| unavailable(format!("its answer broke off: {e}")))?.to_bytes();
+            parse_answer(&bytes).ok_or_else(|| {
+                unavailable(format!("it answered HTTP {status} without a JSON-RPC answer (is it a text-browser?)"))
+            })
+        };
+        match tokio::time::timeout_at(deadline, exchange).await {
+            Ok(relayed) => relayed,
+            Err(_) => Err(unavailable("it did not answer within the call's time".into())),
+        }
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":0,"method":…,"params":…}` with the params exactly as written.
+fn call_body(method: &str, params: Option<&str>) -> String {
+    let method = serde_json::to_string(method).unwrap_or_else(|_| "\"\"".into());
+    match params {
+        Some(params) => format!(r#"{{"jsonrpc":"2.0","id":0,"method":{method},"params":{params}}}"#),
+        None => format!(r#"{{"jsonrpc":"2.0","id":0,"method":{method}}}"#),
+    }
+}
+
+/// The result or error of a JSON-RPC answer (HTTP 200, or a refusal such as 429 in the same shape).
+fn parse_answer(bytes: &[u8]) -> Option<Relayed> {
+    #[derive(serde::Deserialize)]
+    struct Answer<'a> {
+        #[serde(borrow)]
+        result: Option<&'a RawValue>,
+        error: Option<ErrorBody>,
+    }
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        code: i32,
+        message: String,
+        data: Option<Value>,
+    }
+    let answer: Answer = serde_json::from_slice(bytes).ok()?;
+    match (answer.result, answer.error) {
+        (_, Some(e)) => Some(Relayed::Error { code: e.code, message: e.message, data: e.data }),
+        (Some(result), None) => serde_json::from_str(result.get()).ok().map(Relayed::Result),
+        (None, None) => None,
+    }
+}
+
+/// An error with its causes ("client error (Connect): tcp connect error: Connection refused").
+fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_call_is_sent_with_the_params_as_written() {
+        assert_eq!(
+            call_body("page.text", Some(r#"{"session_id":"a.b",  "selector":"h1"}"#)),
+            r#"{"jsonrpc":"2.0","id":0,"method":"page.text","params":{"session_id":"a.b",  "selector":"h1"}}"#
+        );
+    }
+
+    #[test]
+    fn answers_are_relayed_as_given() {
+        let ok = parse_answer(br#"{"jsonrpc":"2.0","id":0,"result":{"b":1,"a":[2]}}"#).unwrap();
+        assert!(matches!(ok, Relayed::Result(v) if serde_json::to_string(&v).unwrap() == r#"{"b":1,"a":[2]}"#));
+        let err = parse_answer(
+            br#"{"jsonrpc":"2.0","id":0,"error":{"code":-32001,"message":"no session","data":{"kind":"session_not_found"}}}"#,
+        )
+        .unwrap();
+        assert!(matches!(err, Relayed::Error { code: -32001, data: Some(d), .. } if d["kind"] == "session_not_found"));
+        assert!(parse_answer(b"<html>").is_none());
+    }
+}

@@ -1,0 +1,185 @@
+//! Three replicas on one machine, named to each other with PEERS: a session lives on the replica
+//! that created it, and any replica answers for it by forwarding the call there.
+
+use std::time::{Duration, Instant};
+
+use async_tungstenite::tungstenite::Message;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::helpers::{API_KEY, Instance, RpcError, metric, page};
+
+/// Ports for `n` services, taken from the OS and let go again just before the services bind them.
+fn free_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<_> = (0..n).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|l| l.local_addr().unwrap().port()).collect()
+}
+
+/// Replicas `tb-0`, `tb-1`, `tb-2`, each knowing the others by PEERS; `extra[i]` adds settings to
+/// replica `i`.
+fn start_replicas(extra: [&[(&str, &str)]; 3]) -> Vec<Instance> {
+    let ports = free_ports(3);
+    let peers: Vec<String> = ports.iter().enumerate().map(|(i, p)| format!("tb-{i}=http://127.0.0.1:{p}")).collect();
+    let peers = peers.join(",");
+    (0..3)
+        .map(|i| {
+            let (name, port) = (format!("tb-{i}"), ports[i].to_string());
+            let mut env = vec![("REPLICA_ID", name.as_str()), ("PEERS", peers.as_str()), ("PORT", port.as_str())];
+            env.extend_from_slice(extra[i]);
+            Instance::start(&env)
+        })
+        .collect()
+}
+
+async fn ws_call(base: &str, request: Value) -> Value {
+    let url = format!("{}/rpc?api_key={API_KEY}", base.replace("http://", "ws://"));
+    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted");
+    ws.send(Message::text(request.to_string())).await.unwrap();
+    loop {
+        let message =
+            tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("an answer").unwrap().unwrap();
+        if let Message::Text(text) = message {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+fn forwarded(metrics: &str, transport: &str, outcome: &str) -> f64 {
+    let name = format!("text_browser_forwarded_calls_total{{outcome=\"{outcome}\",transport=\"{transport}\"}}");
+    metric(metrics, &name).unwrap_or_else(|| panic!("{name} is exported:\n{metrics}"))
+}
+
+#[tokio::test]
+async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the_owner_stops() {
+    // Replica 0 allows few requests a minute: calls forwarded to it must not count against it.
+    let replicas = start_replicas([&[("RATE_LIMIT_MAX", "8")], &[], &[("MAX_SESSIONS", "2"), ("WARM_SESSIONS", "0")]]);
+    let (r0, r1, r2) = (&replicas[0], &replicas[1], &replicas[2]);
+
+    let sid = r0.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
+    assert!(sid.starts_with("tb-0."), "the id names its replica: {sid}");
+
+    // goto through 1, click and fill through 2, read through each: one session, one page.
+    let went = r1.ok("page.goto", json!({ "session_id": sid, "url": page("/projects") })).await;
+    assert_eq!(went["title"], "Projects", "{went}");
+    r2.ok("page.click", json!({ "session_id": sid, "selector": "text=New Project" })).await;
+    let name = json!({ "session_id": sid, "selector": "role=textbox[name=\"Project name\"]", "value": "Zephyr" });
+    r2.ok("page.fill", name).await;
+    let read = json!({ "session_id": sid, "selector": "body" });
+    let answers = [
+        r0.ok("page.text", read.clone()).await,
+        r1.ok("page.text", read.clone()).await,
+        r2.ok("page.text", read).await,
+    ];
+    assert!(answers[0]["text"].as_str().unwrap().contains("New project: Zephyr"), "{}", answers[0]);
+    assert_eq!(answers[0], answers[1], "replica 1 relays replica 0's answer");
+    assert_eq!(answers[0], answers[2], "replica 2 relays replica 0's answer");
+    // Errors come back as the owner gave them, kind, remediation and evidence included.
+    let missing = json!({ "session_id": sid, "selector": "#nothing-here", "timeout": 300 });
+    let (direct, relayed) = (r0.err("page.click", missing.clone()).await, r1.err("page.click", missing).await);
+    assert_eq!((direct.code, direct.kind()), (relayed.code, relayed.kind()), "{relayed:?}");
+    assert_eq!(relayed.data["evidence"]["url"], went["url"], "{relayed:?}");
+
+    // A batch whose calls belong to different replicas: each call goes to its owner, answered in order.
+    let other = r2.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
+    assert!(other.starts_with("tb-2."), "{other}");
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": "a", "method": "page.goto", "params": { "session_id": other, "url": page("/") } },
+        { "jsonrpc": "2.0", "id": "b", "method": "page.text", "params": { "session_id": sid, "selector": "h1" } },
+        { "jsonrpc": "2.0", "id": "c", "method": "page.text", "params": { "session_id": "tb-0.nosuchsession" } },
+    ]);
+    let answers: Value = r1.post(batch.to_string()).await.json().await.unwrap();
+    assert_eq!(answers[0]["id"], "a", "{answers}");
+    assert_eq!(answers[0]["result"]["url"], page("/"), "{answers}");
+    assert_eq!(answers[1]["result"]["text"], "Projects", "{answers}");
+    assert_eq!(answers[2]["error"]["data"]["kind"], "session_not_found", "{answers}");
+
+    // Over a WebSocket: calls are forwarded too; a subscription is refused, naming the owner's URL.
+    let text =
+        json!({ "jsonrpc": "2.0", "id": 7, "method": "page.text", "params": { "session_id": sid, "selector": "h1" } });
+    assert_eq!(ws_call(&r2.base, text).await["result"]["text"], "Projects");
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 8, "method": "events.subscribe", "params": { "session_id": sid } });
+    let refused = ws_call(&r1.base, subscribe.clone()).await;
+    assert_eq!(refused["error"]["data"]["kind"], "wrong_replica", "{refused}");
+    assert_eq!(refused["error"]["data"]["owner"], "tb-0", "{refused}");
+    assert_eq!(refused["error"]["data"]["ownerUrl"], r0.base, "{refused}");
+    let at_owner = ws_call(&r0.base, subscribe).await;
+    assert!(at_owner["result"].is_string() || at_owner["result"].is_u64(), "the owner streams it: {at_owner}");
+
+    // Forwarded calls are counted where they were forwarded, and skipped the owner's rate limit:
+    // replica 0 took far more than its 8 a minute through the others.
+    let m1 = r1.metrics().await;
+    assert!(forwarded(&m1, "rpc", "ok") >= 3.0, "{m1}");
+    assert_eq!(forwarded(&m1, "rpc", "error"), 2.0, "the click that failed and the unknown session");
+    assert_eq!(forwarded(&m1, "subscription", "wrong_replica"), 1.0);
+    let m0 = r0.metrics().await;
+    assert_eq!(forwarded(&m0, "rpc", "ok"), 0.0, "replica 0 owns them all");
+    assert_eq!(metric(&m0, "text_browser_rpc_requests_total{method=\"page.text\",outcome=\"ok\"}"), Some(5.0), "{m0}");
+    let mut limited = false;
+    for _ in 0..12 {
+        if let Err(RpcError { data, .. }) = r0.call("page.title", json!({ "session_id": sid })).await
+            && data["kind"] == "rate_limited"
+        {
+            limited = true;
+            break;
+        }
+    }
+    assert!(limited, "replica 0's own clients are still limited");
+
+    // /readyz says no when the replica has no free slot, so the Service sends creates elsewhere.
+    let http = reqwest::Client::new();
+    let ready = |base: &str| http.get(format!("{base}/readyz")).send();
+    assert_eq!(ready(&r2.base).await.unwrap().status(), 200, "one of two slots is free");
+    let third = r2.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
+    let full = ready(&r2.base).await.unwrap();
+    assert_eq!(full.status(), 503);
+    assert_eq!(full.json::<Value>().await.unwrap()["sessions_open"], 2);
+    r1.ok("session.close", json!({ "session_id": third })).await;
+    assert_eq!(ready(&r2.base).await.unwrap().status(), 200, "a close through replica 1 freed the slot");
+
+    // The owner stops: its sessions are gone, and the others say so at once.
+    let r0_base = r0.base.clone();
+    let mut replicas = replicas;
+    drop(replicas.remove(0));
+    let (r1, r2) = (&replicas[0], &replicas[1]);
+    for replica in [r1, r2] {
+        let started = Instant::now();
+        let err = replica.err("page.text", json!({ "session_id": sid })).await;
+        assert!(started.elapsed() < Duration::from_secs(2), "answered in {:?}", started.elapsed());
+        assert_eq!(err.kind(), "replica_unavailable", "{err:?}");
+        assert_eq!((err.data["owner"].as_str(), err.data["ownerUrl"].as_str()), (Some("tb-0"), Some(r0_base.as_str())));
+        assert!(err.data["remediation"].as_str().unwrap().contains("session.create"), "{err:?}");
+    }
+    assert_eq!(forwarded(&r2.metrics().await, "rpc", "replica_unavailable"), 1.0);
+    // Replica 2's own session still works.
+    assert_eq!(r2.ok("page.text", json!({ "session_id": other, "selector": "h1" })).await["text"], "Fixtures Home");
+}
+
+#[tokio::test]
+async fn a_replica_without_an_address_for_the_owner_and_a_call_sent_back_answer_wrong_replica() {
+    let svc = Instance::start(&[("REPLICA_ID", "tb-5"), ("PEERS", "tb-6=http://127.0.0.1:9")]);
+    let err = svc.err("page.text", json!({ "session_id": "tb-7.0123456789abcdef" })).await;
+    assert_eq!(err.kind(), "wrong_replica", "{err:?}");
+    assert!(err.message.contains("PEERS lists tb-6"), "{}", err.message);
+    // A call a peer forwarded is never forwarded again.
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "page.text", "params": { "session_id": "tb-6.00ff" } });
+    let answer: Value = reqwest::Client::new()
+        .post(svc.rpc_url())
+        .header("x-api-key", API_KEY)
+        .header("x-text-browser-forwarded-by", "tb-6")
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["error"]["data"]["kind"], "wrong_replica", "{answer}");
+    assert_eq!(answer["error"]["data"]["ownerUrl"], "http://127.0.0.1:9", "{answer}");
+    // Without REPLICA_ID nothing changes: bare ids, no forwarding.
+    let plain = Instance::start(&[]);
+    let sid = plain.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
+    assert!(!sid.contains('.'), "{sid}");
+    let err = plain.err("page.text", json!({ "session_id": "tb-6.00ff" })).await;
+    assert_eq!(err.kind(), "session_not_found", "{err:?}");
+}
