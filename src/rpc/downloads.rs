@@ -73,6 +73,7 @@ async fn list(call: Call, page: Page, _: DownloadsListParams) -> Result<Download
 }
 
 async fn read(call: Call, page: Page, p: DownloadsReadParams) -> Result<DownloadsReadResult, ApiError> {
+    super::gestures::files_shared_with_the_browser(&call, "downloads.read")?;
     let bytes = page.read_download(&p.name, READ_CAP, call.deadline).await?;
     Ok(DownloadsReadResult {
         name: p.name,

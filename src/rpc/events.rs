@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use super::RpcContext;
 use super::error::ApiError;
 use super::params;
-use crate::browser::{BrowserError, LiveEvent, LiveKind};
+use crate::browser::{BrowserError, CloseReason, LiveEvent, LiveKind};
 use crate::replica::{Outcome, Owner, ReplicaError, Transport};
 
 pub const SUBSCRIBE: &str = "events.subscribe";
@@ -150,6 +150,8 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
                 }
                 let reason = match ctx.sessions.close_reason(&p.session_id) {
                     Some(reason) => reason.as_str(),
+                    // The browser went away and the supervisor has not yet recorded why.
+                    None if !ctx.sessions.chromium().is_alive() => CloseReason::BrowserLost.as_str(),
                     None if ctx.sessions.is_open(&p.session_id) => "tab_closed",
                     None => "closed",
                 };

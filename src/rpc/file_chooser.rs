@@ -55,6 +55,7 @@ async fn arm(call: Call, page: Page, p: FileChooserArmParams) -> Result<FileChoo
     if p.files.is_empty() {
         return Err(ApiError::invalid("files", "give at least one file"));
     }
+    super::gestures::files_shared_with_the_browser(&call, "fileChooser.arm")?;
     let files = decode_files(p.files)?;
     page.arm_file_chooser(&files, Duration::from_millis(ms), call.deadline).await?;
     Ok(FileChooserArmResult { armed: true, files: files.len(), expires_in_ms: ms })

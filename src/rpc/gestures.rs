@@ -247,8 +247,22 @@ async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Re
 }
 
 async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<(), ApiError> {
+    files_shared_with_the_browser(&call, "page.upload")?;
     let files = decode_files(p.files)?;
     Ok(page.upload(&target, &files, call.deadline).await?)
+}
+
+/// Uploads and downloads pass files to and from the browser by path on this machine: a browser on
+/// another host (BROWSER_WS_ENDPOINT) cannot see them, so `method` is refused rather than giving
+/// the page an empty file.
+pub(super) fn files_shared_with_the_browser(call: &Call, method: &str) -> Result<(), ApiError> {
+    if call.ctx.sessions.chromium().shares_files() {
+        return Ok(());
+    }
+    Err(ApiError::Browser(crate::browser::BrowserError::NotAllowed(format!(
+        "{method} passes files through this service's file system, and the browser (BROWSER_WS_ENDPOINT) runs on \
+         another host that cannot see it; uploads and downloads need a browser on the service's machine"
+    ))))
 }
 
 /// The files of `page.upload` / `fileChooser.arm`, each name a plain file name and its bytes decoded.

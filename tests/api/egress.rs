@@ -67,7 +67,13 @@ async fn blocked_paths(svc: &Service, sid: &str, internal: &Internal, wanted: &[
 
 #[tokio::test]
 async fn every_way_a_page_reaches_a_disallowed_host_is_blocked_before_the_network() {
-    let svc = shared();
+    every_way_out_is_blocked(shared()).await;
+}
+
+/// Aims every way a page can reach a host at a recording server on 127.0.0.2 (outside the
+/// allow-list) through `svc`, and checks that each was refused and nothing arrived there. Also run
+/// against a service attached to a browser it did not launch (`remote_browser`).
+pub async fn every_way_out_is_blocked(svc: &Service) {
     let internal = Internal::start().await;
     let target = internal.origin.clone();
     let sid = svc.session().await;

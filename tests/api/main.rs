@@ -23,6 +23,7 @@ mod mcp;
 mod navigation;
 mod pool;
 mod reading;
+mod remote_browser;
 mod replicas;
 mod resilience;
 mod routes;

@@ -66,6 +66,9 @@ pub struct Chromium {
     forwarder: Mutex<Option<JoinHandle<()>>>,
     /// The process, when this service launched it; `None` for a browser it attached to.
     launched: Option<Launched>,
+    /// The browser runs on this machine, so it reads and writes the files this service does
+    /// (uploads, downloads).
+    local: bool,
 }
 
 /// A Chromium process of ours and its profile directory.
@@ -152,6 +155,7 @@ impl Chromium {
         if launched.is_none() {
             tracing::info!(endpoint = %redact(url), "attached to a running browser");
         }
+        let local = launched.is_some() || on_this_machine(url);
         Ok(Self {
             browser: tokio::sync::RwLock::new(browser),
             routes,
@@ -159,6 +163,7 @@ impl Chromium {
             pump: Mutex::new(Some(pump)),
             forwarder: Mutex::new(Some(forwarder)),
             launched,
+            local,
         })
     }
 
@@ -198,6 +203,12 @@ impl Chromium {
 
     pub fn pid(&self) -> Option<u32> {
         self.launched.as_ref().map(|l| l.process.pid())
+    }
+
+    /// Whether the browser shares this machine's file system: one we launched, or one we reach
+    /// on loopback. Uploads and downloads pass files through it by path.
+    pub fn shares_files(&self) -> bool {
+        self.local
     }
 
     pub fn is_alive(&self) -> bool {
@@ -256,6 +267,13 @@ fn devtools_http(endpoint: &str) -> Option<String> {
     Some(format!("{scheme}://{}:{}", url.host_str()?, url.port_or_known_default()?))
 }
 
+/// Whether an endpoint URL names this machine (loopback).
+fn on_this_machine(url: &str) -> bool {
+    let Some(host) = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)) else { return false };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// An endpoint URL for logs and errors, without its query (browser pools take tokens there).
 fn redact(url: &str) -> String {
     match url.split_once('?') {
@@ -293,5 +311,10 @@ mod tests {
         assert_eq!(devtools_http("wss://pool.example/devtools/browser/x").as_deref(), Some("https://pool.example:443"));
         assert_eq!(redact("ws://pool:3000/?token=s3cret"), "ws://pool:3000/?…");
         assert_eq!(redact("ws://h:1/devtools/browser/x"), "ws://h:1/devtools/browser/x");
+        assert!(on_this_machine("ws://127.0.0.1:9222/devtools/browser/x"));
+        assert!(on_this_machine("ws://[::1]:9222/"));
+        assert!(on_this_machine("http://localhost:9222"));
+        assert!(!on_this_machine("ws://browserless:3000/?token=x"));
+        assert!(!on_this_machine("ws://10.0.0.7:9222/devtools/browser/x"));
     }
 }
