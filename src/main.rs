@@ -23,6 +23,13 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value serializes"));
             return ExitCode::SUCCESS;
         }
+        Some("--chromium-flags") => {
+            // What to start a pool browser with (BROWSER_WS_ENDPOINT): the flags we launch with.
+            for flag in text_browser::browser::Chromium::recommended_args(true) {
+                println!("{flag}");
+            }
+            return ExitCode::SUCCESS;
+        }
         Some("--readme-table") => {
             print!("{}", rpc::reference::table(&rpc::all_methods()));
             return ExitCode::SUCCESS;

@@ -166,6 +166,9 @@ impl Metrics {
             forwarded_calls.with_label_values(&["rpc", outcome]);
         }
         forwarded_calls.with_label_values(&["subscription", "wrong_replica"]);
+        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
+            forwarded_calls.with_label_values(&["mcp", outcome]);
+        }
         for status in ["401", "413", "429"] {
             http_rejected.with_label_values(&[status]);
         }

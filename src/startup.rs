@@ -72,7 +72,8 @@ impl Application {
             },
         };
         let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone(), setup));
-        let replicas = config.replicas.clone().map(|t| Forwarder::new(t, config.api_key.expose(), metrics.clone()));
+        let replicas =
+            config.replicas.clone().map(|t| Arc::new(Forwarder::new(t, config.api_key.expose(), metrics.clone())));
 
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
@@ -87,7 +88,7 @@ impl Application {
             headless: config.headless,
             openrpc,
             methods: Default::default(),
-            replicas,
+            replicas: replicas.clone(),
         });
         let mcp_stop = CancellationToken::new();
         let mcp = mcp::service(
@@ -99,6 +100,7 @@ impl Application {
                 max_body_bytes: config.max_body_bytes,
                 idle: config.session_ttl,
                 stop: mcp_stop.clone(),
+                replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
             },
         );
         let module = rpc::build_module(ctx, methods);
@@ -113,6 +115,10 @@ impl Application {
             metrics,
             sessions: sessions.clone(),
             metrics_key: config.metrics_api_key.clone().map(Arc::new),
+            mcp_owners: replicas.map(|forwarder| http::forwarded::McpOwners {
+                forwarder,
+                patience: config.max_call + Duration::from_secs(1),
+            }),
         });
 
         let stop_tasks = CancellationToken::new();

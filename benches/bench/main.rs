@@ -9,16 +9,19 @@
 //! - `floors`: the raw chromiumoxide work each method is compared with
 //! - `latency`: per-method rows; `throughput`: 8 sessions at once; `memory`: resident memory
 //! - `egress`: page loads through a session's egress proxy vs no proxy
+//! - `replicas`: a call sent to the replica owning its session vs forwarded by another
 //! - `table`: samples, percentiles, the printed table
 //!
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
 //! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm,
-//! `cargo bench -- throughput` only the 8-session throughput.
+//! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- replicas` only the cost
+//! of forwarding a call to another replica.
 
 mod egress;
 mod floors;
 mod latency;
 mod memory;
+mod replicas;
 mod service;
 mod table;
 mod throughput;
@@ -32,6 +35,10 @@ async fn main() {
     let rounds = env_num("BENCH_ROUNDS", 30).max(1);
     let cycles = env_num("BENCH_CYCLES", 1000);
     let (_fixtures, base) = service::start_fixtures();
+    if std::env::args().any(|a| a == "replicas") {
+        replicas::report(&base, rounds * 20).await;
+        return;
+    }
     let svc = service::Service::start(&[("MAX_SESSIONS", "16")]);
     if std::env::args().any(|a| a == "storm") {
         memory::storm(&svc, &base).await;
@@ -57,6 +64,8 @@ async fn main() {
     println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));
     println!();
     memory::storm(&svc, &base).await;
+    println!();
+    replicas::report(&base, rounds * 20).await;
 
     raw.chromium.shutdown().await;
 }

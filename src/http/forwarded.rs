@@ -1,8 +1,13 @@
+//! Requests between replicas.
+//!
 //! Requests another replica forwarded: recognized by the API key together with the
 //! `x-text-browser-forwarded-by` header, marked with [`ForwardedBy`] for the RPC layer (a forwarded
 //! call is never forwarded again), and let past the rate limit, which the replica the client
 //! reached has already applied to it. Without the key the header means nothing: such a request is
 //! limited like any other (and then refused by the key check).
+//!
+//! And `/mcp` requests for an MCP session another replica holds (its id names the replica, see
+//! `mcp::sessions`): passed to that replica as they are, its response streamed back.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,8 +21,50 @@ use axum::response::Response;
 use tower::{Layer, Service, ServiceExt};
 
 use super::auth::constant_time_eq;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use tokio::time::Instant;
+
+use super::rejection;
 use crate::config::ApiKey;
-use crate::replica::{FORWARDED_BY, ForwardedBy};
+use crate::replica::{FORWARDED_BY, ForwardedBy, Forwarder, Owner, ReplicaError};
+use crate::rpc::error::ErrorKind;
+
+/// What `/mcp` needs to pass a request to the replica holding its MCP session.
+#[derive(Clone)]
+pub struct McpOwners {
+    pub forwarder: Arc<Forwarder>,
+    /// MAX_CALL_MS and a second: how long the owner gets to start answering.
+    pub patience: std::time::Duration,
+}
+
+/// Sends an `/mcp` request whose `mcp-session-id` names another replica to that replica. One a
+/// peer forwarded already is answered `wrong_replica` (421) rather than passed on again.
+pub async fn mcp_to_owner(State(owners): State<Option<McpOwners>>, request: Request, next: Next) -> Response {
+    let Some(owners) = owners else { return next.run(request).await };
+    let session = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let Owner::Peer(owner) = owners.forwarder.topology().owner(session) else { return next.run(request).await };
+    let owner = owner.to_owned();
+    if request.extensions().get::<ForwardedBy>().is_some() {
+        owners.forwarder.count(crate::replica::Transport::Mcp, crate::replica::Outcome::WrongReplica);
+        let message = format!(
+            "MCP session {session:?} belongs to replica {owner}, and this replica ({}) was sent it by another; \
+             give every replica the same PEERS or PEER_URL_TEMPLATE",
+            owners.forwarder.topology().me()
+        );
+        return rejection::response(StatusCode::MISDIRECTED_REQUEST, ErrorKind::WrongReplica, &message);
+    }
+    match owners.forwarder.relay(&owner, request, Instant::now() + owners.patience).await {
+        Ok(response) => response,
+        Err(err @ ReplicaError::Unavailable { .. }) => {
+            rejection::response(StatusCode::SERVICE_UNAVAILABLE, ErrorKind::ReplicaUnavailable, &err.to_string())
+        }
+        Err(err @ ReplicaError::Wrong { .. }) => {
+            rejection::response(StatusCode::MISDIRECTED_REQUEST, ErrorKind::WrongReplica, &err.to_string())
+        }
+    }
+}
 
 /// Wraps a layer (the rate limit) so that requests a peer forwarded skip it.
 #[derive(Clone)]

@@ -40,6 +40,8 @@ pub struct HttpParts {
     pub metrics: Metrics,
     pub sessions: Arc<SessionManager>,
     pub metrics_key: Option<Arc<ApiKey>>,
+    /// With REPLICA_ID: `/mcp` requests for other replicas' MCP sessions go there.
+    pub mcp_owners: Option<forwarded::McpOwners>,
 }
 
 pub fn router(parts: HttpParts) -> Router {
@@ -51,8 +53,12 @@ pub fn router(parts: HttpParts) -> Router {
     let mcp_routes = Router::new().nest_service("/mcp", parts.mcp).layer(
         ServiceBuilder::new()
             .layer(from_fn(session_deleted_is_204))
-            .layer(rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()))
+            .layer(forwarded::UnlessForwardedLayer::new(
+                rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
+                parts.api_key.clone(),
+            ))
             .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
+            .layer(from_fn_with_state(parts.mcp_owners, forwarded::mcp_to_owner))
             .layer(from_fn_with_state(body.clone(), body_limit::json_413))
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );

@@ -3,11 +3,13 @@
 //!
 //! - `tools`: the tools, derived from the method registry and its OpenRPC document
 //! - `server`: one MCP session, owning one browser session, running tools as JSON-RPC methods
+//! - `sessions`: rmcp's session store, with ids that name their replica (REPLICA_ID)
 //!
 //! rmcp's transport checks `Host` and `Origin` (its DNS-rebinding rule): MCP_ALLOWED_HOSTS and
 //! MCP_ALLOWED_ORIGINS (none by default: a request carrying any `Origin` is refused).
 
 mod server;
+mod sessions;
 mod tools;
 
 use std::sync::Arc;
@@ -19,10 +21,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::rpc::{MethodSpec, RpcContext};
 pub use server::BrowserTools;
+use sessions::ReplicaSessions;
 pub use tools::Toolbox;
 
 /// The /mcp service type, as the router mounts it.
-pub type McpService = StreamableHttpService<BrowserTools, LocalSessionManager>;
+pub type McpService = StreamableHttpService<BrowserTools, ReplicaSessions>;
 
 pub struct McpSettings {
     pub allowed_hosts: Vec<String>,
@@ -32,6 +35,8 @@ pub struct McpSettings {
     pub idle: Duration,
     /// Cancelled at shutdown: open streams end.
     pub stop: CancellationToken,
+    /// REPLICA_ID: MCP session ids start with it.
+    pub replica: Option<String>,
 }
 
 /// The /mcp service: every tool of `methods` on `ctx`.
@@ -45,5 +50,6 @@ pub fn service(ctx: Arc<RpcContext>, methods: &[MethodSpec], settings: McpSettin
         .enforce_origin_validation()
         .with_max_request_body_bytes(settings.max_body_bytes)
         .with_cancellation_token(settings.stop);
+    let sessions = ReplicaSessions::new(sessions, settings.replica);
     StreamableHttpService::new(move || Ok(BrowserTools::new(ctx.clone(), toolbox.clone())), Arc::new(sessions), config)
 }

@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use axum::body::Body;
+use http_body_util::BodyExt;
 use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -74,6 +74,8 @@ pub enum Transport {
     Rpc,
     /// `events.subscribe`, answered with where the owner is.
     Subscription,
+    /// A request on `/mcp` for an MCP session another replica holds.
+    Mcp,
 }
 
 impl Transport {
@@ -81,6 +83,7 @@ impl Transport {
         match self {
             Self::Rpc => "rpc",
             Self::Subscription => "subscription",
+            Self::Mcp => "mcp",
         }
     }
 }
@@ -111,8 +114,10 @@ impl Outcome {
 
 pub struct Forwarder {
     topology: Topology,
-    client: Client<HttpConnector, Full<Bytes>>,
+    client: Client<HttpConnector, Body>,
     key: HeaderValue,
+    /// This replica's name, as the [`FORWARDED_BY`] header says it.
+    me: HeaderValue,
     metrics: Metrics,
 }
 
@@ -125,7 +130,9 @@ impl Forwarder {
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let mut key = HeaderValue::from_str(api_key).unwrap_or_else(|_| HeaderValue::from_static(""));
         key.set_sensitive(true);
-        Self { topology, client, key, metrics }
+        // REPLICA_ID is a DNS label, always a valid header value.
+        let me = HeaderValue::from_str(topology.me()).unwrap_or_else(|_| HeaderValue::from_static("unnamed"));
+        Self { topology, client, key, me, metrics }
     }
 
     pub fn topology(&self) -> &Topology {
@@ -188,8 +195,8 @@ impl Forwarder {
         let mut request = hyper::Request::post(format!("{url}/rpc"))
             .header(CONTENT_TYPE, "application/json")
             .header("x-api-key", self.key.clone())
-            .header(FORWARDED_BY, self.topology.me())
-            .body(Full::new(Bytes::from(body)))
+            .header(FORWARDED_BY, self.me.clone())
+            .body(Body::from(body))
             .map_err(|e| unavailable(format!("the request could not be built: {e}")))?;
         if let Ok(id) = HeaderValue::from_str(request_id)
             && !request_id.is_empty()
@@ -208,6 +215,49 @@ impl Forwarder {
         };
         match tokio::time::timeout_at(deadline, exchange).await {
             Ok(relayed) => relayed,
+            Err(_) => Err(unavailable("it did not answer within the call's time".into())),
+        }
+    }
+}
+
+impl Forwarder {
+    /// Passes an HTTP request (an MCP session's) to replica `owner` as it is, with this replica's
+    /// name added, and streams the owner's response back; `deadline` bounds the wait for the
+    /// response's head (its body, an event stream, may go on).
+    pub async fn relay(
+        &self,
+        owner: &str,
+        request: hyper::Request<Body>,
+        deadline: Instant,
+    ) -> Result<hyper::Response<Body>, ReplicaError> {
+        let relayed = self.relay_once(owner, request, deadline).await;
+        let outcome = match &relayed {
+            Ok(response) if response.status().is_success() => Outcome::Ok,
+            Ok(_) => Outcome::Error,
+            Err(_) => Outcome::ReplicaUnavailable,
+        };
+        self.count(Transport::Mcp, outcome);
+        relayed
+    }
+
+    async fn relay_once(
+        &self,
+        owner: &str,
+        request: hyper::Request<Body>,
+        deadline: Instant,
+    ) -> Result<hyper::Response<Body>, ReplicaError> {
+        let url = self.url_of(owner)?;
+        let unavailable =
+            |reason: String| ReplicaError::Unavailable { owner: owner.to_owned(), url: url.clone(), reason };
+        let (mut parts, body) = request.into_parts();
+        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+        parts.uri = format!("{url}{path}").parse().map_err(|e| unavailable(format!("no URL for it: {e}")))?;
+        parts.headers.insert(FORWARDED_BY, self.me.clone());
+        parts.extensions = Default::default();
+        let sent = self.client.request(hyper::Request::from_parts(parts, body));
+        match tokio::time::timeout_at(deadline, sent).await {
+            Ok(Ok(response)) => Ok(response.map(Body::new)),
+            Ok(Err(e)) => Err(unavailable(chain(&e))),
             Err(_) => Err(unavailable("it did not answer within the call's time".into())),
         }
     }

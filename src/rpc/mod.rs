@@ -64,7 +64,7 @@ pub struct RpcContext {
     /// Every method by name, for `session.run`'s steps (set when the module is built).
     pub methods: OnceLock<HashMap<&'static str, Registered>>,
     /// With REPLICA_ID: sends calls for other replicas' sessions to their owners.
-    pub replicas: Option<Forwarder>,
+    pub replicas: Option<Arc<Forwarder>>,
 }
 
 tokio::task_local! {

@@ -44,6 +44,32 @@ async fn ws_call(base: &str, request: Value) -> Value {
     }
 }
 
+/// POSTs an MCP message to `base`'s /mcp in MCP session `session`; the status, the session id the
+/// answer names, and the JSON-RPC answer (from a JSON body or the event stream's data lines).
+async fn mcp(base: &str, session: Option<&str>, message: Value) -> (u16, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("x-api-key", API_KEY)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(message.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let id = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
+    let text = response.text().await.unwrap();
+    let answer = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain(std::iter::once(text.as_str()))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok().filter(|v| v.get("jsonrpc").is_some()))
+        .unwrap_or(Value::Null);
+    (status, id, answer)
+}
+
 fn forwarded(metrics: &str, transport: &str, outcome: &str) -> f64 {
     let name = format!("text_browser_forwarded_calls_total{{outcome=\"{outcome}\",transport=\"{transport}\"}}");
     metric(metrics, &name).unwrap_or_else(|| panic!("{name} is exported:\n{metrics}"))
@@ -105,15 +131,38 @@ async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the
     let at_owner = ws_call(&r0.base, subscribe).await;
     assert!(at_owner["result"].is_string() || at_owner["result"].is_u64(), "the owner streams it: {at_owner}");
 
+    // An MCP session begun on replica 0 is driven through the others: its requests go to replica 0.
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "probe", "version": "1" } } });
+    let (status, mcp_session, _) = mcp(&r0.base, None, init).await;
+    assert_eq!(status, 200);
+    let mcp_session = mcp_session.expect("an MCP session id");
+    assert!(mcp_session.starts_with("tb-0."), "the MCP session names its replica: {mcp_session}");
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(mcp(&r1.base, Some(&mcp_session), initialized).await.0, 202);
+    let navigate = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "navigate", "arguments": { "url": page("/projects") } } });
+    let (status, _, went) = mcp(&r1.base, Some(&mcp_session), navigate).await;
+    assert_eq!(status, 200, "{went}");
+    assert_eq!(went["result"]["isError"], false, "{went}");
+    let heading = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": { "name": "text", "arguments": { "selector": "h1" } } });
+    let (_, _, read) = mcp(&r2.base, Some(&mcp_session), heading).await;
+    assert!(read["result"].to_string().contains("Projects"), "{read}");
+
     // Forwarded calls are counted where they were forwarded, and skipped the owner's rate limit:
     // replica 0 took far more than its 8 a minute through the others.
     let m1 = r1.metrics().await;
     assert!(forwarded(&m1, "rpc", "ok") >= 3.0, "{m1}");
     assert_eq!(forwarded(&m1, "rpc", "error"), 2.0, "the click that failed and the unknown session");
     assert_eq!(forwarded(&m1, "subscription", "wrong_replica"), 1.0);
+    assert_eq!(forwarded(&m1, "mcp", "ok"), 2.0, "initialized and navigate");
     let m0 = r0.metrics().await;
     assert_eq!(forwarded(&m0, "rpc", "ok"), 0.0, "replica 0 owns them all");
-    assert_eq!(metric(&m0, "text_browser_rpc_requests_total{method=\"page.text\",outcome=\"ok\"}"), Some(5.0), "{m0}");
+    // page.text ran on replica 0 six times: directly, forwarded by 1 and 2, in the batch, over the
+    // WebSocket and as the MCP text tool.
+    let texts = metric(&m0, "text_browser_rpc_requests_total{method=\"page.text\",outcome=\"ok\"}");
+    assert_eq!(texts, Some(6.0), "{m0}");
     let mut limited = false;
     for _ in 0..12 {
         if let Err(RpcError { data, .. }) = r0.call("page.title", json!({ "session_id": sid })).await
@@ -150,6 +199,9 @@ async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the
         assert!(err.data["remediation"].as_str().unwrap().contains("session.create"), "{err:?}");
     }
     assert_eq!(forwarded(&r2.metrics().await, "rpc", "replica_unavailable"), 1.0);
+    let ping = json!({ "jsonrpc": "2.0", "id": 4, "method": "ping" });
+    let (status, _, refused) = mcp(&r1.base, Some(&mcp_session), ping).await;
+    assert_eq!((status, refused["error"]["data"]["kind"].as_str()), (503, Some("replica_unavailable")), "{refused}");
     // Replica 2's own session still works.
     assert_eq!(r2.ok("page.text", json!({ "session_id": other, "selector": "h1" })).await["text"], "Fixtures Home");
 }
