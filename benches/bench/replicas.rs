@@ -22,18 +22,18 @@ pub async fn report(base: &str, rounds: usize) {
     let sid = owner.session().await;
     owner.ok("page.goto", json!({ "session_id": sid, "url": format!("{base}/") })).await;
     let (mut direct, mut forwarded) = (Samples::default(), Samples::default());
-    let params = json!({ "session_id": sid });
+    let params = json!({ "session_id": sid, "selector": "h1" });
     // Warm both paths (connections, pools) before measuring.
     for _ in 0..20 {
-        owner.ok("page.title", params.clone()).await;
-        other.ok("page.title", params.clone()).await;
+        owner.ok("page.text", params.clone()).await;
+        other.ok("page.text", params.clone()).await;
     }
     for _ in 0..rounds {
-        direct.push(time(owner.ok("page.title", params.clone())).await);
-        forwarded.push(time(other.ok("page.title", params.clone())).await);
+        direct.push(time(owner.ok("page.text", params.clone())).await);
+        forwarded.push(time(other.ok("page.text", params.clone())).await);
     }
     let (d, f) = (direct.p50(), forwarded.p50());
-    println!("forwarding: page.title on a session of replica r-0, {rounds} rounds, alternating");
+    println!("forwarding: page.text (h1) on a session of replica r-0, {rounds} rounds, alternating");
     println!("  sent to its owner r-0         p50 {d:.2} ms  p95 {:.2} ms", direct.percentile(0.95));
     println!("  sent to r-1, forwarded to r-0 p50 {f:.2} ms  p95 {:.2} ms", forwarded.percentile(0.95));
     println!("  added by forwarding           p50 {:.2} ms ({:.2}x)", f - d, f / d);

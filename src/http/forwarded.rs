@@ -70,11 +70,13 @@ pub async fn mcp_to_owner(State(owners): State<Option<McpOwners>>, request: Requ
 #[derive(Clone)]
 pub struct UnlessForwardedLayer<L> {
     limit: L,
-    key: Arc<ApiKey>,
+    /// The API key a peer's request must carry; `None` without REPLICA_ID (there are no peers,
+    /// and the header is ignored).
+    key: Option<Arc<ApiKey>>,
 }
 
 impl<L> UnlessForwardedLayer<L> {
-    pub fn new(limit: L, key: Arc<ApiKey>) -> Self {
+    pub fn new(limit: L, key: Option<Arc<ApiKey>>) -> Self {
         Self { limit, key }
     }
 }
@@ -91,7 +93,7 @@ impl<L: Layer<S>, S: Clone> Layer<S> for UnlessForwardedLayer<L> {
 pub struct UnlessForwarded<A, B> {
     limited: A,
     plain: B,
-    key: Arc<ApiKey>,
+    key: Option<Arc<ApiKey>>,
 }
 
 impl<A, B> Service<Request> for UnlessForwarded<A, B>
@@ -111,7 +113,7 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        match forwarded_by(&request, &self.key) {
+        match self.key.as_ref().and_then(|key| forwarded_by(&request, key)) {
             Some(peer) => {
                 request.extensions_mut().insert(ForwardedBy(peer));
                 Box::pin(self.plain.clone().oneshot(request))

@@ -46,6 +46,8 @@ pub struct HttpParts {
 
 pub fn router(parts: HttpParts) -> Router {
     let auth = auth::AuthState { key: parts.api_key.clone(), metrics: parts.metrics.clone() };
+    // Only a replica has peers whose forwarded requests skip its rate limit.
+    let peer_key = parts.mcp_owners.as_ref().map(|_| parts.api_key.clone());
     let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
     let rpc = parts.rpc;
     // /mcp: the same key, rate limit and body cap as /rpc (its transport streams, so its body is
@@ -55,7 +57,7 @@ pub fn router(parts: HttpParts) -> Router {
             .layer(from_fn(session_deleted_is_204))
             .layer(forwarded::UnlessForwardedLayer::new(
                 rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
-                parts.api_key.clone(),
+                peer_key.clone(),
             ))
             .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
             .layer(from_fn_with_state(parts.mcp_owners, forwarded::mcp_to_owner))
@@ -63,10 +65,8 @@ pub fn router(parts: HttpParts) -> Router {
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );
     // A call another replica forwarded was counted by the rate limit where the client sent it.
-    let limit = forwarded::UnlessForwardedLayer::new(
-        rate_limit::layer(parts.rate_limit, parts.metrics.clone()),
-        parts.api_key.clone(),
-    );
+    let limit =
+        forwarded::UnlessForwardedLayer::new(rate_limit::layer(parts.rate_limit, parts.metrics.clone()), peer_key);
     let rpc_routes =
         Router::new().route_service("/rpc", tower::service_fn(move |request| rpc.clone().handle(request))).layer(
             ServiceBuilder::new()

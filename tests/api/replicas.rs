@@ -165,7 +165,7 @@ async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the
     assert_eq!(texts, Some(6.0), "{m0}");
     let mut limited = false;
     for _ in 0..12 {
-        if let Err(RpcError { data, .. }) = r0.call("page.title", json!({ "session_id": sid })).await
+        if let Err(RpcError { data, .. }) = r0.call("page.text", json!({ "session_id": sid, "selector": "h1" })).await
             && data["kind"] == "rate_limited"
         {
             limited = true;
