@@ -20,10 +20,10 @@ pub static CDP_DURATION: LazyLock<HistogramVec> = LazyLock::new(|| {
     .expect("valid metric")
 });
 
-/// Entries the per-session ring buffers dropped because nobody pulled them in time, by buffer.
+/// Entries that fell off a page's timeline at its cap, by buffer (`timeline`).
 pub static EVENTS_DROPPED: LazyLock<IntCounterVec> = LazyLock::new(|| {
     IntCounterVec::new(
-        Opts::new("text_browser_events_dropped_total", "Console, page-error and network entries dropped, by buffer"),
+        Opts::new("text_browser_events_dropped_total", "Entries that fell off a page's timeline at its cap, by buffer"),
         &["buffer"],
     )
     .expect("valid metric")
@@ -32,6 +32,13 @@ pub static EVENTS_DROPPED: LazyLock<IntCounterVec> = LazyLock::new(|| {
 /// Bytes of response bodies the sessions hold (captured before Chromium evicts them).
 pub static CAPTURED_BODY_BYTES: LazyLock<IntGauge> = LazyLock::new(|| {
     IntGauge::new("text_browser_captured_body_bytes", "Bytes of response bodies held by all sessions")
+        .expect("valid metric")
+});
+
+/// Background tasks pages are running for themselves (capturing a body, answering a dialog,
+/// fetching a source line); each ends with its page.
+pub static PAGE_TASKS: LazyLock<IntGauge> = LazyLock::new(|| {
+    IntGauge::new("text_browser_page_tasks", "Background tasks the open pages are running (body capture, dialogs …)")
         .expect("valid metric")
 });
 
@@ -148,6 +155,7 @@ impl Metrics {
             Box::new(CDP_DURATION.clone()),
             Box::new(EVENTS_DROPPED.clone()),
             Box::new(CAPTURED_BODY_BYTES.clone()),
+            Box::new(PAGE_TASKS.clone()),
             Box::new(http_rejected.clone()),
             Box::new(memory_trims.clone()),
             Box::new(memory_returned_bytes.clone()),
@@ -172,9 +180,7 @@ impl Metrics {
         for status in ["401", "413", "429"] {
             http_rejected.with_label_values(&[status]);
         }
-        for buffer in ["console", "page_errors", "network"] {
-            EVENTS_DROPPED.with_label_values(&[buffer]);
-        }
+        EVENTS_DROPPED.with_label_values(&["timeline"]);
         Self {
             registry,
             rpc_requests,

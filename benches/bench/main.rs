@@ -8,15 +8,17 @@
 //! - `service`: the fixtures and the service as child processes, and a keep-alive RPC client
 //! - `floors`: the raw chromiumoxide work each method is compared with
 //! - `latency`: per-method rows; `throughput`: 8 sessions at once; `memory`: resident memory
+//! - `churn`: the DOM watcher's cost on a page rewriting 2,000 nodes ten times a second
 //! - `egress`: page loads through a session's egress proxy vs no proxy
 //! - `replicas`: a call sent to the replica owning its session vs forwarded by another
 //! - `table`: samples, percentiles, the printed table
 //!
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
 //! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm,
-//! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- replicas` only the cost
-//! of forwarding a call to another replica.
+//! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- churn` only the DOM
+//! watcher's cost, `cargo bench -- replicas` only the cost of forwarding a call to another replica.
 
+mod churn;
 mod egress;
 mod floors;
 mod latency;
@@ -50,6 +52,11 @@ async fn main() {
         raw.chromium.shutdown().await;
         return;
     }
+    if std::env::args().any(|a| a == "churn") {
+        churn::report(&svc, &raw, &base, rounds).await;
+        raw.chromium.shutdown().await;
+        return;
+    }
 
     println!("text-browser benchmark: {rounds} rounds per row; floors measured in the same rounds\n");
     // Memory first, while the service has done nothing else: the allocator keeps what the big
@@ -59,6 +66,7 @@ async fn main() {
     table::header();
     latency::report(&svc, &raw, &base, rounds).await;
     egress::report(&raw.chromium, &base, rounds).await;
+    churn::report(&svc, &raw, &base, rounds).await;
     println!();
     throughput::report(&svc, &raw, &base).await;
     println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));

@@ -17,12 +17,13 @@ pub use chromium::supervisor::{self, BrowserSource};
 pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
-    Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, Expect, FieldValue, FormFacts, Found,
-    HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener, LiveEvent, LiveKind, Logs,
-    MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull,
-    NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, Route,
-    RouteAction, ScrollPosition, ShotOptions, SignalCounts, Snapshot, SnapshotOptions, SourceView, Target, TextFormat,
-    UploadFile, UrlPattern, Validity, Viewport, WaitUntil, WebStorage,
+    Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind, Expect,
+    FieldValue, FormFacts, Found, HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener, LiveEvent,
+    LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton, Navigated,
+    NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView, ReducedMotion,
+    RequestEffect, RequestGroup, ResourceType, Route, RouteAction, ScrollPosition, ShotOptions, SignalCounts, Since,
+    Snapshot, SnapshotOptions, SourceView, Target, TextFormat, TimelineView, UploadFile, UrlPattern, Validity,
+    Viewport, WaitUntil, Waited, WebStorage,
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,

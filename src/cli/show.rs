@@ -24,6 +24,9 @@ pub fn result(value: &Value, paint: Paint) -> String {
     if let Some(effects) = rest.remove("effects") {
         out.push_str(&effects_lines(&effects, paint));
     }
+    if let Some(load) = rest.remove("load") {
+        out.push_str(&load_lines(&load, paint));
+    }
     // logs.pull and network.pull: their entries as lines too.
     let mut pulled = serde_json::Map::new();
     for field in ["console", "pageErrors", "requests"] {
@@ -65,6 +68,22 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
         let failed = request["failure"].is_string() || request["status"].as_u64().is_some_and(|s| s >= 400);
         lines.push((if failed { Tone::Bad } else { Tone::Plain }, line));
     }
+    for group in effects["groups"].as_array().into_iter().flatten() {
+        let line = format!(
+            "{} ×{} → {}",
+            group["endpoint"].as_str().unwrap_or(""),
+            group["count"],
+            group["statuses"].as_str().unwrap_or("")
+        );
+        lines.push((Tone::Plain, line));
+    }
+    // What the service derived from the times: out of order, one after another.
+    for fact in effects["facts"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        lines.push((Tone::Bad, fact.to_owned()));
+    }
+    for change in effects["changes"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        lines.push((Tone::Plain, change.to_owned()));
+    }
     for field in ["consoleErrors", "console", "pageErrors"] {
         for entry in effects[field].as_array().into_iter().flatten() {
             let (what, bad) = match (field, entry["type"].as_str()) {
@@ -90,7 +109,7 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
         lines.push((Tone::Plain, format!("navigated to {url}")));
     }
     for (field, what) in
-        [("moreRequests", "requests"), ("moreConsoleErrors", "console errors"), ("morePageErrors", "page errors")]
+        [("moreChanges", "changes"), ("moreConsoleErrors", "console errors"), ("morePageErrors", "page errors")]
     {
         if let Some(n) = effects[field].as_u64().filter(|n| *n > 0) {
             lines.push((Tone::Plain, format!("{n} more {what}")));
@@ -104,6 +123,30 @@ fn effects_lines(effects: &Value, paint: Paint) -> String {
             Tone::Quote => format!("{}\n", paint.dim(&format!("    {line}"))),
         })
         .collect()
+}
+
+/// How a page loaded (page.goto's `load`), a line, then its longest chain and facts.
+fn load_lines(load: &Value, paint: Paint) -> String {
+    let at = |field: &str, name: &str| load[field].as_i64().map(|ms| format!("{name} {ms} ms"));
+    let parts: Vec<String> = [
+        at("domContentLoadedMs", "DOMContentLoaded"),
+        at("networkQuietMs", "network quiet"),
+        at("contentSettledMs", "content settled"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let took = load["loadMs"].as_i64().map_or_else(|| "loading".to_owned(), |ms| format!("loaded in {ms} ms"));
+    let detail = if parts.is_empty() { String::new() } else { format!(" ({})", parts.join(", ")) };
+    let mut out = format!("  ↳ {took}{detail}, {} requests\n", load["requests"]);
+    for fact in load["longestChain"]
+        .as_str()
+        .into_iter()
+        .chain(load["facts"].as_array().into_iter().flatten().filter_map(Value::as_str))
+    {
+        out.push_str(&format!("{}\n", paint.red(&format!("  ↳ {fact}"))));
+    }
+    out
 }
 
 /// `text` on one line, cut at `max` characters.
@@ -215,11 +258,13 @@ mod tests {
         let value = json!({ "ok": true, "effects": {
             "requests": [{ "method": "POST", "url": "/api/pay", "status": 422, "initiator": "/view.js:16:19", "responseBody": "{\"error\":\"declined\"}" }],
             "pageErrors": [{ "message": "TypeError: x", "location": { "url": "http://h/view.js", "line": 3, "column": 7 } }],
-            "moreRequests": 2
+            "groups": [{ "endpoint": "GET /api/items/{id}", "count": 12, "statuses": "200×12", "firstMs": 3 }],
+            "facts": ["GET /api/search ×3 finished out of order: ?q=a started 1st, finished last at +900 ms"],
+            "moreConsoleErrors": 2
         } });
         assert_eq!(
             result(&value, Paint::plain()),
-            "  ↳ POST /api/pay → 422  from /view.js:16:19  {\"error\":\"declined\"}\n  ↳ page error: TypeError: x  (/view.js:3:7)\n  ↳ 2 more requests\n{\"ok\":true}\n"
+            "  ↳ POST /api/pay → 422  from /view.js:16:19  {\"error\":\"declined\"}\n  ↳ GET /api/items/{id} ×12 → 200×12\n  ↳ GET /api/search ×3 finished out of order: ?q=a started 1st, finished last at +900 ms\n  ↳ page error: TypeError: x  (/view.js:3:7)\n  ↳ 2 more console errors\n{\"ok\":true}\n"
         );
     }
 

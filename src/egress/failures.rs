@@ -2,7 +2,7 @@
 //!
 //! Behind a proxy, Chromium would see a refused or unreachable host only as the proxy's HTTP answer
 //! (plain http) or as `net::ERR_TUNNEL_CONNECTION_FAILED` (https, WebSockets). So the proxy records
-//! each failure before it answers, and marks its answer with [`FAILURE_HEADER`]; the page tracker
+//! each failure before it answers, and marks its answer with [`FAILURE_HEADER`]; the page's watch
 //! turns both back into the failure a direct connection would have shown (`blocked_by_policy`,
 //! `net::ERR_CONNECTION_REFUSED` …), matched by host and port.
 

@@ -138,6 +138,7 @@ mod tests {
                 "source",
                 "tabs",
                 "text",
+                "timeline",
                 "type",
                 "wait_for",
             ]

@@ -111,14 +111,20 @@ pub struct ActionResult {
 
 /// Runs an action's input (`body`) between a mark and the settling, and answers with what it
 /// caused.
-pub(super) async fn act<F>(call: &Call, page: &Page, options: ActionOptions, body: F) -> Result<ActionResult, ApiError>
+pub(super) async fn act<F>(
+    call: &Call,
+    page: &Page,
+    what: &str,
+    options: ActionOptions,
+    body: F,
+) -> Result<ActionResult, ApiError>
 where
     F: Future<Output = Result<(), ApiError>>,
 {
     let settle = options.settle()?;
     let max = max_chars(options.max_chars)?;
     let shot = options.shot()?;
-    let mark = page.mark();
+    let mark = page.mark_action(what);
     body.await?;
     page.settle(&mark, settle, call.deadline).await;
     let effects = page.effects(&mark, call.deadline).await;
@@ -143,7 +149,10 @@ where
         ACTION_TIMEOUT_MS,
         move |call: Call, page: Page, (target, options, p): (Target, ActionOptions, P)| {
             let handler = handler.clone();
-            async move { act(&call, &page, options, handler(call.clone(), page.clone(), target, p)).await }
+            async move {
+                let what = format!("{name} {target}");
+                act(&call, &page, &what, options, handler(call.clone(), page.clone(), target, p)).await
+            }
         },
     )
 }
@@ -156,13 +165,16 @@ where
 /// navigation, the call returns once the new page has loaded.
 ///
 /// Every action (`page.click`, `page.fill`, `page.press`, `page.fillForm`) answers `{"ok",
-/// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`:
-/// the fetch/XHR/document requests it started (`{method, url, status | failure, ms, initiator}`,
-/// failed ones with the first 1 KB of their request and response bodies and a `requestId` for
-/// `network.body`), other loads counted (`otherRequests`), console errors and page errors with
-/// their location and source line (3 each, then `moreConsoleErrors` / `morePageErrors`),
-/// `navigated` (`{url, title, status}`) when it led to a new document, and `pending` requests
-/// still in flight. With `snapshot` it also returns the page once settled — `"page": {"url",
+/// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`
+/// (not for bodies the page never reads), times in ms after the action began: the fetch/XHR/document
+/// requests it started (`{method, url, status | failure, startMs, endMs, initiator}`, failed ones
+/// with the first 1 KB of their request and response bodies and a `requestId` for
+/// `network.body`; past eight, the successful ones grouped by endpoint in `groups`), other loads
+/// counted (`otherRequests`), `facts` (requests that finished out of order and the DOM change
+/// after the last; requests awaited one after another), the DOM `changes` it caused (`+12
+/// #results: 3 items replaced`), console errors and page errors with their location and source
+/// line (3 each, then `moreConsoleErrors` / `morePageErrors`), `navigated` (`{url, title,
+/// status}`) when it led to a new document, and `pending` requests still in flight. With `snapshot` it also returns the page once settled — `"page": {"url",
 /// "title", "snapshot", "refs", "truncated"}` — so an agent needs one call per step.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -343,7 +355,7 @@ async fn fill_form(
         }
         Ok(())
     };
-    act(&call, &page, options, body).await
+    act(&call, &page, "page.fillForm", options, body).await
 }
 
 /// An invalid-params error about a target, renamed to the param it came in (`fields[2]`, `submit`).

@@ -67,7 +67,7 @@ async fn list(call: Call, page: Page, _: DownloadsListParams) -> Result<Download
         .downloads(call.deadline)
         .await
         .into_iter()
-        .map(|d| DownloadEntry { name: d.name, bytes: d.bytes, mime: d.mime, url: d.url, state: d.state })
+        .map(|d| DownloadEntry { name: d.name, bytes: d.bytes, mime: d.mime, url: d.url, state: d.state.to_string() })
         .collect();
     Ok(DownloadsListResult { downloads })
 }

@@ -4,7 +4,7 @@
 //! session ending (a last notification says why: `{"kind": "end", "reason": "closed"}`).
 //!
 //! Backpressure: the page publishes into a bounded broadcast feed and never waits for anyone
-//! (see `browser::page::live_feed`). A subscriber's own task forwards to its connection; one that
+//! (see `browser::page::watch::views::live`). A subscriber's own task forwards to its connection; one that
 //! does not keep up loses events, and the next notification it gets says how many (`dropped`).
 
 use std::time::Duration;

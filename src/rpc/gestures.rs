@@ -200,7 +200,7 @@ async fn scroll(
         }
     };
     let mut position = None;
-    let action = act(&call, &page, options, async {
+    let action = act(&call, &page, "page.scroll", options, async {
         position = Some(page.scroll(target.as_ref(), by, call.deadline).await?);
         Ok(())
     })
@@ -222,7 +222,11 @@ async fn type_text(
         Some(ms) if ms <= max => Duration::from_millis(ms),
         Some(_) => return Err(ApiError::invalid("delayMs", format!("delayMs must be 0 to {max}"))),
     };
-    act(&call, &page, options, async {
+    let what = match &target {
+        Some(target) => format!("page.type into {target}"),
+        None => "page.type".to_owned(),
+    };
+    act(&call, &page, &what, options, async {
         page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?;
         Ok(())
     })

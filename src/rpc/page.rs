@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{BrowserError, Landed, Page, SignalCounts, Target, TextFormat, WaitUntil};
+use crate::browser::{
+    BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat, WaitUntil,
+};
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
 const TIMEOUT_MS: u64 = 30_000;
@@ -17,7 +19,10 @@ const TIMEOUT_MS: u64 = 30_000;
 /// request in flight for 500 ms). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
 /// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
 /// connection that fails is `navigation_failed` with Chromium's reason
-/// (`net::ERR_CONNECTION_REFUSED`).
+/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` says how the page loaded, in ms since the
+/// navigation started: `domContentLoadedMs`, `loadMs`, `networkQuietMs`, `contentSettledMs` (its
+/// last DOM change), `requests`, the `longestChain` of requests awaited one after another, and
+/// `facts` (requests that finished out of order, other chains).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GotoParams {
@@ -62,11 +67,16 @@ pub struct NavigationResult {
     pub status: Option<u16>,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
+    /// How the document loaded: milestones, network quiet, content settled (ms since the navigation
+    /// started), request count, the longest serial chain, facts.
+    pub load: Load,
 }
 
 impl NavigationResult {
-    fn new(landed: Landed, signals: SignalCounts) -> Self {
-        Self { url: landed.url, title: landed.title, status: landed.status, signals }
+    /// Where the page landed, how it loaded, and the signals waiting.
+    pub(super) async fn of(page: &Page, landed: Landed, deadline: tokio::time::Instant) -> Self {
+        let load = page.load_breakdown(deadline).await;
+        Self { url: landed.url, title: landed.title, status: landed.status, signals: page.signal_counts(), load }
     }
 }
 
@@ -81,14 +91,43 @@ pub enum WaitState {
     /// No network activity for `ms` milliseconds.
     #[serde(rename = "idleFor")]
     IdleFor,
+    /// The element (`selector` or `ref`) is visible.
+    #[serde(rename = "visible")]
+    Visible,
+    /// No match of the element is visible (none matching counts).
+    #[serde(rename = "hidden")]
+    Hidden,
+    /// The element is in the DOM.
+    #[serde(rename = "attached")]
+    Attached,
+    /// No element matches any more.
+    #[serde(rename = "detached")]
+    Detached,
 }
 
-/// Waits for the current document to reach `state`: `load`, `domcontentloaded`, `networkidle`,
-/// or `idleFor` (no network activity for `ms` milliseconds; `ms` is required then).
+impl WaitState {
+    fn element(self) -> Option<ElementState> {
+        match self {
+            Self::Visible => Some(ElementState::Visible),
+            Self::Hidden => Some(ElementState::Hidden),
+            Self::Attached => Some(ElementState::Attached),
+            Self::Detached => Some(ElementState::Detached),
+            Self::Load | Self::DomContentLoaded | Self::NetworkIdle | Self::IdleFor => None,
+        }
+    }
+}
+
+/// Waits for the current document to reach `state` — `load`, `domcontentloaded`, `networkidle`, or
+/// `idleFor` (no network activity for `ms` milliseconds; `ms` is required then) — or, with
+/// `selector` or `ref`, for the element to be `visible`, `hidden`, `attached` or `detached`. The
+/// answer says how long it took (`elapsedMs`) and when it happened: `t`, ms since the document
+/// started loading (when a panel rendered, without a probe of your own). A wait that runs out is
+/// `timeout`, saying what the page showed.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitForParams {
-    /// load, domcontentloaded, networkidle, or idleFor (with `ms`).
+    /// load, domcontentloaded, networkidle, idleFor (with `ms`); with selector or ref: visible,
+    /// hidden, attached or detached.
     pub state: WaitState,
     /// For idleFor: how long the network must be quiet, in milliseconds.
     pub ms: Option<u64>,
@@ -97,8 +136,72 @@ pub struct WaitForParams {
 impl Params for WaitForParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct WaitForResult {
     pub state: WaitState,
+    /// How long the wait took, ms.
+    pub elapsed_ms: u64,
+    /// When the state was reached: ms since the document started loading.
+    pub t: i64,
+}
+
+/// Where `page.timeline` starts: `load` (the document's load event), `lastAction` (the session's
+/// last action) or a number of ms after the document started loading.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TimelineSince {
+    Named(SinceName),
+    Ms(f64),
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SinceName {
+    Load,
+    LastAction,
+}
+
+/// The page's timeline: one compact line per thing that happened, in order, times in ms since
+/// the current document started loading — requests with status, duration and the script that
+/// sent them (`+41 GET /api/items 200 51 ms ← loadItems (:80)`), console messages, page errors,
+/// DOMContentLoaded and load, DOM changes (`+6501 #table: 24 rows added; #loading: hidden set`),
+/// dialogs, downloads, popups and the session's own actions. Runs of requests to one endpoint
+/// from one place are folded (`… 22 more of the same`). `facts` closes it: requests that finished
+/// out of order (and the DOM change after the last), serial chains. The timeline keeps the newest
+/// 5,000 entries (4 MiB) per page; `dropped` counts what fell off. Nothing is drained.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineParams {
+    /// load, lastAction, or ms after the document started (default: the whole document).
+    pub since: Option<TimelineSince>,
+    /// Only these kinds: navigation, request, console, error, dom, action, other.
+    pub kinds: Option<Vec<EntryKind>>,
+    /// Only requests whose URL contains this (other kinds are kept).
+    pub url_contains: Option<String>,
+    /// Upper bound on the lines' characters, 200 to 100000 (default 4000); `more` counts the rest.
+    pub max_chars: Option<u64>,
+}
+
+impl Params for TimelineParams {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineResult {
+    /// One line per entry: `+ms what`.
+    pub timeline: String,
+    /// Derived facts: out of order, serial chains.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<String>,
+    /// Lines left out past maxChars.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: u64,
+    /// Entries that fell off the page's timeline (its cap) since the page opened.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The visible text of the first element matching `selector` (any selector form, default
@@ -179,9 +282,22 @@ pub fn methods() -> Vec<MethodSpec> {
         page_method("page.goto", "Navigate to a URL and wait until it has loaded.", NAV_TIMEOUT_MS, goto)
             .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#)
             .tool("navigate"),
-        page_method("page.waitFor", "Wait for a load state or for the network to be idle.", TIMEOUT_MS, wait_for)
-            .example(r#"{"state":"idleFor","ms":1000}"#)
-            .tool("wait_for"),
+        page_method(
+            "page.waitFor",
+            "Wait for a load state, an idle network, or an element to show or go.",
+            TIMEOUT_MS,
+            wait_for,
+        )
+        .example(r##"{"selector":"#report","state":"visible"}"##)
+        .tool("wait_for"),
+        page_method(
+            "page.timeline",
+            "What happened on the page, when: requests, errors, DOM changes, as lines.",
+            TIMEOUT_MS,
+            timeline,
+        )
+        .example(r#"{"since":"lastAction","kinds":["request","dom"]}"#)
+        .tool("timeline"),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
             .example(r#"{"waitUntil":"load"}"#)
             .tool("reload"),
@@ -210,12 +326,12 @@ pub(super) async fn navigate(
     deadline: tokio::time::Instant,
 ) -> Result<NavigationResult, ApiError> {
     let landed = page.goto(url, wait_until, deadline).await?;
-    Ok(NavigationResult::new(landed, page.signal_counts()))
+    Ok(NavigationResult::of(page, landed, deadline).await)
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let landed = page.reload(p.wait_until.unwrap_or_default(), call.deadline).await?;
-    Ok(NavigationResult::new(landed, page.signal_counts()))
+    Ok(NavigationResult::of(&page, landed, call.deadline).await)
 }
 
 async fn back(call: Call, page: Page, _: BackParams) -> Result<NavigationResult, ApiError> {
@@ -228,7 +344,7 @@ async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationR
 
 async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
     match page.go_history(step, call.deadline).await? {
-        Some(landed) => Ok(NavigationResult::new(landed, page.signal_counts())),
+        Some(landed) => Ok(NavigationResult::of(&page, landed, call.deadline).await),
         None => {
             let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
             Err(ApiError::invalid("session_id", format!("the session's history has no page to go {way}")))
@@ -236,8 +352,35 @@ async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, 
     }
 }
 
-async fn wait_for(call: Call, page: Page, p: WaitForParams) -> Result<WaitForResult, ApiError> {
+async fn wait_for(
+    call: Call,
+    page: Page,
+    (target, p): (Option<Target>, WaitForParams),
+) -> Result<WaitForResult, ApiError> {
     let deadline = call.deadline;
+    let started = tokio::time::Instant::now();
+    match (target, p.state.element()) {
+        (Some(target), Some(state)) => {
+            if p.ms.is_some() {
+                return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
+            }
+            let waited = page.wait_for_element(&target, state, deadline).await?;
+            return Ok(WaitForResult { state: p.state, elapsed_ms: waited.elapsed_ms, t: waited.t });
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::invalid(
+                "state",
+                "visible, hidden, attached and detached are states of an element: give selector or ref",
+            ));
+        }
+        (Some(_), None) => {
+            return Err(ApiError::invalid(
+                "state",
+                "with selector or ref, state is visible, hidden, attached or detached",
+            ));
+        }
+        (None, None) => {}
+    }
     match (p.state, p.ms) {
         (WaitState::IdleFor, Some(ms)) if (1..=600_000).contains(&ms) => {
             page.wait_for_quiet_network(Duration::from_millis(ms), deadline, "page.waitFor(idleFor)").await?
@@ -252,8 +395,32 @@ async fn wait_for(call: Call, page: Page, p: WaitForParams) -> Result<WaitForRes
         (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load, deadline).await?,
         (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded, deadline).await?,
         (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle, deadline).await?,
+        (WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached, None) => {
+            return Err(ApiError::invalid("state", "element states need selector or ref"));
+        }
     }
-    Ok(WaitForResult { state: p.state })
+    Ok(WaitForResult { state: p.state, elapsed_ms: started.elapsed().as_millis() as u64, t: page.document_time_now() })
+}
+
+async fn timeline(call: Call, page: Page, p: TimelineParams) -> Result<TimelineResult, ApiError> {
+    let max_chars = match p.max_chars {
+        None => 4000,
+        Some(n) if (200..=100_000).contains(&n) => n as usize,
+        Some(_) => return Err(ApiError::invalid("maxChars", "maxChars must be 200 to 100000")),
+    };
+    let since = match p.since {
+        None => Since::Document,
+        Some(TimelineSince::Named(SinceName::Load)) => Since::Load,
+        Some(TimelineSince::Named(SinceName::LastAction)) => Since::LastAction,
+        Some(TimelineSince::Ms(ms)) if ms.is_finite() && ms >= 0.0 => Since::Ms(ms),
+        Some(TimelineSince::Ms(_)) => {
+            return Err(ApiError::invalid("since", "since is load, lastAction or a number of ms ≥ 0"));
+        }
+    };
+    let kinds = p.kinds.unwrap_or_default();
+    let url_contains = p.url_contains.filter(|s| !s.is_empty());
+    let view = page.timeline(since, &kinds, url_contains.as_deref(), max_chars, call.deadline).await;
+    Ok(TimelineResult { timeline: view.text, facts: view.facts, more: view.more, dropped: view.dropped })
 }
 
 async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams)) -> Result<TextResult, ApiError> {

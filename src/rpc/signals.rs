@@ -5,19 +5,22 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, PageError, PendingView};
+use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, PageError, PendingView, ResourceType};
 
 /// How long a pull may take by default (it only waits for events already sent to arrive).
 const PULL_TIMEOUT_MS: u64 = 10_000;
 
-/// Drains the console messages and uncaught page errors (exceptions and unhandled promise
-/// rejections) seen since the last pull. Every entry carries `kind` (`console`, `exception`,
-/// `unhandledrejection`, or `dialog` for an alert/confirm/prompt the page opened and how it was
-/// answered) and `location` (`{url, line, column, function}`); page errors and console
-/// errors also carry `source`: the offending line and one line each side, from the browser's own
-/// copy of the script, with the column marked. `level` keeps console entries at that level and
-/// above (`error`, `warning`, `info`, `debug`); the buffer is drained whatever the level. Each
-/// buffer keeps the newest 1000 entries; `dropped` counts what a full buffer lost.
+/// The console messages and uncaught page errors (exceptions and unhandled promise rejections)
+/// since the last pull; the next pull starts after what this one returned. Every entry carries
+/// `kind` (`console`, `exception`, `unhandledrejection`; `dialog`, `download`, `popup` or `note`
+/// for what the page did besides logging), `t` (ms since the document started loading) and
+/// `location` (`{url, line, column, function}`); page errors and console errors also carry
+/// `source`: the offending line and two each side, from the browser's own copy of the script, with
+/// the column marked. `level` keeps console entries at that level and above (`error`, `warning`,
+/// `info`, `debug`); lower ones are passed over all the same. A message longer than 4 KB is cut,
+/// with `textLength` (`messageLength`) saying how long it was. One pull returns at most 1 MiB of
+/// entries; `more` counts those left for the next. The page's timeline keeps the newest 5,000
+/// entries (4 MiB); `dropped` counts entries that fell off before a pull returned them.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LogsPullParams {
     /// Keep console entries at this level and above: error, warning, info or debug (default).
@@ -32,18 +35,25 @@ pub struct LogsPullResult {
     pub console: Vec<ConsoleEntry>,
     /// Uncaught exceptions and unhandled promise rejections.
     pub page_errors: Vec<PageError>,
-    /// Entries lost because a buffer (1000 entries) was full since the last pull.
+    /// Entries that fell off the page's timeline (its cap) before a pull returned them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,
+    /// Entries left for the next pull: this one reached its 1 MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<u64>,
 }
 
-/// Returns and drains the requests that finished since the last pull, and lists those still in
-/// flight (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400 and
-/// failed requests (refused, DNS, blocked, aborted: `failure` says which) are returned; the others
-/// stay for a later pull with `onlyErrors: false`. `urlContains` and `resourceTypes` narrow it
-/// further. Each entry has `requestId`, `method`, `url`, `status`, `resourceType`, `ms`, the
-/// `initiator` (the script location that started it) and `requestBody` (the first 2 KB it posted;
-/// values of password fields and secret-named keys masked, headers never included).
+/// Returns the requests answered since the last pull (each is returned once), and lists those
+/// still in flight (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400
+/// and failed requests (refused, DNS, blocked, aborted: `failure` says which) are returned; the
+/// others stay for a later pull with `onlyErrors: false`. `urlContains` and `resourceTypes` narrow
+/// it further. Each entry has `requestId`, `method`, `url`, `status`, `resourceType`, `ms`,
+/// `startMs` / `endMs` (ms since the document started loading) and `ttfbMs`, the `initiator` (the
+/// script location that started it) and `requestBody` (the first 2 KB it posted; values of
+/// password fields and secret-named keys masked, headers never included). A request answered
+/// whose body the page never read says `bodyNotRead`; one cut off unanswered by a navigation says
+/// `cancelled` (neither is a failure). Pulls mark what they return: `network.har`,
+/// `page.timeline` and effects still see every request.
 /// `responseBody`, the first 2 KB of the text answer captured before the browser evicts it, comes
 /// with error responses — and, with `onlyErrors: false`, with every fetch/XHR and document
 /// response, so a 200 whose JSON has the wrong shape shows it. `network.body` returns a whole
@@ -69,6 +79,9 @@ pub struct NetworkPullResult {
     pub pending: Vec<PendingView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped: Option<u64>,
+    /// Requests the query selects left for the next pull: this one reached its 1 MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<u64>,
 }
 
 /// The whole captured response body of one request (`requestId` from network.pull or an
@@ -95,7 +108,7 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method(
             "logs.pull",
-            "Drain the console messages and uncaught page errors seen since the last pull.",
+            "The console messages and uncaught page errors since the last pull.",
             PULL_TIMEOUT_MS,
             logs_pull,
         )
@@ -103,7 +116,7 @@ pub fn methods() -> Vec<MethodSpec> {
         .tool("console"),
         page_method(
             "network.pull",
-            "Drain the finished requests (by default only failed ones) since the last pull; list those in flight.",
+            "The requests answered since the last pull (by default only failed ones); those in flight.",
             PULL_TIMEOUT_MS,
             network_pull,
         )
@@ -116,10 +129,11 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-/// The session's requests — since it began, or since the last `network.pull` — as a HAR 1.2 log
-/// (`{"har": {"log": {"version", "creator", "entries"}}}`), for HAR viewers and test reports;
-/// nothing is drained. Each entry has its method, URL, query, status, start time, total time
-/// (as `timings.wait`), sizes, `_resourceType` and, for a failed request, `_failure`. Headers are
+/// The page's requests — every one its timeline holds, whatever a pull returned — as a HAR 1.2 log
+/// (`{"har": {"log": {"version", "creator", "entries"}}}`) in the order they started, for HAR
+/// viewers and test reports; nothing is drained. Each entry has its method, URL, query, status,
+/// start time, total time (`timings.wait` to the answer's headers, `receive` the rest), sizes,
+/// `_resourceType`, `_pending` for one still in flight and, for a failed request, `_failure`. Headers are
 /// never captured (they carry cookies and tokens), so they are empty lists. With `bodies`, the
 /// captured request and response body excerpts (2 KB each, secrets masked) are included.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -145,6 +159,7 @@ async fn logs_pull(call: Call, page: Page, p: LogsPullParams) -> Result<LogsPull
         console: logs.console,
         page_errors: logs.page_errors,
         dropped: (logs.dropped > 0).then_some(logs.dropped),
+        more: (logs.more > 0).then_some(logs.more),
     })
 }
 
@@ -152,13 +167,17 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
     let query = NetworkQuery {
         only_errors: p.only_errors.unwrap_or(true),
         url_contains: p.url_contains.filter(|s| !s.is_empty()),
-        resource_types: p.resource_types.filter(|t| !t.is_empty()),
+        resource_types: p
+            .resource_types
+            .filter(|t| !t.is_empty())
+            .map(|types| types.iter().map(|t| ResourceType::parse_loose(t)).collect()),
     };
     let pulled = page.pull_network(&query, call.deadline).await;
     Ok(NetworkPullResult {
         requests: pulled.requests,
         pending: pulled.pending,
         dropped: (pulled.dropped > 0).then_some(pulled.dropped),
+        more: (pulled.more > 0).then_some(pulled.more),
     })
 }
 

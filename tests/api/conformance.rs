@@ -142,7 +142,7 @@ async fn metrics_count_unknown_methods_parse_errors_and_invalid_requests_and_sta
         r#"text_browser_rpc_requests_total{method="unknown",outcome="invalid_request"}"#,
         r#"text_browser_rpc_requests_total{method="page.click",outcome="ok"}"#,
         r#"text_browser_sessions_closed_total{reason="expired"}"#,
-        r#"text_browser_events_dropped_total{buffer="console"}"#,
+        r#"text_browser_events_dropped_total{buffer="timeline"}"#,
     ] {
         assert_eq!(metric(&metrics, series), Some(0.0), "{series} reads 0 on a fresh start");
     }

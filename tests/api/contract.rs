@@ -179,3 +179,24 @@ fn the_dockerfile_passes_hadolint() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn the_page_folders_module_maps_name_every_file() {
+    for folder in ["src/browser/page", "src/browser/page/watch", "src/browser/page/watch/views"] {
+        let dir = format!("{}/{folder}", env!("CARGO_MANIFEST_DIR"));
+        let map: String = repo_file(&format!("{folder}/mod.rs"))
+            .lines()
+            .take_while(|l| l.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let named = match name.strip_suffix(".rs") {
+                Some("mod") => continue,
+                Some(stem) => format!("`{stem}`"),
+                None => format!("`{name}/`"),
+            };
+            assert!(map.contains(&named), "{folder}/mod.rs's module map does not name {named}");
+        }
+    }
+}

@@ -296,6 +296,13 @@ pub struct SessionGuard {
     base: String,
 }
 
+impl SessionGuard {
+    /// Closes `id`, a session opened some other way, when dropped.
+    pub fn adopt(svc: &Service, id: &str) -> Self {
+        Self { id: id.to_owned(), base: svc.base.clone() }
+    }
+}
+
 impl std::ops::Deref for SessionGuard {
     type Target = str;
     fn deref(&self) -> &str {

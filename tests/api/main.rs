@@ -32,3 +32,4 @@ mod signals;
 mod snapshot;
 mod storage;
 mod tabs;
+mod timeline;

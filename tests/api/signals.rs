@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::helpers::{eventually, page, shared};
 
@@ -77,17 +77,28 @@ async fn network_pull_returns_the_500_with_its_body_and_the_refused_request() {
 }
 
 #[tokio::test]
-async fn buffers_keep_the_newest_thousand_and_count_the_dropped() {
+async fn the_timeline_keeps_the_newest_entries_and_counts_what_fell_off_unread() {
     let svc = shared();
     let sid = svc.session().await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/flood"), "waitUntil": "load" })).await;
-    let logs: Value = eventually(Duration::from_secs(10), "the last flood message", || async {
+    // 1,101 messages from the page, then 5,000 more: more than the page's timeline keeps.
+    let more = "for (let i = 1100; i < 6100; i++) console.log('message ' + i); console.log('flood over'); 1";
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": more })).await;
+    let (mut texts, mut dropped) = (Vec::<String>::new(), 0);
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    while texts.last().map(String::as_str) != Some("flood over") {
+        assert!(std::time::Instant::now() < until, "the last message within 30 s ({} so far)", texts.len());
         let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
-        (logs["console"].as_array().unwrap().last().map(|e| e["text"] == "flood done") == Some(true)).then_some(logs)
-    })
-    .await;
-    // 1101 messages went into a 1000-entry buffer (this first pull sees them all at once).
-    assert_eq!(logs["console"].as_array().unwrap().len(), 1000);
-    assert_eq!(logs["dropped"], 101);
-    assert_eq!(logs["console"][0]["text"], "message 101");
+        dropped += logs["dropped"].as_u64().unwrap_or(0);
+        texts.extend(logs["console"].as_array().unwrap().iter().map(|e| e["text"].as_str().unwrap().to_owned()));
+    }
+    assert_eq!(
+        texts.len() as u64 + dropped,
+        6102,
+        "{} returned, {dropped} dropped: every message accounted for",
+        texts.len()
+    );
+    assert!(dropped >= 1000, "the oldest fell off: {dropped}");
+    let numbers: Vec<u64> = texts.iter().filter_map(|t| t.strip_prefix("message ")?.parse().ok()).collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "in the order they were logged");
 }

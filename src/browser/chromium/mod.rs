@@ -6,12 +6,14 @@
 //! - `routes`: events chromiumoxide could not parse, routed raw to the page they belong to
 //! - `browser_events`: browser-level download and popup events, forwarded to their page
 //! - `cdp`: commands as JSON with deadlines (our protection against protocol drift)
+//! - `kinds`: CDP's closed vocabularies (resource types, milestones, download states …) as enums
 //! - `supervisor`: notices Chromium dying and swaps in a new one through a [`supervisor::Host`]
 //!
 //! Nothing here knows about sessions or pages: the layers above depend on this one, never back.
 
 mod browser_events;
 pub mod cdp;
+pub mod kinds;
 mod launch;
 mod process;
 mod routes;

@@ -3,7 +3,7 @@
 //!
 //! chromiumoxide's `Handler` must be polled for the life of the browser. Our pump does that, and
 //! also rescues events chromiumoxide could not parse (protocol drift): their raw text is routed to
-//! the owning page's tracker by CDP session id. When the connection breaks, Chromium is gone:
+//! the owning page's watch by CDP session id. When the connection breaks, Chromium is gone:
 //! `alive` turns false so callers get `browser_unavailable` instead of hanging, and the supervisor
 //! starts a new one.
 

@@ -56,7 +56,8 @@ impl EventRoutes {
             }
             None => lock(&self.downloads).get(&guid).cloned(),
         };
-        if params.get("state").and_then(Value::as_str).is_some_and(|s| s != "inProgress") {
+        let state = params.get("state").and_then(Value::as_str).map(super::kinds::DownloadState::parse);
+        if state.is_some_and(|s| s != super::kinds::DownloadState::InProgress) {
             lock(&self.downloads).remove(&guid);
         }
         let tx = frame.and_then(|f| lock(&self.frames).get(&f).cloned());

@@ -190,7 +190,7 @@ impl Page {
         }
         if ready.password {
             // Whatever the page does with it, it never shows up in what the service returns.
-            self.watch().signals().redactor.remember(value);
+            self.watch().store().redactor.remember(value);
         }
         if ready.set_value {
             self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;

@@ -9,7 +9,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::sources;
+use super::watch::sources;
 use crate::browser::error::BrowserError;
 
 /// Lines of a script.
@@ -29,11 +29,12 @@ const WHOLE_FILE_LINES: u32 = 300;
 impl Page {
     /// The text of `url` as this page loaded it, split into lines (cached per page).
     pub(super) async fn source_lines(&self, url: &str, deadline: Instant) -> Option<Arc<Vec<String>>> {
-        if let Some(lines) = self.watch().sources().get(url) {
+        if let Some(lines) = self.watch().store().sources.get(url) {
             return Some(lines);
         }
-        let text = sources::text_of(self.cdp_page(), self.target_id(), url, &self.watch().signals, deadline).await?;
-        Some(self.watch().sources().insert(url, &text))
+        let captured = || self.watch().store().bodies.text_for_url(url);
+        let text = sources::text_of(self.cdp_page(), self.target_id(), url, captured, deadline).await?;
+        Some(self.watch().store().sources.insert(url, &text))
     }
 
     /// Lines `line - context ..= line + context` of `url` (1-based), or the whole file (up to

@@ -5,8 +5,10 @@
 
 use tokio::time::Instant;
 
-use super::download_log::Download;
 use super::handle::Page;
+use super::watch::download_log::Download;
+use super::watch::kinds::DownloadState;
+use super::watch::views::network::mime_of;
 use crate::browser::error::BrowserError;
 
 /// A download as `downloads.list` shows it.
@@ -18,22 +20,23 @@ pub struct DownloadView {
     /// The response's content type, or failing that the one the file name implies ("" when neither
     /// says).
     pub mime: String,
-    pub state: String,
+    pub state: DownloadState,
 }
 
 impl Page {
     /// The downloads this page began, oldest first.
     pub async fn downloads(&self, deadline: Instant) -> Vec<DownloadView> {
         self.settle_events(deadline).await;
-        let signals = self.watch().signals();
+        let store = self.watch().store();
         self.watch()
+            .env
             .downloads
             .list()
             .into_iter()
             .map(|d: Download| {
                 // The response's own type; failing that (Chromium took the download over before its
                 // answer was reported), the one its file name implies.
-                let mime = signals.mime_of(&d.url).unwrap_or_else(|| {
+                let mime = mime_of(&store, &d.url).unwrap_or_else(|| {
                     mime_guess::from_path(&d.name).first().map(|m| m.essence_str().to_owned()).unwrap_or_default()
                 });
                 DownloadView { name: d.name, url: d.url, bytes: d.bytes, mime, state: d.state }
@@ -44,7 +47,7 @@ impl Page {
     /// The newest finished download named `name`: its bytes, at most `cap` of them.
     pub async fn read_download(&self, name: &str, cap: usize, deadline: Instant) -> Result<Vec<u8>, BrowserError> {
         self.settle_events(deadline).await;
-        let all = self.watch().downloads.list();
+        let all = self.watch().env.downloads.list();
         let Some(download) = all.iter().rev().find(|d| d.name == name) else {
             let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
             return Err(BrowserError::InvalidParam {
@@ -52,10 +55,10 @@ impl Page {
                 message: format!("no download named {name:?} in this session (it has: {names:?})"),
             });
         };
-        if download.state != "completed" {
-            let reason = match (download.state.as_str(), download.over_cap) {
-                ("canceled", true) => "was cancelled: it grew larger than DOWNLOAD_MAX_BYTES".to_owned(),
-                ("canceled", false) => "was cancelled before it finished".to_owned(),
+        if download.state != DownloadState::Completed {
+            let reason = match (&download.state, download.over_cap) {
+                (DownloadState::Canceled, true) => "was cancelled: it grew larger than DOWNLOAD_MAX_BYTES".to_owned(),
+                (DownloadState::Canceled, false) => "was cancelled before it finished".to_owned(),
                 (state, _) => format!("is {state} (wait for it: downloads.list shows when it is completed)"),
             };
             return Err(BrowserError::NotActionable { selector: name.to_owned(), reason });

@@ -118,7 +118,7 @@ impl Page {
 
     /// Stops a script stuck in the page (e.g. `while(true){}`) after its call timed out.
     fn terminate_running_script(&self) {
-        self.cdp_detached("Runtime.terminateExecution", json!({}), std::time::Duration::from_secs(5));
+        self.cdp_detached("Runtime.terminateExecution", json!({}));
     }
 }
 

@@ -11,10 +11,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::effects::Mark;
 use super::handle::Page;
 use super::reading::TextFormat;
 use super::target::Target;
+use super::watch::views::effects::Mark;
 
 /// JPEG quality and scale of an evidence screenshot: small enough to ride along (10–30 KB).
 const SHOT_QUALITY: u8 = 40;

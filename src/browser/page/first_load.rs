@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::signals::{ConsoleEntry, Origin};
+use super::watch::now_ms;
+use super::watch::records::Record;
 use crate::browser::error::BrowserError;
 
 const EARLY_REQUESTS_JS: &str = include_str!("../../js/early_requests.js");
@@ -38,16 +39,7 @@ impl Page {
         if !listed.is_empty() {
             text.push_str(&format!("; its API calls: {}", listed.join(", ")));
         }
-        let entry = ConsoleEntry {
-            seq: 0,
-            method: "info".into(),
-            kind: Origin::Popup,
-            text: self.redact(&text),
-            location: None,
-            source: None,
-            source_pending: false,
-        };
-        self.watch().signals().console(entry);
+        self.watch().store().timeline.push(now_ms(), Record::Note(text));
         Ok(())
     }
 }

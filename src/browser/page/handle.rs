@@ -1,8 +1,8 @@
 //! [`Page`]: a cheap, cloneable handle on one session's page, the only way the layers above reach
 //! it.
 //!
-//! It owns the chromiumoxide page, the pump task that folds the page's events into its state
-//! (`tracker`), the helper world our scripts run in and the refs page.snapshot handed out. What the
+//! It owns the chromiumoxide page, the watch that folds the page's events into its timeline
+//! (`watch`), the helper world our scripts run in and the refs page.snapshot handed out. What the
 //! page can *do* lives in one file per capability next to this one (`navigation`, `actions`,
 //! `reading` …), each an `impl Page` block; this file only opens the page, sends it commands and
 //! keeps its event pipeline running. The pump stops when the last handle is dropped.
@@ -15,20 +15,21 @@ use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use futures_util::StreamExt;
 use futures_util::stream::{self, BoxStream, SelectAll};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::events::PageEvent;
-use super::live_feed::LiveEvent;
 use super::popup_log;
 use super::refs::RefTable;
 use super::siblings::Siblings;
-use super::tracker::{PageTracker, PageWatch};
 use super::upload_dir::UploadDir;
 use super::viewport::Viewport;
+use super::watch::{Command, Env, LiveEvent, PageEvent, Watch, dom};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
+
+/// How long subscribing to a page's events and installing its DOM watcher may take.
+const WATCH_SETUP: Duration = Duration::from_secs(10);
 
 /// One session's page. Clones share it.
 #[derive(Clone)]
@@ -40,7 +41,7 @@ struct Inner {
     page: chromiumoxide::Page,
     /// The page's target id, which is also its main frame's id.
     target_id: String,
-    watch: PageWatch,
+    watch: Watch,
     /// The isolated world our helper scripts run in, for the document it was made for:
     /// (loader id, execution context id).
     helper_world: Mutex<Option<(String, i64)>>,
@@ -59,8 +60,6 @@ struct Inner {
     /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
     evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
-    /// Asks the pump to apply every event delivered so far (see [`Page::settle_events`]).
-    barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
     pump: JoinHandle<()>,
 }
 
@@ -68,6 +67,7 @@ impl Drop for Inner {
     fn drop(&mut self) {
         self.routes.remove(self.page.session_id().as_ref());
         self.routes.remove_frame(&self.target_id);
+        self.watch.stop();
         self.pump.abort();
     }
 }
@@ -102,16 +102,21 @@ impl Page {
         Self::start(chromium, page, siblings).await
     }
 
-    /// Subscribes to the page's events and starts the pump that folds them into its state.
+    /// Subscribes to the page's events, installs the DOM watcher and starts the pump that folds
+    /// them into its timeline.
     async fn start(chromium: &Chromium, page: chromiumoxide::Page, siblings: &Siblings) -> Result<Self, BrowserError> {
         let target_id = page.target_id().as_ref().to_owned();
 
         // Subscribe before anything navigates, so no event of the first load is missed.
-        let (tracker, watch) = PageTracker::new(target_id.clone());
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
         chromium.routes().add_frame(target_id.clone(), raw_tx.clone());
         chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
-        let events = match subscribe(&page, raw_rx).await {
+        let subscribed = async {
+            let events = subscribe(&page, raw_rx).await?;
+            dom::install(&page, Instant::now() + WATCH_SETUP).await?;
+            Ok::<_, BrowserError>(events)
+        };
+        let events = match subscribed.await {
             Ok(events) => events,
             Err(err) => {
                 chromium.routes().remove(page.session_id().as_ref());
@@ -119,13 +124,14 @@ impl Page {
                 return Err(err);
             }
         };
-        let (barrier, barriers) = mpsc::unbounded_channel();
-        let tracker = tracker
-            .with_page(page.clone())
-            .with_egress(siblings.egress.clone())
-            .with_popups(siblings.popups.clone())
-            .with_download_cap(siblings.download_cap, siblings.context_id.clone());
-        let pump = tokio::spawn(tracker.run(events, barriers));
+        let env = Env {
+            egress: siblings.egress.clone(),
+            popups: siblings.popups.clone(),
+            download_cap: Some(siblings.download_cap),
+            context_id: siblings.context_id.clone(),
+            ..Env::default()
+        };
+        let (watch, pump) = Watch::start(page.clone(), target_id.clone(), env, events);
         Ok(Self {
             inner: Arc::new(Inner {
                 page,
@@ -140,15 +146,14 @@ impl Page {
                 viewport: Mutex::new(Viewport::default()),
                 evidence_shots: std::sync::atomic::AtomicBool::new(false),
                 routes: chromium.routes().clone(),
-                barrier,
                 pump,
             }),
         })
     }
 
-    /// A new subscription to what the page does from now on (see `live_feed`).
+    /// A new subscription to what the page does from now on (see `watch::views::live`).
     pub fn live_events(&self) -> tokio::sync::broadcast::Receiver<LiveEvent> {
-        self.inner.watch.signals().live.subscribe()
+        self.inner.watch.subscribe()
     }
 
     /// The tab id this page goes by in `tabs.list` and `tab_id` params.
@@ -191,7 +196,7 @@ impl Page {
     }
 
     /// What the pump keeps current about the page.
-    pub(in crate::browser) fn watch(&self) -> &PageWatch {
+    pub(in crate::browser) fn watch(&self) -> &Watch {
         &self.inner.watch
     }
 
@@ -210,7 +215,7 @@ impl Page {
 
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
-        self.inner.watch.signals().redactor.text(text)
+        self.inner.watch.store().redactor.text(text)
     }
 
     /// Where Chromium saves this page's downloads.
@@ -266,12 +271,9 @@ impl Page {
         let _ = cdp::call(&self.inner.page, method, params, deadline).await;
     }
 
-    /// Sends a command from a task of its own (clean-up that must not delay the caller).
-    pub(super) fn cdp_detached(&self, method: &'static str, params: Value, within: Duration) {
-        let page = self.inner.page.clone();
-        tokio::spawn(async move {
-            let _ = cdp::call(&page, method, params, Instant::now() + within).await;
-        });
+    /// Sends a command from a task of the page's own (clean-up that must not delay the caller).
+    pub(super) fn cdp_detached(&self, method: &'static str, params: Value) {
+        self.inner.watch.run(Command::Send { method, params });
     }
 
     /// Returns once the pump has applied every event Chromium sent before now.
@@ -284,10 +286,7 @@ impl Page {
     pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
         let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
         let _ = cdp::call(&self.inner.page, "Target.getTargetInfo", json!({}), tick_deadline).await;
-        let (done, applied) = oneshot::channel();
-        if self.inner.barrier.send(done).is_ok() {
-            let _ = tokio::time::timeout_at(deadline, applied).await;
-        }
+        self.inner.watch.applied(deadline).await;
     }
 
     /// Stops routing rescued events to this page (its context is being disposed).
@@ -320,7 +319,7 @@ async fn subscribe(
         EventLifecycleEvent, EventWindowOpen,
     };
     use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
-    use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown};
+    use chromiumoxide::cdp::js_protocol::runtime::{EventBindingCalled, EventConsoleApiCalled, EventExceptionThrown};
 
     let mut all = SelectAll::new();
     all.push(typed::<EventLifecycleEvent>(page).await?);
@@ -339,6 +338,7 @@ async fn subscribe(
     all.push(typed::<EventJavascriptDialogOpening>(page).await?);
     all.push(typed::<EventFileChooserOpened>(page).await?);
     all.push(typed::<EventWindowOpen>(page).await?);
+    all.push(typed::<EventBindingCalled>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

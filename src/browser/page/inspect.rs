@@ -150,7 +150,7 @@ impl Page {
         let mut inspection: Inspection = serde_json::from_value(facts)
             .map_err(|e| BrowserError::HelperScript(format!("inspect.js answered something unexpected: {e}")))?;
         if let Some(value) = inspection.value.take() {
-            let redactor = |s: &str| self.watch().signals().redactor.text(s);
+            let redactor = |s: &str| self.watch().store().redactor.text(s);
             inspection.value = Some(match value {
                 Value::String(s) => Value::String(redactor(&s)),
                 other => other,
@@ -242,8 +242,8 @@ impl Page {
     /// not known yet) and adds its first lines.
     async fn name_listeners(&self, raw: Vec<RawListener>, deadline: Instant) -> Vec<Listener> {
         let unknown = {
-            let scripts = self.watch().scripts();
-            raw.iter().any(|l| !l.script_id.is_empty() && !scripts.contains_key(&l.script_id))
+            let store = self.watch().store();
+            raw.iter().any(|l| !l.script_id.is_empty() && store.script_url(&l.script_id).is_none())
         };
         if unknown && self.cdp("Debugger.enable", json!({}), deadline).await.is_ok() {
             self.settle_events(deadline).await;
@@ -252,7 +252,7 @@ impl Page {
         let mut out = Vec::new();
         let mut shown: std::collections::HashMap<(String, u32, u32), String> = std::collections::HashMap::new();
         for l in raw {
-            let url = self.watch().scripts().get(&l.script_id).cloned();
+            let url = self.watch().store().script_url(&l.script_id).map(str::to_owned);
             // The handler's own text says how long it is; a handler listed twice is shown once.
             let length =
                 l.handler.as_deref().map_or(LISTENER_LINES, |h| h.lines().count() as u32).clamp(1, LISTENER_LINES);
@@ -265,7 +265,7 @@ impl Page {
                 && first_time
                 && let Some(lines) = self.source_lines(url, deadline).await
             {
-                source = super::sources::numbered(&lines, l.line, length);
+                source = super::watch::sources::numbered(&lines, l.line, length);
             }
             let source = source.or_else(|| {
                 let handler = l.handler.as_deref().filter(|_| first_time)?;

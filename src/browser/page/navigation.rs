@@ -11,7 +11,8 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::{Page, crashed, page_gone};
-use super::tracker::{DocumentFailure, NavState};
+use super::watch::views::network::pending_urls;
+use super::watch::{DocumentFailure, NavState};
 use crate::browser::error::BrowserError;
 
 const NAVIGATE_JS: &str = include_str!("../../js/navigate.js");
@@ -223,7 +224,7 @@ impl Page {
                 return Ok(());
             }
             if now >= deadline {
-                let urls = self.watch().signals().pending_urls(3);
+                let urls = pending_urls(&self.watch().store(), 3);
                 return Err(BrowserError::Timeout(format!(
                     "{what} timed out waiting for the network to be idle for {} ms ({} request(s) still in flight{})",
                     quiet.as_millis(),

@@ -29,7 +29,7 @@ impl Page {
         policy: Arc<EgressPolicy>,
         deadline: Instant,
     ) -> Result<u64, BrowserError> {
-        if self.watch().routes.has_credentials() {
+        if self.watch().env.routes.has_credentials() {
             return Err(BrowserError::InvalidParam {
                 param: "urlPattern".into(),
                 message: "this session answers HTTP authentication (httpCredentials), which lets every request \
@@ -38,15 +38,15 @@ impl Page {
                     .into(),
             });
         }
-        if self.watch().routes.list().len() >= MAX_ROUTES {
+        if self.watch().env.routes.list().len() >= MAX_ROUTES {
             return Err(BrowserError::InvalidParam {
                 param: "urlPattern".into(),
                 message: format!("a session holds at most {MAX_ROUTES} routes; remove one with network.unroute"),
             });
         }
-        let id = self.watch().routes.add(pattern, action, policy);
+        let id = self.watch().env.routes.add(pattern, action, policy);
         if let Err(err) = self.intercept(deadline).await {
-            self.watch().routes.remove(Some(id), None);
+            self.watch().env.routes.remove(Some(id), None);
             return Err(err);
         }
         Ok(id)
@@ -59,7 +59,7 @@ impl Page {
         pattern: Option<&str>,
         deadline: Instant,
     ) -> Result<usize, BrowserError> {
-        let removed = self.watch().routes.remove(id, pattern);
+        let removed = self.watch().env.routes.remove(id, pattern);
         if removed > 0 {
             self.intercept(deadline).await?;
         }
@@ -67,7 +67,7 @@ impl Page {
     }
 
     pub fn routes(&self) -> Vec<Route> {
-        self.watch().routes.list()
+        self.watch().env.routes.list()
     }
 
     /// Answers HTTP authentication challenges with `credentials` from now on (chromiumoxide
@@ -75,13 +75,13 @@ impl Page {
     pub async fn set_http_credentials(&self, credentials: HttpCredentials) -> Result<(), BrowserError> {
         let login = Credentials { username: credentials.username.clone(), password: credentials.password.clone() };
         self.cdp_page().authenticate(login).await.map_err(|e| cdp::map_cdp_error("Fetch.enable", e))?;
-        self.watch().routes.set_credentials(Some(credentials));
+        self.watch().env.routes.set_credentials(Some(credentials));
         Ok(())
     }
 
     /// Holds exactly the requests some route may answer.
     async fn intercept(&self, deadline: Instant) -> Result<(), BrowserError> {
-        let patterns = self.watch().routes.patterns();
+        let patterns = self.watch().env.routes.patterns();
         if patterns.is_empty() {
             return self.cdp("Fetch.disable", json!({}), deadline).await.map(|_| ());
         }

@@ -11,11 +11,10 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 
-use super::chooser_hook::ChooserArm;
-use super::dialog_hook::MAX_ARM;
 use super::handle::Page;
 use super::target::Target;
 use super::upload_dir::UploadDir;
+use super::watch::{ChooserArm, MAX_ARM};
 use crate::browser::error::BrowserError;
 
 /// A file to upload: its name and bytes.
@@ -73,7 +72,7 @@ impl Page {
         let paths = self.store_files(files)?;
         let names = files.iter().map(|f| f.name.clone()).collect();
         let expires = Instant::now() + within.min(MAX_ARM);
-        self.watch().chooser.arm(ChooserArm { paths, names, expires });
+        self.watch().env.chooser.arm(ChooserArm { paths, names, expires });
         self.cdp("Page.setInterceptFileChooserDialog", json!({ "enabled": true }), deadline).await.map(|_| ())
     }
 

@@ -7,13 +7,12 @@
 //! page, within a byte cap.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use base64::Engine;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::signals::Signals;
 use crate::browser::chromium::cdp;
 
 /// Bytes of script sources one page keeps cached.
@@ -50,19 +49,18 @@ impl SourceCache {
 }
 
 /// The text of `url` as the page loaded it: the browser's copy of a script, or, for a document
-/// (whose HTML Chromium does not keep), the body this session captured when it loaded.
+/// (whose HTML Chromium does not keep), `captured`: the body the session captured when it loaded.
 pub async fn text_of(
     page: &chromiumoxide::Page,
     main_frame: &str,
     url: &str,
-    signals: &Mutex<Signals>,
+    captured: impl Fn() -> Option<Arc<str>>,
     deadline: Instant,
 ) -> Option<String> {
     if let Some(text) = fetch(page, main_frame, url, deadline).await {
         return Some(text);
     }
-    let captured = signals.lock().unwrap_or_else(|p| p.into_inner()).bodies.text_for_url(url);
-    captured.map(|text| text.to_string())
+    captured().map(|text| text.to_string())
 }
 
 /// The text of `url` as the page loaded it, from the frame that has it (the main frame first).

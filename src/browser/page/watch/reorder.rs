@@ -4,7 +4,7 @@
 //! lost: a request's `loadingFinished` can arrive before its `responseReceived`, or even before its
 //! `requestWillBeSent`, and a redirect hop's second `requestWillBeSent` can arrive after the chain
 //! ended. (chromiumoxide offers no single ordered stream of a target's events.) [`Reorder`] owns
-//! every rule that restores the order; the tracker applies what it emits and never sees events out
+//! every rule that restores the order; the reducer applies what it emits and never sees events out
 //! of order. For each request it emits, in this order:
 //!
 //! 1. [`Ordered::Started`] (again for each redirect hop while the request is in flight),
@@ -159,13 +159,14 @@ fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::page::events::RequestStart;
+    use crate::browser::page::watch::events::RequestStart;
+    use crate::browser::page::watch::kinds::ResourceType;
 
     fn started(id: &str) -> PageEvent {
         PageEvent::RequestStarted(RequestStart {
             request_id: id.into(),
             loader_id: "L".into(),
-            resource_type: "Fetch".into(),
+            resource_type: ResourceType::Fetch,
             url: "http://x/".into(),
             method: "GET".into(),
             ..Default::default()
@@ -176,11 +177,12 @@ mod tests {
         PageEvent::ResponseReceived {
             request_id: id.into(),
             frame_id: None,
-            resource_type: "Fetch".into(),
+            resource_type: ResourceType::Fetch,
             status: 200,
             mime_type: "application/json".into(),
             failure: None,
             at: None,
+            timestamp: 0.0,
         }
     }
 

@@ -3,6 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::kinds::DownloadState;
+
 /// Downloads remembered per page; older ones are forgotten (their files stay until the page goes).
 const MAX_DOWNLOADS: usize = 100;
 
@@ -15,8 +17,7 @@ pub struct Download {
     pub url: String,
     /// Bytes received so far.
     pub bytes: u64,
-    /// inProgress, completed or canceled.
-    pub state: String,
+    pub state: DownloadState,
     /// Cancelled by us for growing past DOWNLOAD_MAX_BYTES.
     pub over_cap: bool,
 }
@@ -34,16 +35,16 @@ impl DownloadLog {
         if list.len() == MAX_DOWNLOADS {
             list.remove(0);
         }
-        list.push(Download { guid, name, url, bytes: 0, state: "inProgress".into(), over_cap: false });
+        list.push(Download { guid, name, url, bytes: 0, state: DownloadState::InProgress, over_cap: false });
     }
 
     /// Records progress; returns the download when this event ended it.
-    pub fn progress(&self, guid: &str, bytes: u64, state: &str) -> Option<Download> {
+    pub fn progress(&self, guid: &str, bytes: u64, state: DownloadState) -> Option<Download> {
         let mut list = self.list_mut();
         let download = list.iter_mut().find(|d| d.guid == guid)?;
         download.bytes = bytes.max(download.bytes);
-        let ended = download.state == "inProgress" && state != "inProgress";
-        download.state = state.to_owned();
+        let ended = download.state == DownloadState::InProgress && state != DownloadState::InProgress;
+        download.state = state;
         ended.then(|| download.clone())
     }
 
@@ -72,10 +73,10 @@ mod tests {
     fn a_download_is_reported_once_when_it_ends() {
         let log = DownloadLog::default();
         log.begun("g".into(), "a.csv".into(), "http://h/a".into());
-        assert_eq!(log.progress("g", 10, "inProgress"), None);
-        let done = log.progress("g", 20, "completed").unwrap();
-        assert_eq!((done.bytes, done.state.as_str()), (20, "completed"));
-        assert_eq!(log.progress("g", 20, "completed"), None, "only once");
-        assert_eq!(log.progress("unknown", 1, "completed"), None);
+        assert_eq!(log.progress("g", 10, DownloadState::InProgress), None);
+        let done = log.progress("g", 20, DownloadState::Completed).unwrap();
+        assert_eq!((done.bytes, done.state), (20, DownloadState::Completed));
+        assert_eq!(log.progress("g", 20, DownloadState::Completed), None, "only once");
+        assert_eq!(log.progress("unknown", 1, DownloadState::Completed), None);
     }
 }

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use super::events::CodeLocation;
+use super::super::events::CodeLocation;
 
 /// Events a subscriber may fall behind by before it loses the oldest.
 pub const FEED_CAPACITY: usize = 256;

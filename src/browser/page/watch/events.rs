@@ -9,6 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::dom::{DOM_BINDING, DomChange};
+use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use crate::egress::failures::FAILURE_HEADER;
 
 /// A place in a script: 1-based line and column, and the function, when known.
@@ -61,14 +63,14 @@ pub enum ErrorOrigin {
     UnhandledRejection,
 }
 
-/// `Network.requestWillBeSent`: what the tracker keeps of a request's start.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// `Network.requestWillBeSent`: what the reducer keeps of a request's start.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RequestStart {
     pub request_id: String,
     /// The document the request belongs to.
     pub loader_id: String,
     pub frame_id: Option<String>,
-    pub resource_type: String,
+    pub resource_type: ResourceType,
     pub url: String,
     pub method: String,
     /// The posted data, when Chromium included it in the event.
@@ -79,6 +81,26 @@ pub struct RequestStart {
     pub initiator: Option<CodeLocation>,
     /// CDP monotonic time, seconds.
     pub timestamp: f64,
+    /// The same moment by the browser's wall clock (seconds since the Unix epoch).
+    pub wall_time: Option<f64>,
+}
+
+impl Default for RequestStart {
+    fn default() -> Self {
+        Self {
+            request_id: String::new(),
+            loader_id: String::new(),
+            frame_id: None,
+            resource_type: ResourceType::Unclassified,
+            url: String::new(),
+            method: "GET".into(),
+            post_data: None,
+            has_post_data: false,
+            initiator: None,
+            timestamp: 0.0,
+            wall_time: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +108,9 @@ pub enum PageEvent {
     Lifecycle {
         frame_id: String,
         loader_id: String,
-        name: String,
+        milestone: Milestone,
+        /// CDP monotonic time, seconds.
+        timestamp: f64,
     },
     FrameNavigated {
         frame_id: String,
@@ -98,13 +122,15 @@ pub enum PageEvent {
     ResponseReceived {
         request_id: String,
         frame_id: Option<String>,
-        resource_type: String,
+        resource_type: ResourceType,
         status: u16,
         mime_type: String,
         /// The egress proxy did not deliver it: its own answer names the failure.
         failure: Option<String>,
         /// When the answer came, by the browser's wall clock (ms since the Unix epoch).
         at: Option<u64>,
+        /// When its headers arrived, CDP monotonic seconds.
+        timestamp: f64,
     },
     RequestFinished {
         request_id: String,
@@ -117,7 +143,7 @@ pub enum PageEvent {
         timestamp: f64,
     },
     Console {
-        kind: String,
+        method: ConsoleMethod,
         text: String,
         location: Option<CodeLocation>,
         /// When the page logged it, by its own clock (ms since the Unix epoch).
@@ -134,7 +160,7 @@ pub enum PageEvent {
     /// The page asked to navigate a frame (a link, a form, `location = …`).
     NavigationRequested {
         frame_id: String,
-        disposition: String,
+        disposition: Disposition,
         url: String,
     },
     Crashed,
@@ -167,7 +193,7 @@ pub enum PageEvent {
     DownloadProgress {
         guid: String,
         received: u64,
-        state: String,
+        state: DownloadState,
     },
     /// A file chooser opened (only while `Page.setInterceptFileChooserDialog` is on).
     FileChooserOpened {
@@ -186,12 +212,13 @@ pub enum PageEvent {
     },
     /// `alert`, `confirm`, `prompt` or `beforeunload` opened a dialog: the page waits for an answer.
     DialogOpening {
-        /// alert, confirm, prompt or beforeunload.
-        kind: String,
+        kind: DialogKind,
         message: String,
         /// The default text of a prompt.
         default_prompt: String,
     },
+    /// What our DOM watcher saw change on the page (`Runtime.bindingCalled` on [`DOM_BINDING`]).
+    DomChanged(Vec<DomChange>),
 }
 
 impl PageEvent {
@@ -217,6 +244,7 @@ impl PageEvent {
             Self::PopupOpened { .. } => "popup_opened",
             Self::WindowOpened { .. } => "window_opened",
             Self::AuthRequired { .. } => "auth_required",
+            Self::DomChanged(_) => "dom_changed",
         }
     }
 
@@ -225,7 +253,12 @@ impl PageEvent {
         Some(match method {
             "Page.lifecycleEvent" => {
                 let p: Lifecycle = serde_json::from_value(params).ok()?;
-                Self::Lifecycle { frame_id: p.frame_id, loader_id: p.loader_id, name: p.name }
+                Self::Lifecycle {
+                    frame_id: p.frame_id,
+                    loader_id: p.loader_id,
+                    milestone: Milestone::parse(&p.name),
+                    timestamp: p.timestamp,
+                }
             }
             "Page.frameNavigated" => {
                 let p: FrameNavigated = serde_json::from_value(params).ok()?;
@@ -240,20 +273,22 @@ impl PageEvent {
                 request_id: request_id(&params)?,
                 loader_id: str_field(&params, "loaderId").unwrap_or_default(),
                 frame_id: str_field(&params, "frameId"),
-                resource_type: str_field(&params, "type").unwrap_or_else(|| "Other".into()),
+                resource_type: str_field(&params, "type")
+                    .map_or(ResourceType::Unclassified, |t| ResourceType::parse(&t)),
                 url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 method: params.pointer("/request/method").and_then(Value::as_str).unwrap_or("GET").to_owned(),
                 post_data: post_data(&params),
                 has_post_data: params.pointer("/request/hasPostData").and_then(Value::as_bool).unwrap_or(false),
                 initiator: initiator(params.get("initiator")),
                 timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
+                wall_time: params.get("wallTime").and_then(Value::as_f64),
             }),
             "Network.responseReceived" => {
                 let p: ResponseReceived = serde_json::from_value(params).ok()?;
                 Self::ResponseReceived {
                     request_id: p.request_id,
                     frame_id: p.frame_id,
-                    resource_type: p.resource_type,
+                    resource_type: ResourceType::parse(&p.resource_type),
                     status: p.response.status.clamp(0.0, u16::MAX as f64) as u16,
                     mime_type: p.response.mime_type,
                     failure: p
@@ -264,6 +299,7 @@ impl PageEvent {
                         .and_then(|(_, v)| v.as_str())
                         .map(str::to_owned),
                     at: p.response.response_time.map(|ms| ms as u64),
+                    timestamp: p.timestamp,
                 }
             }
             "Network.loadingFinished" => Self::RequestFinished {
@@ -283,7 +319,8 @@ impl PageEvent {
             "Inspector.targetCrashed" => Self::Crashed,
             "Page.frameRequestedNavigation" => Self::NavigationRequested {
                 frame_id: str_field(&params, "frameId")?,
-                disposition: str_field(&params, "disposition").unwrap_or_else(|| "currentTab".into()),
+                disposition: str_field(&params, "disposition")
+                    .map_or(Disposition::CurrentTab, |d| Disposition::parse(&d)),
                 url: str_field(&params, "url").unwrap_or_default(),
             },
             "Debugger.scriptParsed" => Self::ScriptParsed {
@@ -298,7 +335,7 @@ impl PageEvent {
             "Browser.downloadProgress" => Self::DownloadProgress {
                 guid: str_field(&params, "guid")?,
                 received: params.get("receivedBytes").and_then(Value::as_f64).unwrap_or(0.0) as u64,
-                state: str_field(&params, "state").unwrap_or_default(),
+                state: DownloadState::parse(&str_field(&params, "state").unwrap_or_default()),
             },
             "Page.windowOpen" => Self::WindowOpened { url: str_field(&params, "url").unwrap_or_default() },
             "Target.targetCreated" => Self::PopupOpened {
@@ -309,7 +346,7 @@ impl PageEvent {
                 Self::FileChooserOpened { backend_node_id: params.get("backendNodeId").and_then(Value::as_i64) }
             }
             "Page.javascriptDialogOpening" => Self::DialogOpening {
-                kind: str_field(&params, "type")?,
+                kind: DialogKind::parse(&str_field(&params, "type")?),
                 message: str_field(&params, "message").unwrap_or_default(),
                 default_prompt: str_field(&params, "defaultPrompt").unwrap_or_default(),
             },
@@ -328,6 +365,9 @@ impl PageEvent {
                 request_id: request_id(&params)?,
                 url: params.get("request")?.get("url")?.as_str()?.to_owned(),
             },
+            "Runtime.bindingCalled" if str_field(&params, "name").as_deref() == Some(DOM_BINDING) => {
+                Self::DomChanged(super::dom::parse_payload(params.get("payload")?.as_str()?)?)
+            }
             _ => return None,
         })
     }
@@ -378,7 +418,7 @@ fn failure_text(params: &Value) -> String {
 }
 
 fn console(params: &Value) -> Option<PageEvent> {
-    let kind = str_field(params, "type")?;
+    let method = ConsoleMethod::parse(&str_field(params, "type")?);
     let text = params
         .get("args")
         .and_then(Value::as_array)
@@ -386,7 +426,7 @@ fn console(params: &Value) -> Option<PageEvent> {
         .unwrap_or_default();
     let location = params.get("stackTrace").and_then(CodeLocation::of_stack);
     let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
-    Some(PageEvent::Console { kind, text, location, at })
+    Some(PageEvent::Console { method, text, location, at })
 }
 
 fn exception(details: &Value, at: Option<u64>) -> PageEvent {
@@ -439,6 +479,8 @@ struct Lifecycle {
     #[serde(default)]
     loader_id: String,
     name: String,
+    #[serde(default)]
+    timestamp: f64,
 }
 
 #[derive(Deserialize)]
@@ -467,6 +509,8 @@ struct ResponseReceived {
     #[serde(default, rename = "type")]
     resource_type: String,
     response: Response,
+    #[serde(default)]
+    timestamp: f64,
 }
 
 #[derive(Deserialize)]
@@ -494,7 +538,15 @@ mod tests {
             "Page.lifecycleEvent",
             json!({"frameId":"F","loaderId":"L","name":"load","timestamp":1.5}),
         );
-        assert_eq!(e, Some(PageEvent::Lifecycle { frame_id: "F".into(), loader_id: "L".into(), name: "load".into() }));
+        assert_eq!(
+            e,
+            Some(PageEvent::Lifecycle {
+                frame_id: "F".into(),
+                loader_id: "L".into(),
+                milestone: Milestone::Load,
+                timestamp: 1.5
+            })
+        );
     }
 
     #[test]
@@ -509,11 +561,12 @@ mod tests {
             Some(PageEvent::ResponseReceived {
                 request_id: "R".into(),
                 frame_id: Some("F".into()),
-                resource_type: "SomeNewType".into(),
+                resource_type: ResourceType::Other("SomeNewType".into()),
                 status: 404,
                 mime_type: String::new(),
                 failure: None,
                 at: None,
+                timestamp: 0.0,
             })
         );
     }
@@ -546,7 +599,7 @@ mod tests {
         assert_eq!(
             e,
             Some(PageEvent::Console {
-                kind: "error".into(),
+                method: ConsoleMethod::Error,
                 text: "failed: 500 Error: x".into(),
                 location: Some(CodeLocation {
                     url: "http://app/main.js".into(),
@@ -607,7 +660,7 @@ mod tests {
                 request_id: "L1".into(),
                 loader_id: "L1".into(),
                 frame_id: Some("F".into()),
-                resource_type: "Document".into(),
+                resource_type: ResourceType::Document,
                 url: "http://x/".into(),
                 method: "GET".into(),
                 timestamp: 12.5,

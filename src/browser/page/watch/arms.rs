@@ -1,13 +1,15 @@
-//! The dialog hook: how the pump answers the next `alert`, `confirm`, `prompt` or
-//! `beforeunload` (see `dialogs` for why and for arming it).
-//!
-//! Shared between the page handle (which arms it) and the pump (which uses it up); it knows
+//! The arms: how the pump answers the next dialog (`alert`, `confirm`, `prompt`, `beforeunload`;
+//! see `dialogs` for why and for arming it) and which files the next file chooser gets
+//! (`fileChooser.arm`; the files are already on disk, in the page's upload directory, when armed).
+//! Shared between the page handle (which arms them) and the reducer (which uses them up); they know
 //! nothing of either.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use super::kinds::DialogKind;
 
 /// Default and longest life of an arm.
 pub const MAX_ARM: Duration = Duration::from_secs(120);
@@ -54,14 +56,38 @@ impl DialogHook {
 
 /// The line `logs.pull` and `effects` show for an answered dialog:
 /// `confirm("Delete project?") accepted (armed)`.
-pub fn describe(kind: &str, message: &str, answer: &DialogAnswer) -> String {
+pub fn describe(kind: &DialogKind, message: &str, answer: &DialogAnswer) -> String {
     let verdict = if answer.accept { "accepted" } else { "dismissed" };
     let how = if answer.armed { "armed" } else { "default: no dialog.arm" };
-    let with = match (&answer.prompt_text, answer.accept && kind == "prompt") {
+    let with = match (&answer.prompt_text, answer.accept && *kind == DialogKind::Prompt) {
         (Some(text), true) => format!(" with {}", serde_json::Value::from(text.as_str())),
         _ => String::new(),
     };
     format!("{kind}({}) {verdict}{with} ({how})", serde_json::Value::from(message))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChooserArm {
+    /// Paths of the files to choose.
+    pub paths: Vec<String>,
+    /// Their names, for the log line.
+    pub names: Vec<String>,
+    pub expires: Instant,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ChooserHook(Arc<Mutex<Option<ChooserArm>>>);
+
+impl ChooserHook {
+    /// Replaces any earlier arm.
+    pub fn arm(&self, arm: ChooserArm) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(arm);
+    }
+
+    /// The arm for a chooser opening now (used up), if one is armed and alive.
+    pub fn take(&self, now: Instant) -> Option<ChooserArm> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take().filter(|a| a.expires > now)
+    }
 }
 
 #[cfg(test)]
@@ -73,7 +99,10 @@ mod tests {
         let hook = DialogHook::default();
         let answer = hook.answer(Instant::now());
         assert_eq!(answer, DialogAnswer { accept: false, prompt_text: None, armed: false });
-        assert_eq!(describe("alert", "Saved", &answer), r#"alert("Saved") dismissed (default: no dialog.arm)"#);
+        assert_eq!(
+            describe(&DialogKind::Alert, "Saved", &answer),
+            r#"alert("Saved") dismissed (default: no dialog.arm)"#
+        );
     }
 
     #[test]
@@ -84,7 +113,7 @@ mod tests {
         hook.arm(DialogArm { accept: true, prompt_text: Some("Zed".into()), expires });
         let answer = hook.answer(Instant::now());
         assert!(answer.accept && answer.armed);
-        assert_eq!(describe("prompt", "Name?", &answer), r#"prompt("Name?") accepted with "Zed" (armed)"#);
+        assert_eq!(describe(&DialogKind::Prompt, "Name?", &answer), r#"prompt("Name?") accepted with "Zed" (armed)"#);
         assert!(!hook.answer(Instant::now()).armed, "an arm is used once");
     }
 
@@ -94,5 +123,20 @@ mod tests {
         let now = Instant::now();
         hook.arm(DialogArm { accept: true, prompt_text: None, expires: now });
         assert!(!hook.answer(now + Duration::from_millis(1)).armed);
+    }
+    #[test]
+    fn an_arm_is_used_once_and_not_after_it_expires() {
+        let hook = ChooserHook::default();
+        let now = Instant::now();
+        let arm = ChooserArm {
+            paths: vec!["/tmp/a".into()],
+            names: vec!["a".into()],
+            expires: now + std::time::Duration::from_secs(1),
+        };
+        hook.arm(arm.clone());
+        assert_eq!(hook.take(now), Some(arm.clone()));
+        assert_eq!(hook.take(now), None);
+        hook.arm(arm);
+        assert_eq!(hook.take(now + std::time::Duration::from_secs(2)), None);
     }
 }

@@ -1,7 +1,7 @@
 //! Response bodies captured before Chromium evicts them, per session, within a memory cap.
 //!
 //! Chromium keeps a response body only for a while (and drops it with the document), so the
-//! tracker fetches the bodies worth keeping when their response finishes: every fetch/XHR and
+//! watch captures the bodies worth keeping when their response finishes: every fetch/XHR and
 //! document response with a text body, and any error response with a text body. They are kept
 //! whole up to [`BODY_LIMIT`] each and [`SESSION_CAP`] in all; the oldest go first. `network.pull`
 //! shows an excerpt, `network.body` the whole body. The process-wide total is the

@@ -1,0 +1,111 @@
+//! `page.waitFor` on an element: until it is visible, hidden, attached or detached. The page is
+//! read every [`POLL`] (`js/observe.js`) and the answer says how long it took and when, on the
+//! document's clock, it happened — the time a panel rendered, without a probe of one's own.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use super::handle::Page;
+use super::target::Target;
+use super::watch::now_ms;
+use crate::browser::error::BrowserError;
+
+const OBSERVE_JS: &str = include_str!("../../js/observe.js");
+
+/// How often the element is looked at again.
+const POLL: Duration = Duration::from_millis(25);
+
+/// What `page.waitFor` waits for an element to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementState {
+    /// At least one match is visible.
+    Visible,
+    /// No match is visible (none matching counts).
+    Hidden,
+    /// At least one element matches.
+    Attached,
+    /// No element matches.
+    Detached,
+}
+
+/// How long a wait took, and when it ended on the document's clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waited {
+    pub elapsed_ms: u64,
+    /// Ms since the current document started loading.
+    pub t: i64,
+}
+
+impl ElementState {
+    fn reached(self, count: u64, visible: u64) -> bool {
+        match self {
+            Self::Visible => visible > 0,
+            Self::Hidden => visible == 0,
+            Self::Attached => count > 0,
+            Self::Detached => count == 0,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Visible => "visible",
+            Self::Hidden => "hidden",
+            Self::Attached => "attached",
+            Self::Detached => "detached",
+        }
+    }
+}
+
+impl Page {
+    /// Waits until `target` is in `state`, or `deadline`.
+    pub async fn wait_for_element(
+        &self,
+        target: &Target,
+        state: ElementState,
+        deadline: Instant,
+    ) -> Result<Waited, BrowserError> {
+        let started = Instant::now();
+        let mut seen = (0, 0);
+        loop {
+            match self.call_helper_on(OBSERVE_JS, target, &[], deadline).await {
+                Ok(answer) => {
+                    let count = answer["count"].as_u64().unwrap_or(0);
+                    let visible = answer["visible"].as_u64().unwrap_or(0);
+                    seen = (count, visible);
+                    if state.reached(count, visible) {
+                        return Ok(self.waited(started));
+                    }
+                }
+                // A ref whose element is gone is detached (and hidden).
+                Err(BrowserError::StaleRef(_)) if matches!(state, ElementState::Detached | ElementState::Hidden) => {
+                    return Ok(self.waited(started));
+                }
+                Err(BrowserError::Timeout(_)) => break,
+                Err(err) => return Err(err),
+            }
+            if Instant::now() + POLL >= deadline {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        let (count, visible) = seen;
+        Err(BrowserError::Timeout(format!(
+            "page.waitFor timed out after {} ms waiting for {target} to be {}: {count} element(s) match, {visible} visible",
+            started.elapsed().as_millis(),
+            state.as_str(),
+        )))
+    }
+
+    fn waited(&self, started: Instant) -> Waited {
+        Waited { elapsed_ms: started.elapsed().as_millis() as u64, t: self.document_time_now() }
+    }
+
+    /// Now, in ms since the current document started loading.
+    pub fn document_time_now(&self) -> i64 {
+        let origin = self.watch().store().timeline.current_origin();
+        (now_ms() - origin).round() as i64
+    }
+}

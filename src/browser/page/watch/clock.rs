@@ -1,0 +1,69 @@
+//! One clock for everything a page does: milliseconds since the Unix epoch.
+//!
+//! CDP dates network and lifecycle events by a monotonic clock (seconds since the browser's
+//! start), console calls and exceptions by the wall clock, and our DOM watcher and the service
+//! itself by the wall clock too. `Network.requestWillBeSent` carries both (`timestamp` and
+//! `wallTime`), which ties the two together; until one has been seen, the first monotonic time is
+//! tied to the moment it arrived (off by the event's delivery delay, well under a millisecond
+//! here).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Clock {
+    /// wall ms − monotonic ms.
+    offset: Option<f64>,
+    /// The offset comes from a pair the browser gave (not from an arrival time).
+    exact: bool,
+}
+
+impl Clock {
+    /// Learns the offset from a moment the browser dated both ways.
+    pub fn learn(&mut self, monotonic_s: f64, wall_s: f64) {
+        if monotonic_s > 0.0 && wall_s > 0.0 {
+            self.offset = Some(wall_s * 1000.0 - monotonic_s * 1000.0);
+            self.exact = true;
+        }
+    }
+
+    /// A monotonic CDP time (seconds) as ms since the Unix epoch; 0 (unknown) gives now.
+    pub fn wall(&mut self, monotonic_s: f64) -> f64 {
+        if monotonic_s <= 0.0 {
+            return now_ms();
+        }
+        let offset = *self.offset.get_or_insert_with(|| now_ms() - monotonic_s * 1000.0);
+        monotonic_s * 1000.0 + offset
+    }
+
+    #[cfg(test)]
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monotonic_time_maps_through_the_learned_pair() {
+        let mut clock = Clock::default();
+        clock.learn(100.0, 1_700_000_000.0);
+        assert!(clock.is_exact());
+        assert_eq!(clock.wall(100.5), 1_700_000_000_500.0);
+    }
+
+    #[test]
+    fn before_any_pair_the_first_time_is_tied_to_its_arrival() {
+        let mut clock = Clock::default();
+        let before = now_ms();
+        let first = clock.wall(50.0);
+        assert!(first >= before && first <= now_ms());
+        assert_eq!(clock.wall(50.25) - first, 250.0);
+    }
+}

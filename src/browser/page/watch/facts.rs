@@ -1,0 +1,304 @@
+//! Facts the service derives from the timeline, one line each, for the answers they apply to:
+//!
+//! - *out of order*: requests to one endpoint (method + path, any query) that finished in another
+//!   order than they started — the one that finished last, its start rank, its end, and the DOM
+//!   change right after it (the render an agent would otherwise hunt for);
+//! - *serial chain*: three or more requests from one script location, each started only after the
+//!   one before it ended — count, total time, initiator;
+//! - *endpoints*: a path with its ids made a template (`/api/items/{id}/owner`), so that many
+//!   requests group by what they ask for.
+//!
+//! Pure functions of records and times (ms since the Unix epoch); `origin` is the time the
+//! answer counts from (a document's start, an action's start).
+
+use std::collections::HashMap;
+
+use super::events::CodeLocation;
+use super::records::{DomRecord, RequestRecord};
+
+/// A request with its times: started, and ended (or answered, for a body never read).
+#[derive(Debug, Clone, Copy)]
+pub struct Span<'a> {
+    pub request: &'a RequestRecord,
+    pub start: f64,
+    pub end: Option<f64>,
+}
+
+/// Requests that follow each other within this much count as one after another.
+const CHAIN_SLACK_MS: f64 = 2.0;
+/// A DOM change this soon after a response ended followed it.
+const FOLLOWS_MS: f64 = 100.0;
+/// Chains shorter than this are not news.
+const MIN_CHAIN: usize = 3;
+
+/// `GET /api/items/{id}`: method and path template, the key requests are grouped by.
+pub fn endpoint(method: &str, url: &str) -> String {
+    format!("{method} {}", path_template(&path_of(url)))
+}
+
+/// A URL's path (the URL itself when it has none).
+pub fn path_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_owned(), |u| u.path().to_owned())
+}
+
+/// The path with its id-like segments (numbers, UUIDs, long hex or mixed tokens) as `{id}`.
+pub fn path_template(path: &str) -> String {
+    path.split('/').map(|segment| if is_id(segment) { "{id}" } else { segment }).collect::<Vec<_>>().join("/")
+}
+
+fn is_id(segment: &str) -> bool {
+    let digits = segment.chars().filter(char::is_ascii_digit).count();
+    !segment.is_empty()
+        && (digits == segment.len()
+            || (segment.len() >= 8 && segment.chars().all(|c| c.is_ascii_hexdigit() || c == '-') && digits > 0)
+            || (segment.len() >= 16 && digits >= 4 && segment.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')))
+}
+
+/// `+1512 ms` style offset from `origin`.
+pub fn offset(at: f64, origin: f64) -> String {
+    format!("+{} ms", (at - origin).round() as i64)
+}
+
+/// `850 ms` or `6.2 s`.
+pub fn duration(ms: f64) -> String {
+    if ms < 1000.0 { format!("{} ms", ms.round() as i64) } else { format!("{:.1} s", ms / 1000.0) }
+}
+
+/// `loadItems (/items:81)`: a script location with its path (the page's own origin left out).
+pub fn place(at: &CodeLocation) -> String {
+    let path = path_of(&at.url);
+    let spot = if at.line == 0 { path } else { format!("{path}:{}", at.line) };
+    if at.function.is_empty() { spot } else { format!("{} ({spot})", at.function) }
+}
+
+/// 1st, 2nd, 3rd, 4th …
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The first DOM change at or right after `at` (within [`FOLLOWS_MS`]), and how long after.
+pub fn change_after<'a>(doms: &[&'a DomRecord], at: f64) -> Option<(&'a DomRecord, f64)> {
+    doms.iter()
+        .flat_map(|dom| dom.times.iter().map(move |t| (*dom, *t)))
+        .filter(|(_, t)| *t >= at - 2.0 && *t <= at + FOLLOWS_MS)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(dom, t)| (dom, (t - at).max(0.0)))
+}
+
+/// One line per endpoint whose requests finished in another order than they started.
+pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<String> {
+    let mut by_endpoint: HashMap<String, Vec<&Span>> = HashMap::new();
+    for span in spans.iter().filter(|s| s.end.is_some() && !s.request.browser_own) {
+        by_endpoint.entry(format!("{} {}", span.request.method, path_of(&span.request.url))).or_default().push(span);
+    }
+    let mut facts: Vec<(f64, String)> = Vec::new();
+    for (key, mut group) in by_endpoint {
+        if group.len() < 2 {
+            continue;
+        }
+        group.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let ends: Vec<f64> = group.iter().map(|s| s.end.unwrap_or_default()).collect();
+        if ends.windows(2).all(|w| w[0] <= w[1]) {
+            continue;
+        }
+        let (rank, last) = group
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.end.unwrap_or_default().total_cmp(&b.1.end.unwrap_or_default()))
+            .expect("a group has members");
+        let end = last.end.unwrap_or_default();
+        let name = match url::Url::parse(&last.request.url).ok().and_then(|u| u.query().map(str::to_owned)) {
+            Some(query) if !query.is_empty() => format!("?{}", shorten(&query, 40)),
+            _ => "the request".to_owned(),
+        };
+        let after = match change_after(doms, end) {
+            Some((dom, dt)) => format!("; {} changed {} ms later", dom.change.element, dt.round() as i64),
+            None => "; no DOM change followed".to_owned(),
+        };
+        let line = format!(
+            "{key} ×{} finished out of order: {name} started {}, finished last at {}{after}",
+            group.len(),
+            ordinal(rank + 1),
+            offset(end, origin),
+        );
+        facts.push((end, line));
+    }
+    facts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    facts.into_iter().map(|(_, line)| line).collect()
+}
+
+/// A run of requests from one script location, each started after the one before it ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    pub count: usize,
+    /// First start to last end, ms.
+    pub total_ms: f64,
+    pub start: f64,
+    /// `GET /api/items/{id}/owner`, or "requests" when they differ.
+    pub what: String,
+    pub initiator: String,
+}
+
+impl Chain {
+    /// `24 × GET /api/items/{id}/owner from loadItems (/items:81) ran one after another: 6.2 s`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} × {} from {} ran one after another: {}",
+            self.count,
+            self.what,
+            self.initiator,
+            duration(self.total_ms)
+        )
+    }
+}
+
+/// Every serial chain of [`MIN_CHAIN`] or more requests, longest first.
+pub fn chains(spans: &[Span]) -> Vec<Chain> {
+    let mut by_initiator: HashMap<String, Vec<&Span>> = HashMap::new();
+    for span in spans.iter().filter(|s| !s.request.browser_own) {
+        if let Some(at) = &span.request.initiator
+            && at.line > 0
+        {
+            by_initiator.entry(format!("{}:{}:{}", at.url, at.line, at.function)).or_default().push(span);
+        }
+    }
+    let mut found = Vec::new();
+    for group in by_initiator.values_mut() {
+        group.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let mut run: Vec<&Span> = Vec::new();
+        for span in group.iter().copied() {
+            let follows = run.last().is_some_and(|prev| prev.end.is_some_and(|end| span.start >= end - CHAIN_SLACK_MS));
+            if !follows {
+                push_chain(&mut found, &run);
+                run.clear();
+            }
+            run.push(span);
+        }
+        push_chain(&mut found, &run);
+    }
+    found.sort_by(|a: &Chain, b| b.count.cmp(&a.count).then(a.start.total_cmp(&b.start)));
+    found
+}
+
+fn push_chain(found: &mut Vec<Chain>, run: &[&Span]) {
+    if run.len() < MIN_CHAIN {
+        return;
+    }
+    let (first, last) = (run[0], run[run.len() - 1]);
+    let Some(end) = last.end else { return };
+    let endpoints: Vec<String> = run.iter().map(|s| endpoint(&s.request.method, &s.request.url)).collect();
+    let what = if endpoints.iter().all(|e| *e == endpoints[0]) { endpoints[0].clone() } else { "requests".into() };
+    let initiator = first.request.initiator.as_ref().map(place).unwrap_or_default();
+    found.push(Chain { count: run.len(), total_ms: end - first.start, start: first.start, what, initiator });
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::page::watch::dom::DomChange;
+    use crate::browser::page::watch::kinds::ResourceType;
+    use crate::browser::page::watch::records::{Answer, Outcome};
+
+    fn request(url: &str, initiator: Option<(&str, u32)>) -> RequestRecord {
+        RequestRecord {
+            id: url.into(),
+            method: "GET".into(),
+            url: url.into(),
+            resource_type: ResourceType::Fetch,
+            initiator: initiator.map(|(function, line)| CodeLocation {
+                url: "http://app/items/".into(),
+                line,
+                column: 5,
+                function: function.into(),
+            }),
+            posted: None,
+            browser_own: false,
+            response: Some(Answer { status: 200, mime: "application/json".into(), at: 0.0 }),
+            end: Some((0.0, Outcome::Finished)),
+            body_pending: false,
+            body_unread: false,
+            pulled: false,
+        }
+    }
+
+    #[test]
+    fn ids_in_paths_become_a_template() {
+        assert_eq!(path_template("/api/items/17/owner"), "/api/items/{id}/owner");
+        assert_eq!(path_template("/api/users/3f2a9c1e-77aa-4c1b-9d2e-0a1b2c3d4e5f"), "/api/users/{id}");
+        assert_eq!(path_template("/api/search"), "/api/search");
+        assert_eq!(endpoint("GET", "http://h/api/items/9?x=1"), "GET /api/items/{id}");
+    }
+
+    #[test]
+    fn requests_that_finish_out_of_order_name_the_last_one_and_the_render_after_it() {
+        let records: Vec<RequestRecord> =
+            ["t", "te", "tea"].iter().map(|q| request(&format!("http://app/api/search?q={q}"), None)).collect();
+        // "t" starts first and ends last.
+        let spans = vec![
+            Span { request: &records[0], start: 1000.0, end: Some(2512.0) },
+            Span { request: &records[1], start: 1100.0, end: Some(1300.0) },
+            Span { request: &records[2], start: 1200.0, end: Some(1350.0) },
+        ];
+        let render = DomRecord::new(DomChange {
+            at: 2513.0,
+            element: "#results".into(),
+            added: 1,
+            removed: 1,
+            tag: None,
+            text: None,
+            attrs: vec![],
+            input: None,
+            others: 0,
+        });
+        let facts = out_of_order(&spans, &[&render], 1000.0);
+        assert_eq!(
+            facts,
+            vec![
+                "GET /api/search ×3 finished out of order: ?q=t started 1st, finished last at +1512 ms; \
+                 #results changed 1 ms later"
+                    .to_owned()
+            ]
+        );
+        let in_order = vec![spans[1], spans[2]];
+        assert!(out_of_order(&in_order, &[], 0.0).is_empty());
+    }
+
+    #[test]
+    fn requests_awaited_one_by_one_from_one_place_are_a_chain() {
+        let records: Vec<RequestRecord> =
+            (1..=5).map(|i| request(&format!("http://app/api/items/{i}/owner"), Some(("loadItems", 81)))).collect();
+        let spans: Vec<Span> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Span {
+                request: r,
+                start: 100.0 + i as f64 * 250.0,
+                end: Some(100.0 + i as f64 * 250.0 + 240.0),
+            })
+            .collect();
+        let found = chains(&spans);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].line(),
+            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s"
+        );
+        // Started together (Promise.all): no chain.
+        let parallel: Vec<Span> = records.iter().map(|r| Span { request: r, start: 100.0, end: Some(340.0) }).collect();
+        assert!(chains(&parallel).is_empty());
+    }
+}

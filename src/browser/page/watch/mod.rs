@@ -1,0 +1,131 @@
+//! Watching a page: every CDP event it sends, parsed once, reduced into one timeline, and read
+//! through views.
+//!
+//! - `events`: CDP JSON → [`PageEvent`], leniently, its vocabularies parsed into the enums of
+//!   `chromium::kinds` (resource types, milestones, download states, dialog kinds, console methods)
+//! - `reorder`: a request's events put back in order (CDP delivers each type on its own channel)
+//! - `clock`: monotonic and wall times as one clock
+//! - `reducer`: events → state (timeline, navigation, network) and [`Command`]s, no I/O
+//! - `commands`: the commands run on the page's own task set, their findings sent back
+//! - `pump`: the task that drives it all
+//! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `bodies`,
+//!   `sources`: captured response bodies and script sources; `redact`: secrets masked on the way out
+//! - `nav`: the navigation and network state waiting methods subscribe to
+//! - `dom`: the DOM watcher's changes (`js/dom_watch.js`); `facts`: out of order, serial chains
+//! - `arms`, `download_log`: how the next dialog and file chooser are answered; the downloads
+//! - `views/`: what each answer shows (logs, network, HAR, effects, timeline lines, live feed)
+//!
+//! [`Watch`] is the page handle's side of it.
+
+mod arms;
+pub use crate::browser::chromium::kinds;
+pub mod bodies;
+mod clock;
+mod commands;
+pub mod dom;
+pub mod download_log;
+pub mod events;
+pub mod facts;
+pub mod nav;
+mod pump;
+pub mod records;
+pub mod redact;
+mod reducer;
+mod reorder;
+pub mod sources;
+pub mod store;
+pub mod timeline;
+pub mod views;
+
+use futures_util::stream::{BoxStream, SelectAll};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub use arms::{ChooserArm, DialogArm, MAX_ARM};
+pub use clock::now_ms;
+pub use commands::Command;
+pub use events::PageEvent;
+pub use nav::{DocumentFailure, NavState, NetState};
+pub use reducer::Env;
+pub use store::{SharedStore, Store};
+pub use views::live::{LiveEvent, LiveFeed};
+
+use commands::Runner;
+use pump::{Pump, Senders};
+use reducer::Reducer;
+
+/// The page handle's side of the watch: the state waiting methods subscribe to, the store the
+/// views read, the arms and routes the page sets, and the page's task set.
+pub struct Watch {
+    pub nav: watch::Receiver<NavState>,
+    pub net: watch::Receiver<NetState>,
+    /// The last request held by Fetch interception with no route to answer it: (request id, URL).
+    pub paused: watch::Receiver<Option<(String, String)>>,
+    pub store: SharedStore,
+    pub env: Env,
+    live: LiveFeed,
+    runner: Runner,
+    barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
+    stop: CancellationToken,
+}
+
+impl Watch {
+    /// Starts watching `page` (whose main frame is `main_frame`) through `events`; the pump's task
+    /// is returned for the handle to stop.
+    pub fn start(
+        page: chromiumoxide::Page,
+        main_frame: String,
+        env: Env,
+        events: SelectAll<BoxStream<'static, PageEvent>>,
+    ) -> (Self, JoinHandle<()>) {
+        let (nav_tx, nav) = watch::channel(NavState::default());
+        let (net_tx, net) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
+        let (paused_tx, paused) = watch::channel(None);
+        let store = SharedStore::new(Store::new(now_ms()));
+        let (findings_tx, findings) = mpsc::unbounded_channel();
+        let (barrier, barriers) = mpsc::unbounded_channel();
+        let stop = CancellationToken::new();
+        let runner = Runner::new(page, main_frame.clone(), store.clone(), nav.clone(), findings_tx, stop.clone());
+        let live = LiveFeed::default();
+        let pump = Pump {
+            reducer: Reducer::new(main_frame, env.clone()),
+            store: store.clone(),
+            runner: runner.clone(),
+            senders: Senders { nav: nav_tx, net: net_tx, paused: paused_tx },
+            live: live.clone(),
+            grace: Default::default(),
+        };
+        let task = tokio::spawn(pump.run(events, barriers, findings));
+        (Self { nav, net, paused, store, env, live, runner, barrier, stop }, task)
+    }
+
+    /// The store, locked (briefly: the pump waits meanwhile).
+    pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock()
+    }
+
+    /// A new subscription to what the page does from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.live.subscribe()
+    }
+
+    /// Runs a command on the page's task set (clean-up nobody waits for).
+    pub fn run(&self, command: Command) {
+        self.runner.run(command);
+    }
+
+    /// Returns once the pump has applied every event delivered to it so far (or at `deadline`).
+    pub async fn applied(&self, deadline: Instant) {
+        let (done, applied) = oneshot::channel();
+        if self.barrier.send(done).is_ok() {
+            let _ = tokio::time::timeout_at(deadline, applied).await;
+        }
+    }
+
+    /// Stops the page's tasks (the page is going).
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+}

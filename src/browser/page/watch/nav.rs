@@ -1,0 +1,96 @@
+//! What waiting methods wait on: the main frame's current document ([`NavState`]) and the page's
+//! network activity ([`NetState`]), published by the pump on `watch` channels so `page.goto`,
+//! `page.waitFor` and an action's settling subscribe instead of polling.
+
+use std::collections::VecDeque;
+
+use tokio::time::Instant;
+
+use crate::egress::failures::BLOCKED_BY_POLICY;
+
+/// Why a main-frame document request failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentFailure {
+    /// The egress policy refused it; the proxy's reason, when it gave one.
+    BlockedByPolicy(Option<String>),
+    /// A network error (`net::ERR_CONNECTION_REFUSED` …), as Chromium or the proxy reported it.
+    Network(String),
+}
+
+impl DocumentFailure {
+    /// From the failure the egress proxy or Chromium named, and the proxy's detail.
+    pub fn from_failure(failure: String, detail: Option<String>) -> Self {
+        if failure == BLOCKED_BY_POLICY { Self::BlockedByPolicy(detail) } else { Self::Network(failure) }
+    }
+}
+
+/// The main frame's current document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NavState {
+    /// Chromium's id for the current document load; changes on every cross-document navigation.
+    pub loader_id: String,
+    pub url: String,
+    pub dom_content_loaded: bool,
+    pub loaded: bool,
+    /// (request id, HTTP status) of the last main-frame document response.
+    pub document_status: Option<(String, u16)>,
+    /// The renderer process died.
+    pub crashed: bool,
+    /// The last few loader ids, oldest first, to tell whether a document was replaced.
+    pub history: VecDeque<String>,
+    /// How many main-frame document requests have started, and the latest one's id (which is
+    /// also the loader id of the document it will become).
+    pub document_requests: u64,
+    pub last_document_request: String,
+    /// How many navigations of the main frame the page has asked for (links, forms, scripts).
+    pub navigation_requests: u64,
+    /// Main-frame document requests that failed, newest last.
+    pub failed_documents: VecDeque<(String, DocumentFailure)>,
+}
+
+/// How many past loader ids [`NavState::history`] keeps.
+const HISTORY: usize = 16;
+
+impl NavState {
+    /// True once `loader`'s document was committed and then replaced by a later one.
+    pub fn replaced(&self, loader: &str) -> bool {
+        self.history.iter().position(|l| l == loader).is_some_and(|i| i + 1 < self.history.len())
+    }
+
+    /// Why the document request `request` failed, if it did.
+    pub fn failure_of(&self, request: &str) -> Option<&DocumentFailure> {
+        self.failed_documents.iter().find(|(id, _)| id == request).map(|(_, e)| e)
+    }
+}
+
+/// Network activity of the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetState {
+    pub in_flight: usize,
+    /// When a request last started or ended.
+    pub last_activity: Instant,
+}
+
+impl NavState {
+    /// A document committed (`loader`); true when it is a new one.
+    pub fn commit(&mut self, loader: &str) -> bool {
+        if self.loader_id == loader {
+            return false;
+        }
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(loader.to_owned());
+        self.loader_id = loader.to_owned();
+        self.dom_content_loaded = false;
+        self.loaded = false;
+        true
+    }
+
+    pub fn document_failed(&mut self, request_id: &str, failure: DocumentFailure) {
+        if self.failed_documents.len() == HISTORY {
+            self.failed_documents.pop_front();
+        }
+        self.failed_documents.push_back((request_id.to_owned(), failure));
+    }
+}

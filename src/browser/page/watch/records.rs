@@ -1,0 +1,316 @@
+//! What the timeline keeps of each thing that happened on a page: internal records, never sent as
+//! they are (the views in `views/` shape, mask and cut them for each answer).
+//!
+//! Text from the page is bounded here, once: console text and error messages to [`TEXT_LIMIT`]
+//! (the original length kept), stacks to [`STACK_LIMIT`], URLs to [`URL_LIMIT`], posted bodies to
+//! [`POSTED_LIMIT`]. Every record knows its size, which the timeline's byte cap counts.
+
+use super::bodies::cut;
+use super::dom::DomChange;
+use super::events::{CodeLocation, ErrorOrigin};
+use super::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
+
+/// Bytes of a console message or page error message kept (the rest is counted, not kept).
+pub const TEXT_LIMIT: usize = 4096;
+/// Bytes of an error's stack kept.
+pub const STACK_LIMIT: usize = 8192;
+/// Bytes of a URL kept (data: URLs run to megabytes).
+pub const URL_LIMIT: usize = 2048;
+/// Bytes of a posted request body kept.
+pub const POSTED_LIMIT: usize = 2048;
+/// A record's fixed overhead, for the byte cap.
+const OVERHEAD: usize = 96;
+
+/// `text` cut to `limit` bytes; with the original length when it was cut.
+pub fn bounded(text: String, limit: usize) -> (String, Option<usize>) {
+    if text.len() <= limit {
+        return (text, None);
+    }
+    let len = text.len();
+    (cut(&text, limit).0.to_owned(), Some(len))
+}
+
+/// One thing that happened, when, and its place in the timeline.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its place: later entries have larger numbers.
+    pub seq: u64,
+    /// When it happened (a request: when it started): ms since the Unix epoch.
+    pub at: f64,
+    pub record: Record,
+}
+
+#[derive(Debug, Clone)]
+pub enum Record {
+    /// A main-frame document committed.
+    Document {
+        url: String,
+    },
+    /// The main frame's document reached a milestone (DOMContentLoaded, load).
+    Milestone(Milestone),
+    Request(Box<RequestRecord>),
+    Console(ConsoleRecord),
+    PageError(ErrorRecord),
+    /// A dialog, file chooser or authentication challenge, and how it was answered.
+    Dialog(String),
+    /// A download began, finished or was cancelled.
+    Download(String),
+    /// A popup opened as a tab of the session.
+    Popup {
+        tab: String,
+        url: String,
+    },
+    /// Something the service learned about the page that no event said (a popup's first load).
+    Note(String),
+    /// An action of the session's caller (`page.click e5`).
+    Action(String),
+    Dom(DomRecord),
+    /// The page's renderer crashed.
+    Crash,
+}
+
+impl Record {
+    /// A rough size in bytes, for the timeline's byte cap.
+    pub fn bytes(&self) -> usize {
+        OVERHEAD
+            + match self {
+                Self::Document { url } => url.len(),
+                Self::Milestone(_) | Self::Crash => 0,
+                Self::Request(r) => r.bytes(),
+                Self::Console(c) => c.text.len() + c.location.as_ref().map_or(0, |l| l.url.len()) + c.source_bytes(),
+                Self::PageError(e) => {
+                    e.message.len()
+                        + e.stack.as_ref().map_or(0, String::len)
+                        + e.location.as_ref().map_or(0, |l| l.url.len())
+                        + e.source.as_ref().map_or(0, String::len)
+                }
+                Self::Dialog(text) | Self::Download(text) | Self::Note(text) | Self::Action(text) => text.len(),
+                Self::Popup { tab, url } => tab.len() + url.len(),
+                Self::Dom(d) => d.change.bytes() + d.times.len() * 8,
+            }
+    }
+}
+
+/// A request, from its start to its end, updated in place as its events arrive.
+#[derive(Debug, Clone)]
+pub struct RequestRecord {
+    /// Chromium's request id (network.body takes it).
+    pub id: String,
+    pub method: String,
+    pub url: String,
+    pub resource_type: ResourceType,
+    /// The script location (or document line) that started it.
+    pub initiator: Option<CodeLocation>,
+    /// The first [`POSTED_LIMIT`] bytes it posted.
+    pub posted: Option<String>,
+    /// The browser's own request (the favicon): never a failure, never the page's doing.
+    pub browser_own: bool,
+    /// Its answer, once the headers arrived.
+    pub response: Option<Answer>,
+    /// How and when it ended.
+    pub end: Option<(f64, Outcome)>,
+    /// Its body is being captured.
+    pub body_pending: bool,
+    /// The page has not read its body for a while after the answer (a `no-store` response the
+    /// page only checked `res.ok` of): answered, and no longer waited for.
+    pub body_unread: bool,
+    /// `network.pull` returned it already.
+    pub pulled: bool,
+}
+
+/// A request's answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub mime: String,
+    /// When its headers arrived: ms since the Unix epoch.
+    pub at: f64,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Its body was received in full.
+    Finished,
+    /// No answer: refused, blocked, aborted … (Chromium's or the egress proxy's reason).
+    Failed(String),
+    /// Answered, and its body given up (the page navigated away without reading it): the answer
+    /// stands, nothing failed.
+    BodyNotRead,
+    /// Cut off unanswered because the page navigated away.
+    Cancelled,
+}
+
+impl RequestRecord {
+    pub fn status(&self) -> Option<u16> {
+        self.response.as_ref().map(|r| r.status)
+    }
+
+    pub fn failure(&self) -> Option<&str> {
+        match &self.end {
+            Some((_, Outcome::Failed(why))) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// A failure worth an agent's attention (the browser's own requests never are).
+    pub fn is_error(&self) -> bool {
+        !self.browser_own && (self.failure().is_some() || self.status().is_some_and(|s| s >= 400))
+    }
+
+    pub fn is_data(&self) -> bool {
+        self.resource_type.is_data()
+    }
+
+    /// Answered (or ended unanswered), whether or not its body is read: what views list as done.
+    pub fn is_answered(&self) -> bool {
+        self.end.is_some() || self.response.is_some()
+    }
+
+    /// Settled for good: ended, or answered with a body the page is not reading. What a pull
+    /// returns (a body still arriving would be missed by a pull that took it earlier).
+    pub fn is_settled(&self) -> bool {
+        self.end.is_some() || self.body_unread
+    }
+
+    /// When it ended — or, while its body is not (or never) finished, when its answer came.
+    pub fn done_at(&self) -> Option<f64> {
+        match (&self.end, &self.response) {
+            (Some((at, _)), _) => Some(*at),
+            (None, Some(answer)) => Some(answer.at),
+            _ => None,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.id.len()
+            + self.method.len()
+            + self.url.len()
+            + self.initiator.as_ref().map_or(0, |i| i.url.len() + i.function.len())
+            + self.posted.as_ref().map_or(0, String::len)
+            + self.response.as_ref().map_or(0, |r| r.mime.len() + 16)
+            + match &self.end {
+                Some((_, Outcome::Failed(why))) => why.len(),
+                _ => 0,
+            }
+    }
+}
+
+/// A `console.*` call.
+#[derive(Debug, Clone)]
+pub struct ConsoleRecord {
+    pub method: ConsoleMethod,
+    pub text: String,
+    /// The message's length when it was longer than [`TEXT_LIMIT`].
+    pub text_length: Option<usize>,
+    pub location: Option<CodeLocation>,
+    /// For errors: the calling line and one each side.
+    pub source: Option<String>,
+    pub source_pending: bool,
+}
+
+impl ConsoleRecord {
+    pub fn level(&self) -> Level {
+        self.method.level()
+    }
+
+    fn source_bytes(&self) -> usize {
+        self.source.as_ref().map_or(0, String::len)
+    }
+}
+
+/// An uncaught exception or unhandled rejection.
+#[derive(Debug, Clone)]
+pub struct ErrorRecord {
+    pub origin: ErrorOrigin,
+    pub message: String,
+    pub message_length: Option<usize>,
+    pub location: Option<CodeLocation>,
+    pub source: Option<String>,
+    pub stack: Option<String>,
+    pub source_pending: bool,
+}
+
+/// Changes of one element, merged while they keep coming (a page re-rendering ten times a second
+/// is one entry a second, not ten).
+#[derive(Debug, Clone)]
+pub struct DomRecord {
+    /// The first change (what it did).
+    pub change: DomChange,
+    /// When each merged change happened (ms since the Unix epoch), the latest [`MAX_TIMES`].
+    pub times: Vec<f64>,
+    /// How many changes were merged in all.
+    pub count: u32,
+}
+
+/// Change times a merged DOM record keeps.
+pub const MAX_TIMES: usize = 32;
+
+impl DomRecord {
+    pub fn new(change: DomChange) -> Self {
+        Self { times: vec![change.at], change, count: 1 }
+    }
+
+    pub fn last_at(&self) -> f64 {
+        self.times.last().copied().unwrap_or(self.change.at)
+    }
+
+    /// Takes in a later change of the same element.
+    pub fn merge(&mut self, change: &DomChange) {
+        if self.times.len() == MAX_TIMES {
+            self.times.remove(0);
+        }
+        self.times.push(change.at);
+        self.count += 1;
+        // The latest text and attributes read best ("text "3 results" → "12 results"").
+        if change.text.is_some() {
+            let before = self.change.text.as_ref().map(|(b, _)| b.clone());
+            self.change.text = change.text.clone().map(|(b, a)| (before.unwrap_or(b), a));
+        }
+        for attr in &change.attrs {
+            match self.change.attrs.iter_mut().find(|(name, _, _)| *name == attr.0) {
+                Some(kept) => kept.2 = attr.2.clone(),
+                None => self.change.attrs.push(attr.clone()),
+            }
+        }
+        self.change.added += change.added;
+        self.change.removed += change.removed;
+    }
+}
+
+/// How a popup reads in effects and logs.
+pub fn popup_line(tab: &str, url: &str) -> String {
+    format!("popup opened as tab {tab}: {url} (its errors and requests are its own: pass tab_id)")
+}
+
+/// A console entry or page error's message: bounded, with its original length.
+pub fn message(text: String) -> (String, Option<usize>) {
+    bounded(text, TEXT_LIMIT)
+}
+
+/// A URL as kept.
+pub fn url(text: String) -> String {
+    bounded(text, URL_LIMIT).0
+}
+
+/// A stack as kept.
+pub fn stack(text: String) -> String {
+    bounded(text, STACK_LIMIT).0
+}
+
+/// A posted body as kept.
+pub fn posted(text: String) -> String {
+    bounded(text, POSTED_LIMIT).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_cut_with_its_length_said() {
+        let (kept, len) = message("x".repeat(TEXT_LIMIT + 10));
+        assert_eq!((kept.len(), len), (TEXT_LIMIT, Some(TEXT_LIMIT + 10)));
+        assert_eq!(message("short".into()), ("short".into(), None));
+    }
+}

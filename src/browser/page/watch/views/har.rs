@@ -1,0 +1,111 @@
+//! `network.har`: the page's requests as a HAR 1.2 log, for tools that read HAR (DevTools,
+//! Charles, har-validator, a test report).
+//!
+//! Built from the timeline — every request the page made within its bound, whatever any pull
+//! returned — in the order they started, with absolute start times. Headers are left out on purpose
+//! (they carry cookies and tokens; the service never captures them), so `headers` lists are empty
+//! and `headersSize` is -1. Timings: `wait` is the time to the answer's headers, `receive` the rest.
+//! Bodies, when asked for, are the captured excerpts (2 KB each, secrets masked).
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::super::records::Record;
+use super::super::store::Store;
+use super::network::{NetworkEntry, PULL_EXCERPT, shown};
+
+/// The HAR 1.2 log of the page's requests; with `bodies`, their captured body excerpts.
+pub fn log(store: &Store, bodies: bool) -> Value {
+    let entries: Vec<Value> = store
+        .timeline
+        .iter()
+        .filter_map(|entry| match &entry.record {
+            Record::Request(r) if !r.browser_own => {
+                let shown = shown(store, entry, r, bodies && (r.is_error() || r.is_data()), PULL_EXCERPT);
+                Some(har_entry(
+                    &shown,
+                    entry.at,
+                    &r.response.as_ref().map(|a| a.mime.clone()).unwrap_or_default(),
+                    bodies,
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    json!({ "log": {
+        "version": "1.2",
+        "creator": { "name": "text-browser", "version": env!("CARGO_PKG_VERSION") },
+        "entries": entries,
+    }})
+}
+
+fn har_entry(e: &NetworkEntry, started_ms: f64, mime: &str, bodies: bool) -> Value {
+    let ms = e.ms.unwrap_or(0);
+    let wait = e.ttfb_ms.unwrap_or(ms).min(ms);
+    let started = UNIX_EPOCH + Duration::from_micros((started_ms.max(0.0) * 1000.0) as u64);
+    let (query, _) = split_query(&e.url);
+    let mut request = json!({
+        "method": e.method, "url": e.url, "httpVersion": "HTTP/1.1", "cookies": [], "headers": [],
+        "queryString": query, "headersSize": -1,
+        "bodySize": e.request_body.as_ref().map_or(0, |b| b.len() as i64),
+    });
+    if let (true, Some(body)) = (bodies, &e.request_body) {
+        request["postData"] = json!({ "mimeType": "", "text": body });
+    }
+    let size = e.response_body_bytes.or(e.response_body.as_ref().map(String::len)).unwrap_or(0);
+    let mut content = json!({ "size": size, "mimeType": mime });
+    if let (true, Some(body)) = (bodies, &e.response_body) {
+        content["text"] = json!(body);
+    }
+    let mut entry = json!({
+        "startedDateTime": humantime::format_rfc3339_millis(started).to_string(),
+        "time": ms,
+        "request": request,
+        "response": {
+            "status": e.status.unwrap_or(0), "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+            "headers": [], "content": content, "redirectURL": "", "headersSize": -1,
+            "bodySize": if e.status.is_some() { size as i64 } else { -1 },
+        },
+        "cache": {},
+        "timings": { "blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": wait, "receive": ms - wait },
+        "_resourceType": e.resource_type,
+    });
+    if let Some(failure) = &e.failure {
+        entry["_failure"] = json!(failure);
+    }
+    if e.end_ms.is_none() {
+        entry["_pending"] = json!(true);
+    }
+    entry
+}
+
+/// The query string of a URL as HAR lists it: `[{name, value}]` (left encoded).
+fn split_query(url: &str) -> (Vec<Value>, &str) {
+    let without_fragment = url.split('#').next().unwrap_or(url);
+    let Some((base, query)) = without_fragment.split_once('?') else { return (Vec::new(), without_fragment) };
+    let pairs = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (name, value) = p.split_once('=').unwrap_or((p, ""));
+            json!({ "name": name, "value": value })
+        })
+        .collect();
+    (pairs, base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_string_is_listed_by_name() {
+        let (pairs, base) = split_query("http://h/a?x=1&y=&z#frag");
+        assert_eq!(base, "http://h/a");
+        assert_eq!(
+            pairs,
+            vec![json!({"name":"x","value":"1"}), json!({"name":"y","value":""}), json!({"name":"z","value":""})]
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! `page.timeline`: the page's timeline as one compact line per entry, in the order things
+//! happened, times in ms since the current document started loading:
+//!
+//! ```text
+//! +0 GET /items 200 38 ms
+//! +41 GET /api/items 200 51 ms ← loadItems (:80)
+//! +95 DOMContentLoaded
+//! +6501 #table: 24 rows added; #loading: hidden set
+//! ```
+//!
+//! Requests of one endpoint from one script location that follow each other are folded after the
+//! first two ("… 22 more of the same"), and the facts the service derives (out of order, serial
+//! chains) close the answer.
+
+use serde::{Deserialize, Serialize};
+
+use super::super::facts::{self, Span};
+use super::super::kinds::Milestone;
+use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
+use super::super::store::Store;
+use super::{origin_of, relative, relative_in};
+
+/// What kinds of entries `page.timeline` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// Documents committed, DOMContentLoaded, load, a crash.
+    Navigation,
+    Request,
+    Console,
+    /// Uncaught exceptions and unhandled rejections.
+    Error,
+    /// What changed in the DOM.
+    Dom,
+    /// The caller's actions (page.click …).
+    Action,
+    /// Dialogs, downloads, popups and notes.
+    Other,
+}
+
+/// Where `page.timeline` starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Since {
+    /// The current document's start (the default).
+    Document,
+    /// The current document's `load` event.
+    Load,
+    /// The last action of the session's caller.
+    LastAction,
+    /// This many ms after the current document started.
+    Ms(f64),
+}
+
+/// What `page.timeline` returns.
+#[derive(Debug, Default)]
+pub struct Lines {
+    pub text: String,
+    pub facts: Vec<String>,
+    /// Lines left out past `maxChars`.
+    pub more: u64,
+    /// Entries that fell off the timeline since the page opened.
+    pub dropped: u64,
+}
+
+/// Consecutive requests shown before the rest of their run is folded.
+const RUN_SHOWN: usize = 2;
+/// Characters of a console message or error shown.
+const TEXT: usize = 120;
+
+/// The timeline from `since`, of `kinds` (all when empty), requests narrowed to `url_contains`.
+pub fn render(
+    store: &Store,
+    since: Since,
+    kinds: &[EntryKind],
+    url_contains: Option<&str>,
+    page_url: &str,
+    max_chars: usize,
+) -> Lines {
+    let timeline = &store.timeline;
+    let origin_at = timeline.current_origin();
+    let origin = origin_of(page_url);
+    let from = match since {
+        Since::Document => origin_at - 1.0,
+        Since::Ms(ms) => origin_at + ms,
+        Since::Load => timeline
+            .iter()
+            .rev()
+            .find(|e| matches!(e.record, Record::Milestone(Milestone::Load)) && e.at >= origin_at)
+            .map_or(origin_at, |e| e.at),
+        Since::LastAction => {
+            timeline.iter().rev().find(|e| matches!(e.record, Record::Action(_))).map_or(origin_at, |e| e.at)
+        }
+    };
+    let wanted = |kind: EntryKind| kinds.is_empty() || kinds.contains(&kind);
+    let mut entries: Vec<&Entry> = timeline
+        .iter()
+        .filter(|e| e.at >= from)
+        .filter(|e| kind_of(&e.record).is_some_and(wanted))
+        .filter(|e| match (&e.record, url_contains) {
+            (Record::Request(r), Some(part)) => r.url.contains(part),
+            _ => true,
+        })
+        .collect();
+    entries.sort_by(|a, b| a.at.total_cmp(&b.at).then(a.seq.cmp(&b.seq)));
+
+    let document_url = page_url.split(['?', '#']).next().unwrap_or(page_url);
+    let t = |at: f64| (at - origin_at).round() as i64;
+    let mut lines: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let entry = entries[i];
+        match &entry.record {
+            Record::Request(r) => {
+                // A run of requests to one endpoint from one place: the first few, then folded.
+                let key = run_key(r);
+                let mut end = i + 1;
+                while end < entries.len()
+                    && matches!(&entries[end].record, Record::Request(next) if run_key(next) == key)
+                {
+                    end += 1;
+                }
+                let run = &entries[i..end];
+                for e in run.iter().take(if run.len() > RUN_SHOWN + 1 { RUN_SHOWN } else { run.len() }) {
+                    if let Record::Request(r) = &e.record {
+                        lines.push(format!("+{} {}", t(e.at), request_line(store, r, e.at, &origin, document_url)));
+                    }
+                }
+                if run.len() > RUN_SHOWN + 1 {
+                    let rest = &run[RUN_SHOWN..];
+                    let last_end = rest
+                        .iter()
+                        .filter_map(|e| request_of(e).and_then(RequestRecord::done_at))
+                        .fold(f64::MIN, f64::max);
+                    let statuses = status_spread(rest.iter().filter_map(|e| request_of(e)));
+                    let (method, url) =
+                        request_of(rest[0]).map(|r| (r.method.clone(), r.url.clone())).unwrap_or_default();
+                    let ended = if last_end > f64::MIN {
+                        format!(", the last ended at +{}", t(last_end))
+                    } else {
+                        String::new()
+                    };
+                    lines.push(format!(
+                        "+{} … {} more of the same: {} {}{ended}",
+                        t(rest[0].at),
+                        rest.len(),
+                        relative_in(&facts::endpoint(&method, &url), &origin),
+                        statuses
+                    ));
+                }
+                i = end;
+                continue;
+            }
+            Record::Dom(_) => {
+                // Changes that happened together read as one line.
+                let mut end = i + 1;
+                while end < entries.len()
+                    && matches!(entries[end].record, Record::Dom(_))
+                    && entries[end].at - entry.at <= 2.0
+                {
+                    end += 1;
+                }
+                let parts: Vec<String> = entries[i..end]
+                    .iter()
+                    .filter_map(|e| if let Record::Dom(d) = &e.record { Some(dom_part(d, origin_at)) } else { None })
+                    .collect();
+                lines.push(format!("+{} {}", t(entry.at), parts.join("; ")));
+                i = end;
+                continue;
+            }
+            record => lines.push(format!("+{} {}", t(entry.at), other_line(store, record, &origin))),
+        }
+        i += 1;
+    }
+
+    let spans: Vec<Span> = entries
+        .iter()
+        .filter_map(|e| request_of(e).map(|r| Span { request: r, start: e.at, end: r.done_at() }))
+        .collect();
+    let doms: Vec<&DomRecord> = timeline
+        .iter()
+        .filter(|e| e.at >= from)
+        .filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None })
+        .collect();
+    let mut facts = facts::out_of_order(&spans, &doms, origin_at);
+    facts.extend(facts::chains(&spans).iter().map(|c| relative_in(&c.line(), &origin)));
+
+    let mut out = Lines { facts, dropped: timeline.dropped(), ..Lines::default() };
+    for line in lines {
+        if out.more > 0 || out.text.len() + line.len() + 1 > max_chars {
+            out.more += 1;
+            continue;
+        }
+        out.text.push_str(&line);
+        out.text.push('\n');
+    }
+    if out.text.ends_with('\n') {
+        out.text.pop();
+    }
+    out
+}
+
+fn kind_of(record: &Record) -> Option<EntryKind> {
+    Some(match record {
+        Record::Document { .. } | Record::Milestone(Milestone::DomContentLoaded | Milestone::Load) | Record::Crash => {
+            EntryKind::Navigation
+        }
+        Record::Milestone(_) => return None,
+        Record::Request(r) if r.browser_own => return None,
+        Record::Request(_) => EntryKind::Request,
+        Record::Console(_) => EntryKind::Console,
+        Record::PageError(_) => EntryKind::Error,
+        Record::Dom(_) => EntryKind::Dom,
+        Record::Action(_) => EntryKind::Action,
+        Record::Dialog(_) | Record::Download(_) | Record::Popup { .. } | Record::Note(_) => EntryKind::Other,
+    })
+}
+
+fn request_of(entry: &Entry) -> Option<&RequestRecord> {
+    if let Record::Request(r) = &entry.record { Some(r) } else { None }
+}
+
+/// Requests that fold together: one endpoint, one script location.
+fn run_key(r: &RequestRecord) -> (String, String) {
+    let at = r.initiator.as_ref().map(|i| format!("{}:{}", i.url, i.line)).unwrap_or_default();
+    (facts::endpoint(&r.method, &r.url), at)
+}
+
+fn status_spread<'a>(requests: impl Iterator<Item = &'a RequestRecord>) -> String {
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for r in requests {
+        let status = match (r.status(), r.failure(), &r.end) {
+            (Some(s), _, _) => s.to_string(),
+            (None, Some(why), _) => why.to_owned(),
+            (None, None, Some((_, Outcome::Cancelled))) => "cancelled".into(),
+            _ => "pending".into(),
+        };
+        match counts.iter_mut().find(|(s, _)| *s == status) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((status, 1)),
+        }
+    }
+    counts.iter().map(|(s, n)| format!("{s}×{n}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `GET /api/items 200 51 ms ← loadItems (:80)`.
+fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, document_url: &str) -> String {
+    let url = relative(&store.redactor.text(&r.url), origin);
+    let outcome = match (&r.end, r.status()) {
+        (Some((_, Outcome::Failed(why))), _) => format!("failed {why}"),
+        (Some((_, Outcome::Cancelled)), _) => "cancelled (navigated away)".into(),
+        (_, Some(status)) if r.body_unread || matches!(r.end, Some((_, Outcome::BodyNotRead))) => {
+            format!("{status} (body not read)")
+        }
+        (_, Some(status)) => status.to_string(),
+        (None, None) => "pending".into(),
+        (Some(_), None) => "ended".into(),
+    };
+    let took = r.done_at().map(|end| format!(" {} ms", (end - start).max(0.0).round() as i64)).unwrap_or_default();
+    let by = r
+        .initiator
+        .as_ref()
+        .filter(|at| at.line > 0)
+        .map(|at| {
+            let file = if at.url.split(['?', '#']).next() == Some(document_url) {
+                String::new()
+            } else {
+                relative(&at.url, origin)
+            };
+            let function = if at.function.is_empty() { String::new() } else { format!("{} ", at.function) };
+            format!(" ← {function}({file}:{})", at.line)
+        })
+        .unwrap_or_default();
+    format!("{} {url} {outcome}{took}{by}", r.method)
+}
+
+fn dom_part(dom: &DomRecord, origin_at: f64) -> String {
+    let mut part = dom.change.line();
+    if dom.count > 1 {
+        part.push_str(&format!(" (×{} until +{})", dom.count, (dom.last_at() - origin_at).round() as i64));
+    }
+    if let Some(input) = &dom.change.input {
+        part.push_str(&format!(" ← {input}"));
+    }
+    part
+}
+
+fn other_line(store: &Store, record: &Record, origin: &str) -> String {
+    let redact = |s: &str| store.redactor.text(s);
+    let place = |at: &Option<super::super::events::CodeLocation>| {
+        at.as_ref().map(|at| format!(" ({}:{})", relative(&at.url, origin), at.line)).unwrap_or_default()
+    };
+    match record {
+        Record::Document { url } => format!("document {}", relative(&redact(url), origin)),
+        Record::Milestone(m) => m.to_string(),
+        Record::Console(c) => format!("console.{} {}{}", c.method, quoted(&redact(&c.text)), place(&c.location)),
+        Record::PageError(e) => format!("page error {}{}", cut(&redact(&e.message)), place(&e.location)),
+        Record::Dialog(text) => redact(text),
+        Record::Download(text) | Record::Note(text) => relative_in(&redact(text), origin),
+        Record::Popup { tab, url } => format!("popup opened as tab {tab}: {}", relative(&redact(url), origin)),
+        Record::Action(what) => redact(what),
+        Record::Crash => "the renderer crashed".into(),
+        Record::Request(_) | Record::Dom(_) => String::new(),
+    }
+}
+
+fn cut(text: &str) -> String {
+    let one_line = text.lines().next().unwrap_or_default();
+    if one_line.chars().count() <= TEXT {
+        one_line.to_owned()
+    } else {
+        format!("{}…", one_line.chars().take(TEXT - 1).collect::<String>())
+    }
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::Value::from(cut(text)).to_string()
+}

@@ -1,0 +1,176 @@
+//! `logs.pull`: the console messages, page errors and notes (dialogs, downloads, popups) the
+//! timeline holds after the pull's cursor, masked and bounded, oldest first. The cursor moves past
+//! what the pull returned and nothing else: an answer cut at [`PULL_BUDGET`] leaves the rest for
+//! the next pull (`more`), and entries that fell off the timeline before any pull saw them are
+//! counted (`dropped`).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::super::events::{CodeLocation, ErrorOrigin};
+use super::super::kinds::{ConsoleMethod, Level};
+use super::super::records::{Entry, Record, popup_line};
+use super::super::store::Store;
+use super::ms_since;
+
+/// Bytes of entries one pull returns at most; the rest waits for the next pull.
+pub const PULL_BUDGET: usize = 1024 * 1024;
+
+/// Where a console entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// A `console.*` call.
+    Console,
+    /// A dialog, file chooser or authentication challenge the page met, and how it was answered.
+    Dialog,
+    /// A download the page began or finished.
+    Download,
+    /// A popup (new tab) the page opened.
+    Popup,
+    /// Something the service learned about the page (a popup's first load).
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleEntry {
+    /// The console method: log, info, warning, error, debug, assert, …
+    #[serde(rename = "type")]
+    pub method: ConsoleMethod,
+    /// `console`; `dialog`, `download`, `popup` or `note` for what the page did besides logging.
+    pub kind: Origin,
+    pub text: String,
+    /// The message's length when it was longer than the 4 KB kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_length: Option<usize>,
+    /// Where the call was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<CodeLocation>,
+    /// For errors: the calling line and two each side, from the browser's copy of the script.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// When: ms since the document started loading.
+    pub t: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageError {
+    /// exception or unhandledrejection.
+    pub kind: ErrorOrigin,
+    /// The error's first line, e.g. `TypeError: Cannot read properties of undefined (reading 'id')`.
+    pub message: String,
+    /// The message's length when it was longer than the 4 KB kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_length: Option<usize>,
+    /// Where it was thrown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<CodeLocation>,
+    /// The throwing line and two each side, from the browser's copy of the script, with the
+    /// column marked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+    /// When: ms since the document started loading.
+    pub t: i64,
+}
+
+/// What `logs.pull` returns.
+#[derive(Debug, Default)]
+pub struct Logs {
+    pub console: Vec<ConsoleEntry>,
+    pub page_errors: Vec<PageError>,
+    /// Entries that fell off the timeline before a pull returned them.
+    pub dropped: u64,
+    /// Entries left for the next pull (this one reached its size budget).
+    pub more: u64,
+}
+
+/// A console entry as shown (masked); `None` for entries that are not log entries.
+pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
+    let t = ms_since(&store.timeline, entry.at);
+    let note = |kind: Origin, method: ConsoleMethod, text: &str| ConsoleEntry {
+        method,
+        kind,
+        text: store.redactor.text(text),
+        text_length: None,
+        location: None,
+        source: None,
+        t,
+    };
+    Some(match &entry.record {
+        Record::Console(c) => ConsoleEntry {
+            method: c.method.clone(),
+            kind: Origin::Console,
+            text: store.redactor.text(&c.text),
+            text_length: c.text_length,
+            location: c.location.clone(),
+            source: c.source.clone(),
+            t,
+        },
+        Record::Dialog(text) => note(Origin::Dialog, ConsoleMethod::Warning, text),
+        Record::Download(text) => note(Origin::Download, ConsoleMethod::Warning, text),
+        Record::Popup { tab, url } => note(Origin::Popup, ConsoleMethod::Warning, &popup_line(tab, url)),
+        Record::Note(text) => note(Origin::Note, ConsoleMethod::Info, text),
+        _ => return None,
+    })
+}
+
+/// A page error as shown (masked; without its stack unless asked).
+pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<PageError> {
+    let Record::PageError(e) = &entry.record else { return None };
+    Some(PageError {
+        kind: e.origin,
+        message: store.redactor.text(&e.message),
+        message_length: e.message_length,
+        location: e.location.clone(),
+        source: e.source.clone(),
+        stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
+        t: ms_since(&store.timeline, entry.at),
+    })
+}
+
+/// Takes the log entries after the cursor (console entries at `level` and above), at most
+/// [`PULL_BUDGET`] bytes of them, and moves the cursor past what it returned.
+pub fn pull(store: &mut Store, level: Level) -> Logs {
+    let mut logs = Logs::default();
+    let mut budget = PULL_BUDGET;
+    let mut last = store.timeline.logs_cursor();
+    let mut stopped = false;
+    for entry in store.timeline.since(store.timeline.logs_cursor()) {
+        let is_log = matches!(
+            entry.record,
+            Record::Console(_)
+                | Record::PageError(_)
+                | Record::Dialog(_)
+                | Record::Download(_)
+                | Record::Popup { .. }
+                | Record::Note(_)
+        );
+        if stopped {
+            logs.more += u64::from(is_log);
+            continue;
+        }
+        if is_log {
+            let cost = entry.record.bytes();
+            if cost > budget && (!logs.console.is_empty() || !logs.page_errors.is_empty()) {
+                stopped = true;
+                logs.more += 1;
+                continue;
+            }
+            budget = budget.saturating_sub(cost);
+            if let Some(error) = page_error(store, entry, true) {
+                logs.page_errors.push(error);
+            } else if let Some(console) = console_entry(store, entry)
+                && (console.kind != Origin::Console || console.method.level() >= level)
+            {
+                logs.console.push(console);
+            }
+        }
+        last = entry.seq;
+    }
+    logs.dropped = store.timeline.logs_pulled(last);
+    logs
+}
