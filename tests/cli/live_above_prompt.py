@@ -67,5 +67,14 @@ if b"tb> " not in screen.split(b"logged while you think", 1)[1]:
     fail("the prompt was not drawn again after the error")
 type_line(".quit")
 read_for(15, b"live events ended")
-os.waitpid(pid, 0)
+if b"live events ended" not in screen:
+    # On a loaded machine the keys can reach the line editor as one burst, which it may hold until
+    # the next key: one more Enter, as a person would press.
+    os.write(fd, b"\r")
+    read_for(15, b"live events ended")
+deadline = time.time() + 30
+while os.waitpid(pid, os.WNOHANG) == (0, 0):
+    if time.time() > deadline:
+        fail("the REPL did not exit after .quit")
+    read_for(0.2)
 print(f"printed above the prompt {waited:.2f} s after the call returned (the page logged it after 1 s)")

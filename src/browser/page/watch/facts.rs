@@ -83,13 +83,14 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// The first DOM change at or right after `at` (within [`FOLLOWS_MS`]), and how long after.
-pub fn change_after<'a>(doms: &[&'a DomRecord], at: f64) -> Option<(&'a DomRecord, f64)> {
+/// The first DOM change at or right after `at` (within [`FOLLOWS_MS`]), how long after, and
+/// whether the element has not changed since.
+pub fn change_after<'a>(doms: &[&'a DomRecord], at: f64) -> Option<(&'a DomRecord, f64, bool)> {
     doms.iter()
         .flat_map(|dom| dom.times.iter().map(move |t| (*dom, *t)))
         .filter(|(_, t)| *t >= at - 2.0 && *t <= at + FOLLOWS_MS)
         .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(dom, t)| (dom, (t - at).max(0.0)))
+        .map(|(dom, t)| (dom, (t - at).max(0.0), t >= dom.last_at()))
 }
 
 /// One line per endpoint whose requests finished in another order than they started.
@@ -119,7 +120,12 @@ pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<Str
             _ => "the request".to_owned(),
         };
         let after = match change_after(doms, end) {
-            Some((dom, dt)) => format!("; {} changed {} ms later", dom.change.element, dt.round() as i64),
+            Some((dom, dt, last)) => format!(
+                "; {} changed {} ms later{}",
+                dom.change.element,
+                dt.round() as i64,
+                if last { " and not since: the page shows this answer" } else { "" }
+            ),
             None => "; no DOM change followed".to_owned(),
         };
         let line = format!(
@@ -147,14 +153,16 @@ pub struct Chain {
 }
 
 impl Chain {
-    /// `24 × GET /api/items/{id}/owner from loadItems (/items:81) ran one after another: 6.2 s`.
+    /// `24 × GET /api/items/{id}/owner from loadItems (/items:81) ran one after another: 6.2 s,
+    /// 258 ms each`.
     pub fn line(&self) -> String {
         format!(
-            "{} × {} from {} ran one after another: {}",
+            "{} × {} from {} ran one after another: {}, {} each",
             self.count,
             self.what,
             self.initiator,
-            duration(self.total_ms)
+            duration(self.total_ms),
+            duration(self.total_ms / self.count as f64)
         )
     }
 }
@@ -270,7 +278,7 @@ mod tests {
             facts,
             vec![
                 "GET /api/search ×3 finished out of order: ?q=t started 1st, finished last at +1512 ms; \
-                 #results changed 1 ms later"
+                 #results changed 1 ms later and not since: the page shows this answer"
                     .to_owned()
             ]
         );
@@ -295,7 +303,7 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(
             found[0].line(),
-            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s"
+            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s, 240 ms each"
         );
         // Started together (Promise.all): no chain.
         let parallel: Vec<Span> = records.iter().map(|r| Span { request: r, start: 100.0, end: Some(340.0) }).collect();

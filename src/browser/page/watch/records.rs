@@ -235,7 +235,7 @@ pub struct ErrorRecord {
 /// is one entry a second, not ten).
 #[derive(Debug, Clone)]
 pub struct DomRecord {
-    /// The first change (what it did).
+    /// The latest change (what it did), dated by the first.
     pub change: DomChange,
     /// When each merged change happened (ms since the Unix epoch), the latest [`MAX_TIMES`].
     pub times: Vec<f64>,
@@ -255,26 +255,16 @@ impl DomRecord {
         self.times.last().copied().unwrap_or(self.change.at)
     }
 
-    /// Takes in a later change of the same element.
+    /// Takes in a later change of the same element: what it did now is what reads best (the text
+    /// the page ends up showing, and what it showed just before).
     pub fn merge(&mut self, change: &DomChange) {
         if self.times.len() == MAX_TIMES {
             self.times.remove(0);
         }
         self.times.push(change.at);
         self.count += 1;
-        // The latest text and attributes read best ("text "3 results" → "12 results"").
-        if change.text.is_some() {
-            let before = self.change.text.as_ref().map(|(b, _)| b.clone());
-            self.change.text = change.text.clone().map(|(b, a)| (before.unwrap_or(b), a));
-        }
-        for attr in &change.attrs {
-            match self.change.attrs.iter_mut().find(|(name, _, _)| *name == attr.0) {
-                Some(kept) => kept.2 = attr.2.clone(),
-                None => self.change.attrs.push(attr.clone()),
-            }
-        }
-        self.change.added += change.added;
-        self.change.removed += change.removed;
+        let first = self.change.at;
+        self.change = DomChange { at: first, ..change.clone() };
     }
 }
 

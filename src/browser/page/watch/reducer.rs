@@ -168,12 +168,15 @@ impl Reducer {
                     self.nav.document_status = Some((request_id.clone(), status));
                     self.nav_dirty = true;
                 }
-                let at = match (timestamp > 0.0, at) {
+                // When the network stack had the answer (its wall time, earlier than the event's
+                // own stamp): what a subscriber orders it by, ahead of what the page did with it.
+                let received = at.map(|ms| ms as f64);
+                let at = match (timestamp > 0.0, received) {
                     (true, _) => self.clock.wall(timestamp),
-                    (false, Some(at)) => at as f64,
+                    (false, Some(at)) => at,
                     (false, None) => now_ms(),
                 };
-                self.answered(store, &request_id, Answer { status, mime: mime_type, at }, out);
+                self.answered(store, &request_id, Answer { status, mime: mime_type, at }, received, out);
             }
             Ordered::Started(_) | Ordered::Responded(_) => {}
             Ordered::Settled { request_id } => {
@@ -271,7 +274,7 @@ impl Reducer {
         }
     }
 
-    fn answered(&mut self, store: &mut Store, id: &str, answer: Answer, out: &mut Outbox) {
+    fn answered(&mut self, store: &mut Store, id: &str, answer: Answer, received: Option<f64>, out: &mut Outbox) {
         // An answer is network activity: the quiet an action's settling waits for starts after it.
         self.net_activity();
         if let Some(r) = self.request(store, id)
@@ -282,7 +285,7 @@ impl Reducer {
             let status = answer.status;
             let mut event =
                 LiveEvent::new(LiveKind::Network, status >= 400, format!("{} {} → {status}", r.method, r.url))
-                    .at(Some(answer.at as u64));
+                    .at(Some(received.unwrap_or(answer.at) as u64));
             event.url = Some(r.url.clone());
             event.status = Some(status);
             out.live.push(event);

@@ -310,5 +310,6 @@ mod tests {
             t.iter().filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None }).collect();
         assert_eq!(doms.len(), 2);
         assert_eq!((doms[0].count, doms[0].times.len()), (10, 10));
+        assert_eq!((doms[0].change.at, doms[0].last_at()), (1000.0, 1900.0), "dated by the first, the latest kept");
     }
 }

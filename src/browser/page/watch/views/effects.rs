@@ -269,7 +269,7 @@ pub fn change_line(dom: &DomRecord, origin: f64) -> String {
     let first = ms(dom.change.at, origin);
     let mut line = format!("+{first} {}", dom.change.line());
     if dom.count > 1 {
-        line.push_str(&format!(" (×{} until +{})", dom.count, ms(dom.last_at(), origin)));
+        line.push_str(&format!(" (the last of {} changes, at +{})", dom.count, ms(dom.last_at(), origin)));
     }
     if let Some(input) = &dom.change.input {
         line.push_str(&format!(" ← {input}"));

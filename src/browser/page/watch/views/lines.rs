@@ -276,7 +276,11 @@ fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, docu
 fn dom_part(dom: &DomRecord, origin_at: f64) -> String {
     let mut part = dom.change.line();
     if dom.count > 1 {
-        part.push_str(&format!(" (×{} until +{})", dom.count, (dom.last_at() - origin_at).round() as i64));
+        part.push_str(&format!(
+            " (the last of {} changes, at +{})",
+            dom.count,
+            (dom.last_at() - origin_at).round() as i64
+        ));
     }
     if let Some(input) = &dom.change.input {
         part.push_str(&format!(" ← {input}"));
