@@ -34,6 +34,12 @@ pub enum BrowserError {
     Ambiguous { selector: String, count: u64, candidates: Vec<String> },
     #[error("{selector} {reason}")]
     NotActionable { selector: String, reason: String },
+    /// Acting where the element is (`scroll: false`), a user would hit `cover` instead.
+    #[error("{selector} is covered by {}: a user pointing at it where it is now would hit that instead", .cover.describe())]
+    Covered { selector: String, cover: Box<crate::browser::pointer::PointerTarget> },
+    /// Acting where the element is (`scroll: false`), it is not in the viewport.
+    #[error("{selector} {reason}: a user would have to scroll to reach it")]
+    OutsideViewport { selector: String, reason: String },
     #[error("{0}")]
     NotAllowed(String),
     #[error("{0}; take a new page.snapshot")]

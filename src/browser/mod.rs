@@ -3,6 +3,8 @@
 //! - `chromium`: the Chromium process, raw CDP calls with deadlines, the supervisor
 //! - `session`: sessions' lives (manager, warm pool, janitor, options)
 //! - `page`: the [`Page`] handle and one file per capability (navigation, actions, reading …)
+//! - `pointer`: what a user's pointer meets (the element a point hits, what an action's scroll
+//!   avoided), shared by answers and errors
 //! - `error`: this layer's error type
 //!
 //! The dependencies run one way: `session` → `page` → `chromium`. The layers above use what is
@@ -11,13 +13,14 @@
 mod chromium;
 mod error;
 mod page;
+pub mod pointer;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};
 pub use chromium::{Chromium, cdp};
 pub use error::BrowserError;
 pub use page::{
-    Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind, Expect,
+    Acted, Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind, Expect,
     FieldValue, FormFacts, Found, HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener, LiveEvent,
     LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton, Navigated,
     NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView, ReducedMotion,

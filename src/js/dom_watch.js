@@ -1,4 +1,4 @@
-// The DOM watcher: what changes on the page, for the page's timeline.
+// The DOM watcher: what changes on the page and who changed it, for the page's timeline.
 //
 // Runs in the service's own isolated world of every document (Page.addScriptToEvaluateOnNewDocument
 // with a worldName), so the page cannot see or break it; the world shares the page's DOM, so a
@@ -7,7 +7,19 @@
 // reported through the binding `__textBrowserDom` (Runtime.addBinding, exposed to this world only;
 // its name is fixed here and in watch/events.rs): children added / removed / replaced with counts,
 // text before → after (short), and state attributes. Each change carries when it happened (ms since
-// the Unix epoch, the page's clock) and the user input it followed in the same task, if any.
+// the Unix epoch, the page's clock), the user input it followed in the same task, if any, and the
+// causes it was made in.
+//
+// A cause is how the service learns which script made a change: Chromium runs a MutationObserver's
+// callback as an async task whose parent is the stack of the first change it reports (async stack
+// traces are on for every page). A console call made inside the callback carries that parent as a
+// stack trace id; the watcher makes one (`console.debug(CAUSE, id)`, at most CAUSES_PER_SECOND), the
+// service reads the id's stack (Debugger.getStackTrace) and files it under `id`, and the changes
+// made in that task name `id` among their causes. The marker never reaches logs.pull.
+//
+// It also notes how the browser treated the user's clicks, submissions and Enter keys: the default
+// the browser would carry out (follow a link, submit a form, nothing for a type="button"), whether
+// a listener prevented it, and whether the event's propagation was stopped before the window.
 (() => {
   if (window !== window.top || globalThis.__textBrowserDomWatch) return;
   globalThis.__textBrowserDomWatch = true;
@@ -19,22 +31,17 @@
   const WINDOW_MS = 50; // coalescing window
   const MAX_ELEMENTS = 12; // elements reported per window; the rest are summed under their ancestor
   const TEXT = 60; // characters of a text shown
+  const CAUSE = '__textBrowserDomCause'; // the console marker (fixed in watch/events.rs too)
+  const CAUSES_PER_SECOND = 20;
+  const MAX_CAUSES = 3; // causes one coalesced change names
+  const MAX_EVENTS = 8; // event notes held between reports
   const now = () => performance.timeOrigin + performance.now();
+  const debug = console.debug.bind(console);
   const cut = (s) => {
     const t = String(s).replace(/\s+/g, ' ').trim();
     return t.length > TEXT ? t.slice(0, TEXT - 1) + '…' : t;
   };
-  const describe = (el) => {
-    if (!(el instanceof Element)) return el === document ? 'document' : '#text';
-    const tag = el.localName;
-    if (el.id) return '#' + el.id;
-    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
-    const self = cls ? tag + '.' + cls : tag;
-    for (let up = el.parentElement; up; up = up.parentElement) {
-      if (up.id) return '#' + up.id + ' ' + self;
-    }
-    return self;
-  };
+  const describe = watchName;
 
   // The input event being dispatched, until its task ends: a change the handlers make in that task
   // (reported to the observer at its end) followed it.
@@ -50,15 +57,82 @@
     addEventListener(type, noteInput, { capture: true, passive: true });
   }
 
+  // What the browser does by default with a click, a submission or an Enter key on `target`.
+  const formAction = (form) => {
+    const method = (form.getAttribute('method') || 'get').toUpperCase();
+    return describe(form) + ' (' + method + ' ' + (form.getAttribute('action') || 'the page itself') + ')';
+  };
+  const defaultOf = (e) => {
+    const target = e.target instanceof Element ? e.target : null;
+    if (!target) return null;
+    if (e.type === 'submit') return 'submits ' + formAction(target);
+    if (e.type === 'keydown') {
+      if (target instanceof HTMLTextAreaElement || target.isContentEditable) return 'adds a line break';
+      const form = target.form;
+      if (!form) return null;
+      // Implicit submission: a form with a submit button, or with a single field.
+      const submits = form.querySelector('button:not([type]), button[type=submit], input[type=submit], input[type=image]');
+      const fields = [...form.elements].filter((f) => f instanceof HTMLInputElement && f.type !== 'hidden');
+      return submits || fields.length === 1 ? 'submits ' + formAction(form) + ' (Enter in a field)' : null;
+    }
+    const link = target.closest('a[href]');
+    if (link) return 'follows the link to ' + link.getAttribute('href');
+    const control = target.closest('button, input, label, summary, select');
+    if (control instanceof HTMLButtonElement || control instanceof HTMLInputElement) {
+      const type = (control.getAttribute('type') || (control instanceof HTMLButtonElement ? 'submit' : 'text')).toLowerCase();
+      if (type === 'checkbox' || type === 'radio') return 'checks or unchecks ' + describe(control);
+      if (type === 'button') return 'nothing (a type="' + type + '" ' + control.localName + ' submits nothing)';
+      if (type === 'reset') return control.form ? 'resets ' + describe(control.form) : null;
+      if (type === 'submit' || type === 'image') {
+        return control.form ? 'submits ' + formAction(control.form) : 'nothing (a submit button outside any form)';
+      }
+      return null;
+    }
+    if (control instanceof HTMLLabelElement && control.control) return 'activates ' + describe(control.control);
+    if (control && control.localName === 'summary') return 'opens or closes its details';
+    return null;
+  };
+  let events = [];
+  const noteEvent = (e) => {
+    if (!e.isTrusted || (e.type === 'keydown' && e.key !== 'Enter')) return;
+    const note = { t: now(), type: e.type, on: describe(e.target), default: defaultOf(e), bubbled: false };
+    const bubbled = () => {
+      note.bubbled = true;
+    };
+    addEventListener(e.type, bubbled, { once: true });
+    setTimeout(() => {
+      removeEventListener(e.type, bubbled);
+      note.prevented = e.defaultPrevented;
+      if (events.length < MAX_EVENTS) events.push(note);
+    }, 0);
+  };
+  for (const type of ['click', 'submit', 'keydown']) addEventListener(type, noteEvent, { capture: true });
+
+  // Causes: an id for the changes of one observer callback, its stack asked for by the console call.
+  let causeSeq = 0;
+  let budget = CAUSES_PER_SECOND;
+  let budgetSince = 0;
+  const newCause = () => {
+    const t = now();
+    if (t - budgetSince >= 1000) {
+      budgetSince = t;
+      budget = CAUSES_PER_SECOND;
+    }
+    if (budget === 0) return 0;
+    budget--;
+    return ++causeSeq;
+  };
+
   let pending = new Map(); // element → change
   let timer = 0;
-  const changeOf = (el, t) => {
+  const changeOf = (el, t, cause) => {
     let c = pending.get(el);
     if (!c) {
-      c = { t, added: 0, removed: 0, tags: new Set(), before: null, attrs: new Map(), input: null };
+      c = { t, added: 0, removed: 0, tags: new Set(), before: null, attrs: new Map(), input: null, causes: [] };
       if (lastInput) c.input = lastInput.what;
       pending.set(el, c);
     }
+    if (cause && c.causes.length < MAX_CAUSES && !c.causes.includes(cause)) c.causes.push(cause);
     return c;
   };
   const textOf = (nodes) => {
@@ -69,11 +143,15 @@
     }
     return text;
   };
-  const take = (records) => {
+  // `fromObserver`: called as the observer's callback (an async task whose parent is the stack of
+  // the first change), so a cause can be asked for; not when the service asks for a flush.
+  const take = (records, fromObserver) => {
+    if (!records.length) return;
     const t = now();
+    const cause = fromObserver ? newCause() : 0;
     for (const r of records) {
       if (r.type === 'childList') {
-        const c = changeOf(r.target, t);
+        const c = changeOf(r.target, t, cause);
         for (const n of r.addedNodes) {
           if (n.nodeType === Node.ELEMENT_NODE) {
             c.added++;
@@ -87,16 +165,17 @@
       } else if (r.type === 'characterData') {
         const el = r.target.parentElement;
         if (!el) continue;
-        const c = changeOf(el, t);
+        const c = changeOf(el, t, cause);
         if (c.before === null) c.before = el.textContent.replace(r.target.data, r.oldValue || '');
       } else if (r.type === 'attributes') {
-        const c = changeOf(r.target, t);
+        const c = changeOf(r.target, t, cause);
         if (!c.attrs.has(r.attributeName)) c.attrs.set(r.attributeName, r.oldValue);
       }
     }
+    if (cause) debug(CAUSE, cause);
     if (!timer && pending.size) timer = setTimeout(flush, WINDOW_MS);
   };
-  const observer = new MutationObserver(take);
+  const observer = new MutationObserver((records) => take(records, true));
 
   const flush = () => {
     if (timer) clearTimeout(timer);
@@ -104,6 +183,8 @@
     const send = globalThis.__textBrowserDom;
     const batch = pending;
     pending = new Map();
+    const notes = events;
+    events = [];
     if (typeof send !== 'function') return;
     const out = [];
     const rest = [];
@@ -129,6 +210,7 @@
         text,
         attrs,
         input: c.input,
+        causes: c.causes,
       });
     }
     if (rest.length) {
@@ -140,13 +222,13 @@
       }
       out.push({ t: out[0].t, el: common ? describe(common) : 'document', others: rest.length });
     }
-    if (out.length) send(JSON.stringify(out));
+    if (out.length || notes.length) send(JSON.stringify({ changes: out, events: notes }));
   };
 
   // The service asks for what is held at the end of an action (js/next_task.js, js/flush_dom.js).
   document.addEventListener('textbrowser:flush', () => {
-    take(observer.takeRecords());
-    if (pending.size) flush();
+    take(observer.takeRecords(), false);
+    if (pending.size || events.length) flush();
   });
 
   const start = () =>

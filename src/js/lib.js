@@ -186,6 +186,36 @@
     return false;
   }
 
+  // A box in viewport pixels, rounded.
+  const box = (r) => ({ x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) });
+
+  const inViewport = (x, y) => x >= 0 && y >= 0 && x < innerWidth && y < innerHeight;
+
+  // Why an element a pointer hits cannot be seen: opacity 0 on it or an ancestor, or nothing of its
+  // own painted (no background, border, shadow or text). Null when it can be seen.
+  function invisibleBecause(el) {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.getRootNode() && n.getRootNode().host)) {
+      if (parseFloat(getComputedStyle(n).opacity) === 0) return 'opacity 0' + (n === el ? '' : ' on ' + describe(n));
+    }
+    const style = getComputedStyle(el);
+    const clear = (color) => color === 'transparent' || /rgba\(.*,\s*0\)$/.test(color);
+    const bordered = ['Top', 'Right', 'Bottom', 'Left'].some((side) =>
+      parseFloat(style['border' + side + 'Width']) > 0 && style['border' + side + 'Style'] !== 'none' && !clear(style['border' + side + 'Color']));
+    const ownText = [...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim());
+    const painted = !clear(style.backgroundColor) || style.backgroundImage !== 'none' || bordered ||
+      style.boxShadow !== 'none' || ownText || ['IMG', 'SVG', 'CANVAS', 'VIDEO', 'IFRAME', 'INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName.toUpperCase());
+    return painted ? null : 'transparent (no background, border or text of its own)';
+  }
+
+  // What a pointer at a viewport point hits, for answers: the element, its box, whether it can be
+  // seen (and why not). It takes the pointer, or it would not be hit.
+  function pointerTarget(hit) {
+    const invisible = invisibleBecause(hit);
+    const info = { element: describe(hit), rect: box(hit.getBoundingClientRect()), visible: !invisible, catchesPointer: true };
+    if (invisible) info.invisible = invisible;
+    return info;
+  }
+
   // What each action needs before it may proceed. The names are the service's `Action` enum
   // (src/browser/page/action.rs); a name not listed here is refused, never waved through.
   //   enabled: not disabled; stable: not moved by an animation or a script; hitTarget: what a
@@ -208,7 +238,13 @@
   // Waits one check's worth for `el` to be actionable under `rule` (see ACTIONS).
   // Returns {x, y, …} (viewport centre) when ready, {wait: reason} saying what is missing, or
   // {fatal: reason} when waiting cannot help.
-  async function actionable(el, rule) {
+  //
+  // With `scroll` (the default), the element is scrolled to the middle of the viewport first, and
+  // what a user at the scroll position before would have hit at its centre is said (`approach`:
+  // {userWouldHit, scrolledBy}) when it is something else. Without it, the element is taken where it
+  // is: a point of it outside the viewport, or something else on top there, fails at once
+  // ({outside}, {covered}): that is what a user would meet.
+  async function actionable(el, rule, scroll = true) {
     if (!el.isConnected) return { wait: 'is no longer attached to the document' };
     if (!isVisible(el)) return { wait: 'is not visible' };
     if (rule.enabled && isDisabled(el)) return { wait: 'is disabled' };
@@ -216,14 +252,29 @@
       const problem = editableProblem(el);
       if (problem) return { fatal: problem };
     }
-    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    let approach = null;
+    if (scroll) {
+      const before = el.getBoundingClientRect();
+      const bx = before.x + before.width / 2, by = before.y + before.height / 2;
+      let userWouldHit = null;
+      if (rule.hitTarget && inViewport(bx, by)) {
+        const hit = hitAt(bx, by);
+        if (hit && !contains(el, hit)) userWouldHit = pointerTarget(hit);
+      }
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      const after = el.getBoundingClientRect();
+      const scrolledBy = { x: Math.round(before.x - after.x), y: Math.round(before.y - after.y) };
+      approach = {};
+      if (userWouldHit) approach.userWouldHit = userWouldHit;
+      if (scrolledBy.x || scrolledBy.y) approach.scrolledBy = scrolledBy;
+    }
     // Stable (for clicks and element screenshots, which use the box's position; typing goes to
     // the focused element wherever it is): no CSS animation or transition moves it, and, when a
     // script may be moving it (styledByScript), the same box one animation frame later. The frame
     // advances the document's animation time and runs the page's own rAF callbacks first, so
     // anything a script moves shows. Without a sign of motion no frame is awaited: a frame is
     // 16 ms, most of a click's cost.
-    const rect = el.getBoundingClientRect();
+    let rect = el.getBoundingClientRect();
     if (rule.stable && movingByAnimation(el)) return { wait: 'is not stable (it is moving or resizing)' };
     if (rule.stable && styledByScript(el)) {
       const before = rect;
@@ -233,16 +284,67 @@
         return { wait: 'is not stable (it is moving or resizing)' };
       }
     }
+    if (!scroll) {
+      // Where a user would point: the middle of the part of it the viewport shows.
+      const left = Math.max(rect.left, 0), top = Math.max(rect.top, 0);
+      const right = Math.min(rect.right, innerWidth), bottom = Math.min(rect.bottom, innerHeight);
+      if (rule.hitTarget && (right <= left || bottom <= top)) {
+        return { outside: 'is outside the viewport (at ' + Math.round(rect.x) + ', ' + Math.round(rect.y) + ', ' +
+          Math.round(rect.width) + '×' + Math.round(rect.height) + '; the viewport is ' + innerWidth + '×' + innerHeight +
+          ' and scrolled to ' + Math.round(scrollX) + ', ' + Math.round(scrollY) + ')' };
+      }
+      if (rule.hitTarget) rect = new DOMRect(left, top, right - left, bottom - top);
+    }
     const x = rect.x + rect.width / 2;
     const y = rect.y + rect.height / 2;
     if (rule.hitTarget) {
       const hit = hitAt(x, y);
-      if (hit && !contains(el, hit)) return { wait: 'is covered by ' + describe(hit) };
+      if (hit && !contains(el, hit)) {
+        if (!scroll) return { covered: pointerTarget(hit) };
+        return { wait: 'is covered by ' + describe(hit) };
+      }
     }
-    return { x, y, width: rect.width, height: rect.height, pageX: rect.x + window.scrollX, pageY: rect.y + window.scrollY };
+    const ready = { x, y, width: rect.width, height: rect.height, pageX: rect.x + window.scrollX, pageY: rect.y + window.scrollY };
+    if (approach) ready.approach = approach;
+    return ready;
+  }
+
+  // The element the last action touched, and whether it looked busy then: what an action's end
+  // checks (busy) to say a control stayed disabled, aria-busy or "Saving…" with nothing pending.
+  let touched = null;
+  const BUSY_TEXT = /(…|\.\.\.)\s*$|^(loading|saving|sending|submitting|processing|please wait|working|uploading|updating|placing|signing in|logging in|creating|deleting|paying)\b/i;
+  const SPINNER = '[role=progressbar], [aria-busy=true], .spinner, .loading, .loader, .spin';
+  function busyOf(el) {
+    const states = [];
+    if (isDisabled(el)) states.push('disabled');
+    if (el.getAttribute('aria-busy') === 'true') states.push('aria-busy');
+    const text = elementText(el);
+    const form = el.form || el.closest('form');
+    const spinners = [...document.querySelectorAll(SPINNER)].slice(0, 20).filter((s) => s !== el && isVisible(s));
+    return { states, text: text.length <= 60 ? text : text.slice(0, 59) + '…', busyText: BUSY_TEXT.test(text),
+      formBusy: !!form && form.getAttribute('aria-busy') === 'true', spinners, form: form ? describe(form) : null };
+  }
+  function touch(el) {
+    touched = { ref: new WeakRef(el), at: performance.timeOrigin + performance.now(), before: busyOf(el) };
+  }
+  // Whether the element touched since `since` (ms since the Unix epoch) shows a sign of work in
+  // progress it did not show before (aria-busy on it or its form, a busy text such as "Saving…", a
+  // spinner shown): {element, watch, states, text, spinner, form}, or null. Disabled alone is
+  // no sign (a form that is done may disable its button); it is listed with the signs.
+  function busy(since) {
+    const el = touched && touched.at >= since - 5 ? touched.ref.deref() : null;
+    if (!el || !el.isConnected) return null;
+    const now = busyOf(el), before = touched.before;
+    const spinner = now.spinners.find((s) => !before.spinners.includes(s));
+    const fresh = (now.states.includes('aria-busy') && !before.states.includes('aria-busy')) ||
+      (now.busyText && !before.busyText) || spinner || (now.formBusy && !before.formBusy);
+    if (!fresh) return null;
+    return { element: describe(el), watch: watchName(el), states: now.states, text: now.text,
+      spinner: spinner ? describe(spinner) : null, form: now.formBusy ? now.form : null };
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
-    value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS }),
+    value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS,
+      hitAt, inViewport, pointerTarget, touch, busy, watchName, box }),
   });
 })();

@@ -1,8 +1,11 @@
 // Finds the element for an action and reports whether it can be acted on now.
-// Arguments: spec (see lib.js query), action (a name in lib.js ACTIONS), then element handles
-// for role and ref targets. Returns {ok: {x, y, …}} when ready, {ok: {wait: reason}} to try
-// again, or {error: {kind, …}} when waiting cannot help.
-async function (spec, action, ...handles) {
+// Arguments: spec (see lib.js query), action (a name in lib.js ACTIONS), scroll (bring the element
+// into view first; false: take it where it is), then element handles for role and ref targets.
+// Returns {ok: {x, y, approach?, watch, …}} when ready (`watch`: how the DOM watcher names the element
+// and its ancestors), {ok: {wait: reason}} to try again, or {error: {kind, …}} when waiting cannot
+// help — `element_covered` (naming what a user would hit) and `element_outside_viewport` without
+// scrolling.
+async function (spec, action, scroll, ...handles) {
   const tb = globalThis.__textBrowser;
   const rule = tb.rules(action);
   if (!rule) return { error: { kind: 'unknown_action', message: 'the page scripts know no action ' + JSON.stringify(action) } };
@@ -14,15 +17,20 @@ async function (spec, action, ...handles) {
       candidates: found.slice(0, 5).map(tb.describe) } };
   }
   const el = found[0];
-  const state = await tb.actionable(el, rule);
+  const state = await tb.actionable(el, rule, scroll);
   if (state.fatal) return { error: { kind: 'not_actionable', selector: spec.source, message: state.fatal } };
+  if (state.covered) return { error: { kind: 'element_covered', selector: spec.source, cover: state.covered } };
+  if (state.outside) return { error: { kind: 'element_outside_viewport', selector: spec.source, message: state.outside } };
   if (state.wait) return { ok: state };
   if (rule.editable && el instanceof HTMLInputElement && el.type === 'password') state.password = true;
   if (rule.focus) {
-    el.focus();
+    el.focus({ preventScroll: !scroll });
     if (rule.editable) {
       if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
-        if (tb.VALUE_INPUTS.has(el.type)) return { ok: Object.assign(state, { setValue: true }) };
+        if (tb.VALUE_INPUTS.has(el.type)) {
+          tb.touch(el);
+          return { ok: Object.assign(state, { setValue: true, watch: names(el) }) };
+        }
         el.select();
       } else {
         const range = document.createRange();
@@ -38,5 +46,15 @@ async function (spec, action, ...handles) {
       return { ok: { wait: 'cannot take keyboard focus' } };
     }
   }
+  tb.touch(el);
+  state.watch = names(el);
   return { ok: state };
+
+  // The DOM watcher's names of the element and its ancestors (nearest first), for finding its
+  // changes in the timeline.
+  function names(el) {
+    const out = [];
+    for (let n = el; n && n.nodeType === 1 && out.length < 8; n = n.parentElement) out.push(tb.watchName(n));
+    return out;
+  }
 }

@@ -15,11 +15,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{BlockRole, Call, MethodSpec, Params, page_method};
+use super::registry::{Block, BlockRole, Call, MethodSpec, ParamSet, Params, page_method};
 use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
+use crate::browser::pointer::{Offset, PointerTarget};
 use crate::browser::{
-    BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target,
+    Acted, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts,
+    Target,
 };
 
 pub(super) const ACTION_TIMEOUT_MS: u64 = 15_000;
@@ -94,10 +96,95 @@ impl ActionOptions {
     }
 }
 
+/// Where a pointer action (`page.click`, `page.dblclick`, `page.hover`) acts: on an element, or at a
+/// point of the viewport.
+#[derive(Debug)]
+pub enum Aim {
+    /// The element; `keep_scroll`: where it is now (`scroll: false`).
+    Element { target: Target, keep_scroll: bool },
+    /// Viewport coordinates, on whatever is there.
+    Point { x: f64, y: f64 },
+}
+
+impl std::fmt::Display for Aim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Element { target, .. } => write!(f, "{target}"),
+            Self::Point { x, y } => write!(f, "at ({x}, {y})"),
+        }
+    }
+}
+
+/// How a pointer action reaches its element, or the point it acts at instead.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AimParams {
+    /// Act at this viewport x (CSS pixels from the left edge), on whatever is there, instead of on
+    /// an element; give `y` too.
+    pub x: Option<f64>,
+    /// Viewport y (CSS pixels from the top edge), with `x`.
+    pub y: Option<f64>,
+    /// Scroll the element to the middle of the viewport first (default true; the answer's
+    /// `userWouldHit` then says what a user at the scroll position before would have hit). false:
+    /// act where the element is now, failing with `element_covered` when a user would hit
+    /// something else there, or `element_outside_viewport`.
+    pub scroll: Option<bool>,
+}
+
+impl Params for AimParams {
+    const ROLE: BlockRole = BlockRole::Shared;
+}
+
+/// An element (`selector` or `ref`, with `scroll`) or a point (`x` and `y`).
+impl ParamSet for Aim {
+    fn blocks() -> Vec<Block> {
+        let mut blocks = <Option<Target> as ParamSet>::blocks();
+        blocks.extend(AimParams::blocks());
+        blocks
+    }
+    fn parse(params: &serde_json::Value) -> Result<Self, ApiError> {
+        let target = <Option<Target> as ParamSet>::parse(params)?;
+        let aim = AimParams::parse(params)?;
+        let coordinate = |name: &str, value: f64| {
+            if value.is_finite() && (0.0..=100_000.0).contains(&value) {
+                Ok(value)
+            } else {
+                Err(ApiError::invalid(name, format!("{name} must be a number of CSS pixels from 0 to 100000")))
+            }
+        };
+        match (target, aim.x, aim.y) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                Err(ApiError::invalid("x", "give an element (selector or ref) or a point (x and y), not both"))
+            }
+            (Some(target), None, None) => Ok(Self::Element { target, keep_scroll: aim.scroll == Some(false) }),
+            (None, Some(x), Some(y)) if aim.scroll.is_none() => {
+                Ok(Self::Point { x: coordinate("x", x)?, y: coordinate("y", y)? })
+            }
+            (None, Some(_), Some(_)) => {
+                Err(ApiError::invalid("scroll", "scroll goes with an element; a point is always where the viewport is now"))
+            }
+            (None, Some(_), None) => Err(ApiError::invalid("y", "give y with x")),
+            (None, None, Some(_)) => Err(ApiError::invalid("x", "give x with y")),
+            (None, None, None) => Err(ApiError::invalid("selector", "missing selector (or ref, or x and y)")),
+        }
+    }
+}
+
 /// What every action answers.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ActionResult {
     pub ok: bool,
+    /// What a user at the scroll position before the action would have hit at the element's
+    /// centre, when that is something else — `{element, invisible, visible, catchesPointer,
+    /// rect}` — although the action, having scrolled the element to the middle, reached it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_would_hit: Option<PointerTarget>,
+    /// How far the action scrolled the page to bring its element to the middle of the viewport.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrolled_by: Option<Offset>,
+    /// For an action at `x`/`y`: the element that was there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hit: Option<PointerTarget>,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
     /// What the action caused: the requests it started (failed ones with their request and
@@ -119,35 +206,44 @@ pub(super) async fn act<F>(
     body: F,
 ) -> Result<ActionResult, ApiError>
 where
-    F: Future<Output = Result<(), ApiError>>,
+    F: Future<Output = Result<Acted, ApiError>>,
 {
     let settle = options.settle()?;
     let max = max_chars(options.max_chars)?;
     let shot = options.shot()?;
     let mark = page.mark_action(what);
-    body.await?;
-    page.settle(&mark, settle, call.deadline).await;
-    let effects = page.effects(&mark, call.deadline).await;
+    let acted = body.await?;
+    let effects = page.finish_action(&mark, &acted, settle, call.deadline).await;
     let after = match shot {
         Some(shot) => Some(after_action(call, page, max, shot.element, shot.diff).await?),
         None => None,
     };
-    Ok(ActionResult { ok: true, signals: page.signal_counts(), effects, page: after })
+    Ok(ActionResult {
+        ok: true,
+        user_would_hit: acted.approach.user_would_hit,
+        scrolled_by: acted.approach.scrolled_by,
+        hit: acted.hit,
+        signals: page.signal_counts(),
+        effects,
+        page: after,
+    })
 }
 
-/// Declares an action: `handler` acts on the element; the result is the same for every action.
-pub(super) fn action<P, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
+/// Declares an action: `handler` acts on the element (a [`Target`], or an [`Aim`] for pointer
+/// actions); the result is the same for every action.
+pub(super) fn action<E, P, F, Fut>(name: &'static str, summary: &'static str, handler: F) -> MethodSpec
 where
+    E: ParamSet + std::fmt::Display,
     P: Params,
-    F: Fn(Call, Page, Target, P) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<(), ApiError>> + Send + 'static,
+    F: Fn(Call, Page, E, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Acted, ApiError>> + Send + 'static,
 {
     let handler = Arc::new(handler);
     page_method(
         name,
         summary,
         ACTION_TIMEOUT_MS,
-        move |call: Call, page: Page, (target, options, p): (Target, ActionOptions, P)| {
+        move |call: Call, page: Page, (target, options, p): (E, ActionOptions, P)| {
             let handler = handler.clone();
             async move {
                 let what = format!("{name} {target}");
@@ -298,21 +394,35 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-async fn click(call: Call, page: Page, target: Target, p: ClickParams) -> Result<(), ApiError> {
+async fn click(call: Call, page: Page, aim: Aim, p: ClickParams) -> Result<Acted, ApiError> {
     let click_count = p.click_count.unwrap_or(1);
     if !(1..=3).contains(&click_count) {
         return Err(ApiError::invalid("clickCount", "clickCount must be 1, 2 or 3"));
     }
-    let options =
-        ClickOptions { button: p.button.unwrap_or_default(), modifiers: p.modifiers.unwrap_or_default(), click_count };
-    Ok(page.click(&target, &options, call.deadline).await?)
+    let options = ClickOptions {
+        button: p.button.unwrap_or_default(),
+        modifiers: p.modifiers.unwrap_or_default(),
+        click_count,
+        keep_scroll: false,
+    };
+    click_aim(&call, &page, aim, options).await
 }
 
-async fn fill(call: Call, page: Page, target: Target, p: FillParams) -> Result<(), ApiError> {
+/// Clicks where `aim` says.
+pub(super) async fn click_aim(call: &Call, page: &Page, aim: Aim, options: ClickOptions) -> Result<Acted, ApiError> {
+    Ok(match aim {
+        Aim::Element { target, keep_scroll } => {
+            page.click(&target, &ClickOptions { keep_scroll, ..options }, call.deadline).await?
+        }
+        Aim::Point { x, y } => page.click_point(x, y, &options, call.deadline).await?,
+    })
+}
+
+async fn fill(call: Call, page: Page, target: Target, p: FillParams) -> Result<Acted, ApiError> {
     Ok(page.fill(&target, &p.value, call.ctx.refuse_password_fill, call.deadline).await?)
 }
 
-async fn press(call: Call, page: Page, target: Target, p: PressParams) -> Result<(), ApiError> {
+async fn press(call: Call, page: Page, target: Target, p: PressParams) -> Result<Acted, ApiError> {
     let combo: KeyCombo = p.key.parse().map_err(|e: BrowserError| ApiError::invalid("key", e.to_string()))?;
     Ok(page.press(&target, &combo, call.deadline).await?)
 }
@@ -344,16 +454,19 @@ async fn fill_form(
     let refuse_password = call.ctx.refuse_password_fill;
     let deadline = call.deadline;
     let body = async {
+        let mut acted = Acted::default();
         for (name, target, value) in &fields {
-            page.set_field(target, value, refuse_password, deadline).await.map_err(|err| match err {
+            let field = page.set_field(target, value, refuse_password, deadline).await.map_err(|err| match err {
                 BrowserError::InvalidOption(message) => ApiError::invalid(name.as_str(), format!("{name}: {message}")),
                 other => ApiError::Browser(other),
             })?;
+            acted = acted.then(field);
         }
         if let Some(submit) = &submit {
-            page.click(submit, &ClickOptions::default(), deadline).await?;
+            let clicked = page.click(submit, &ClickOptions { click_count: 1, ..ClickOptions::default() }, deadline).await?;
+            acted = acted.then(clicked);
         }
-        Ok(())
+        Ok(acted)
     };
     act(&call, &page, "page.fillForm", options, body).await
 }

@@ -96,6 +96,10 @@ kinds! {
         "Make the selector match one element: add a name (role=button[name=\"Save\" s]) or use a candidate's id."),
     NotActionable => ("not_actionable", -32013,
         "Act on a different element: the message says why this one cannot take this action."),
+    ElementCovered => ("element_covered", -32027,
+        "Something a user would hit sits on the element where it is (data.cover says what, where and whether it can be seen): fix or dismiss that cover in the app, or act without scroll:false to let the service scroll the element to the middle of the viewport."),
+    ElementOutsideViewport => ("element_outside_viewport", -32028,
+        "Scroll the element into view first (page.scroll with its selector), or act without scroll:false, which brings it to the middle of the viewport."),
     AssertionFailed => ("assertion_failed", -32019,
         "Read data.actual: it is what the page showed until the timeout; fix the app, or the expectation if the page is right."),
     AxeUnavailable => ("axe_unavailable", -32014,
@@ -148,6 +152,8 @@ impl ErrorKind {
             | Self::NavigationFailed
             | Self::ElementNotFound
             | Self::AssertionFailed
+            | Self::ElementCovered
+            | Self::ElementOutsideViewport
             | Self::AxeUnavailable
             | Self::BrowserUnavailable
             | Self::BrowserError
@@ -173,6 +179,8 @@ impl ErrorKind {
             BrowserError::ElementNotFound(_) => Self::ElementNotFound,
             BrowserError::Ambiguous { .. } => Self::AmbiguousSelector,
             BrowserError::NotActionable { .. } => Self::NotActionable,
+            BrowserError::Covered { .. } => Self::ElementCovered,
+            BrowserError::OutsideViewport { .. } => Self::ElementOutsideViewport,
             BrowserError::AssertionFailed(_) => Self::AssertionFailed,
             BrowserError::AxeUnavailable(_) => Self::AxeUnavailable,
             BrowserError::NotAllowed(_) => Self::NotAllowed,
@@ -246,6 +254,8 @@ impl ApiError {
             ErrorKind::Timeout
                 | ErrorKind::ElementNotFound
                 | ErrorKind::NotActionable
+                | ErrorKind::ElementCovered
+                | ErrorKind::ElementOutsideViewport
                 | ErrorKind::AssertionFailed
                 | ErrorKind::StaleRef
                 | ErrorKind::EvaluationFailed
@@ -275,6 +285,9 @@ impl ApiError {
         if let Self::Browser(BrowserError::AssertionFailed(failed)) = self {
             data["expected"] = failed.expected.clone();
             data["actual"] = failed.actual.clone();
+        }
+        if let Self::Browser(BrowserError::Covered { cover, .. }) = self {
+            data["cover"] = serde_json::to_value(cover).unwrap_or(Value::Null);
         }
         ErrorObjectOwned::owned(kind.code(), self.to_string(), Some(data))
     }

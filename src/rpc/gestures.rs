@@ -8,10 +8,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, OtherElement, act, action};
+use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, Aim, OtherElement, act, action, click_aim};
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
+use crate::browser::{Acted, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
 
 /// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
 /// `mouseenter` and `:hover` apply, so menus and tooltips that open on hover open. Answers like
@@ -164,21 +164,26 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-async fn hover(call: Call, page: Page, target: Target, _: HoverParams) -> Result<(), ApiError> {
-    Ok(page.hover(&target, call.deadline).await?)
+async fn hover(call: Call, page: Page, aim: Aim, _: HoverParams) -> Result<Acted, ApiError> {
+    Ok(match aim {
+        Aim::Element { target, keep_scroll } => page.hover(&target, keep_scroll, call.deadline).await?,
+        Aim::Point { x, y } => page.hover_point(x, y, call.deadline).await?,
+    })
 }
 
-async fn dblclick(call: Call, page: Page, target: Target, _: DblclickParams) -> Result<(), ApiError> {
-    Ok(page.click(&target, &ClickOptions { click_count: 2, ..Default::default() }, call.deadline).await?)
+async fn dblclick(call: Call, page: Page, aim: Aim, _: DblclickParams) -> Result<Acted, ApiError> {
+    click_aim(&call, &page, aim, ClickOptions { click_count: 2, ..Default::default() }).await
 }
 
-async fn drag(call: Call, page: Page, target: Target, p: DragParams) -> Result<(), ApiError> {
+async fn drag(call: Call, page: Page, target: Target, p: DragParams) -> Result<Acted, ApiError> {
     let to = p.to.into_target("to")?;
-    Ok(page.drag(&target, &to, call.deadline).await?)
+    page.drag(&target, &to, call.deadline).await?;
+    Ok(Acted::default())
 }
 
-async fn focus(call: Call, page: Page, target: Target, _: FocusParams) -> Result<(), ApiError> {
-    Ok(page.focus(&target, call.deadline).await?)
+async fn focus(call: Call, page: Page, target: Target, _: FocusParams) -> Result<Acted, ApiError> {
+    page.focus(&target, call.deadline).await?;
+    Ok(Acted::default())
 }
 
 async fn scroll(
@@ -202,7 +207,7 @@ async fn scroll(
     let mut position = None;
     let action = act(&call, &page, "page.scroll", options, async {
         position = Some(page.scroll(target.as_ref(), by, call.deadline).await?);
-        Ok(())
+        Ok(Acted::default())
     })
     .await?;
     Ok(ScrollResult { action, scroll: position.unwrap_or(ScrollPosition { x: 0.0, y: 0.0 }) })
@@ -226,34 +231,32 @@ async fn type_text(
         Some(target) => format!("page.type into {target}"),
         None => "page.type".to_owned(),
     };
-    act(&call, &page, &what, options, async {
-        page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?;
-        Ok(())
-    })
-    .await
+    act(&call, &page, &what, options, async { Ok(page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?) })
+        .await
 }
 
-async fn select(call: Call, page: Page, target: Target, p: SelectParams) -> Result<(), ApiError> {
+async fn select(call: Call, page: Page, target: Target, p: SelectParams) -> Result<Acted, ApiError> {
     let wanted = match p.values {
         Choices::One(one) => vec![one],
         Choices::Many(many) => many,
     };
-    page.select(&target, &wanted, call.deadline).await?;
-    Ok(())
+    let (_, acted) = page.select(&target, &wanted, call.deadline).await?;
+    Ok(acted)
 }
 
-async fn check(call: Call, page: Page, target: Target, _: CheckParams) -> Result<(), ApiError> {
+async fn check(call: Call, page: Page, target: Target, _: CheckParams) -> Result<Acted, ApiError> {
     Ok(page.set_checked(&target, true, call.deadline).await?)
 }
 
-async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Result<(), ApiError> {
+async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Result<Acted, ApiError> {
     Ok(page.set_checked(&target, false, call.deadline).await?)
 }
 
-async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<(), ApiError> {
+async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<Acted, ApiError> {
     files_shared_with_the_browser(&call, "page.upload")?;
     let files = decode_files(p.files)?;
-    Ok(page.upload(&target, &files, call.deadline).await?)
+    page.upload(&target, &files, call.deadline).await?;
+    Ok(Acted::default())
 }
 
 /// Uploads and downloads pass files to and from the browser by path on this machine: a browser on

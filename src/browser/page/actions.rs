@@ -6,9 +6,18 @@
 //! this module repeats the probe until it passes or the deadline, and a timeout says what was
 //! still missing ("role=button[name='Save'] is covered by div.modal"). Input is real: mouse and
 //! key events through CDP's Input domain.
+//!
+//! Faithful to the user: before the probe scrolls the element to the middle of the viewport, it
+//! checks what a user at the scroll position before would have hit at the element's centre; the
+//! action still goes ahead, and its answer says so ([`Acted::approach`]). Without scrolling
+//! (`scroll: false`) the element is taken where it is, and a cover or the viewport's edge fails the
+//! action at once. Just before the input, the listeners its events will reach are looked up
+//! (`reach`), for the answer's `effects.reached`. `page.click` and `page.hover` also act at viewport
+//! coordinates, on whatever is there.
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -16,11 +25,14 @@ use super::action::Action;
 use super::handle::Page;
 use super::keys;
 use super::navigation::WaitUntil;
+use super::reach::{Ahead, Input};
 use super::target::Target;
 use crate::browser::error::BrowserError;
+use crate::browser::pointer::{Approach, PointerTarget};
 
 const PROBE_JS: &str = include_str!("../../js/probe.js");
 const FINISH_FILL_JS: &str = include_str!("../../js/finish_fill.js");
+const POINT_JS: &str = include_str!("../../js/point.js");
 
 /// How long a navigation an action asked for may take to start its request.
 const NAVIGATION_START: Duration = Duration::from_secs(2);
@@ -58,25 +70,72 @@ pub struct ClickOptions {
     pub button: MouseButton,
     pub modifiers: Vec<Modifier>,
     pub click_count: u32,
+    /// Act where the element is, without scrolling it into view (`scroll: false`).
+    pub keep_scroll: bool,
 }
 
 /// Where an element ended up once it was ready.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Ready {
     pub x: f64,
+    #[serde(default)]
     pub y: f64,
+    #[serde(default)]
     pub page_x: f64,
+    #[serde(default)]
     pub page_y: f64,
+    #[serde(default)]
     pub width: f64,
+    #[serde(default)]
     pub height: f64,
     /// The element takes a value rather than typed text (date, color, range inputs).
+    #[serde(default)]
     pub set_value: bool,
     /// The element is a password field (reported for fills only).
+    #[serde(default)]
     pub password: bool,
+    /// What the probe's scroll avoided on the way to it.
+    #[serde(default)]
+    pub approach: Approach,
+    /// The DOM watcher's names of the element and its ancestors.
+    #[serde(default)]
+    pub watch: Vec<String>,
+}
+
+/// What the input part of an action learned, for its answer.
+#[derive(Debug, Clone, Default)]
+pub struct Acted {
+    /// What a user would have hit before the action scrolled, and how far it scrolled.
+    pub approach: Approach,
+    /// For an input at viewport coordinates: what was there.
+    pub hit: Option<PointerTarget>,
+    /// The listeners its events were to reach, looked up just before the input.
+    pub ahead: Option<Ahead>,
+    /// The DOM watcher's names of the element and its ancestors (nearest first).
+    pub watch: Vec<String>,
+}
+
+impl Acted {
+    /// An action of several inputs (`page.fillForm`): what the first said of its approach, the
+    /// last input's listeners.
+    pub fn then(self, later: Acted) -> Acted {
+        Acted {
+            approach: self.approach.or(later.approach),
+            hit: later.hit.or(self.hit),
+            ahead: later.ahead.or(self.ahead),
+            watch: if later.watch.is_empty() { self.watch } else { later.watch },
+        }
+    }
+
+    fn of(ready: Ready, ahead: Option<Ahead>) -> Acted {
+        Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch }
+    }
 }
 
 impl Page {
-    /// Repeats the actionability probe until `target` is ready for `action` or `deadline`.
+    /// Repeats the actionability probe until `target` is ready for `action` or `deadline`,
+    /// scrolling it into view first.
     pub(super) async fn wait_ready(
         &self,
         target: &Target,
@@ -84,32 +143,46 @@ impl Page {
         what: &str,
         deadline: Instant,
     ) -> Result<Ready, BrowserError> {
+        self.wait_ready_where(target, action, what, true, deadline).await
+    }
+
+    /// Like `wait_ready`; without `scroll`, the element is taken where it is (a cover or the
+    /// viewport's edge fails at once, see `js/lib.js` `actionable`).
+    pub(super) async fn wait_ready_where(
+        &self,
+        target: &Target,
+        action: Action,
+        what: &str,
+        scroll: bool,
+        deadline: Instant,
+    ) -> Result<Ready, BrowserError> {
         let started = Instant::now();
         let mut reason = String::from("was still being checked");
+        let mut approach: Option<Approach> = None;
         loop {
-            let args = [json!(action)];
+            let args = [json!(action), json!(scroll)];
             let state = self.call_helper_on(PROBE_JS, target, &args, deadline).await.map_err(|err| match err {
                 BrowserError::Timeout(_) => still_waiting(what, target, &reason, started),
                 other => other,
             })?;
-            if let Some(x) = state.get("x").and_then(Value::as_f64) {
-                let num = |k: &str| state.get(k).and_then(Value::as_f64).unwrap_or_default();
+            if state.get("x").is_some_and(Value::is_number) {
+                let mut ready: Ready = serde_json::from_value(state)
+                    .map_err(|e| BrowserError::HelperScript(format!("probe.js answered something unexpected: {e}")))?;
+                // The first probe that scrolled saw the page as the user had it.
+                if let Some(first) = approach {
+                    ready.approach = first;
+                }
                 // The probe measures in its own frame; a child frame's element is clicked where
                 // Chromium places it on the page.
-                let (x, y) = match self.ref_child_frame(target) {
-                    Some(child) => self.node_center(child.backend_node_id, deadline).await?,
-                    None => (x, num("y")),
-                };
-                return Ok(Ready {
-                    x,
-                    y,
-                    page_x: num("pageX"),
-                    page_y: num("pageY"),
-                    width: num("width"),
-                    height: num("height"),
-                    set_value: state.get("setValue").and_then(Value::as_bool).unwrap_or(false),
-                    password: state.get("password").and_then(Value::as_bool).unwrap_or(false),
-                });
+                if let Some(child) = self.ref_child_frame(target) {
+                    (ready.x, ready.y) = self.node_center(child.backend_node_id, deadline).await?;
+                }
+                return Ok(ready);
+            }
+            if approach.is_none()
+                && let Some(seen) = state.get("approach")
+            {
+                approach = serde_json::from_value(seen.clone()).ok();
             }
             reason = state.get("wait").and_then(Value::as_str).unwrap_or("is not ready").to_owned();
             let pause = if reason == "matches no element" { 100 } else { 20 };
@@ -142,15 +215,69 @@ impl Page {
         Ok(((quad[0] + quad[2] + quad[4] + quad[6]) / 4.0, (quad[1] + quad[3] + quad[5] + quad[7]) / 4.0))
     }
 
-    pub async fn click(&self, target: &Target, options: &ClickOptions, deadline: Instant) -> Result<(), BrowserError> {
-        let ready = self.wait_ready(target, Action::Click, "page.click", deadline).await?;
-        self.click_at(ready, options, deadline).await
+    pub async fn click(
+        &self,
+        target: &Target,
+        options: &ClickOptions,
+        deadline: Instant,
+    ) -> Result<Acted, BrowserError> {
+        let ready = self.wait_ready_where(target, Action::Click, "page.click", !options.keep_scroll, deadline).await?;
+        let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
+        let ahead = self.ahead_of(target, input, Some((ready.x, ready.y)), deadline).await;
+        self.click_at(ready.x, ready.y, options, deadline).await?;
+        Ok(Acted::of(ready, ahead))
     }
 
-    /// Clicks where a ready element is, then follows a navigation the click started.
+    /// Clicks at viewport point (`x`, `y`), on whatever is there.
+    pub async fn click_point(
+        &self,
+        x: f64,
+        y: f64,
+        options: &ClickOptions,
+        deadline: Instant,
+    ) -> Result<Acted, BrowserError> {
+        let hit = self.point_target(x, y, deadline).await?;
+        let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
+        let ahead = self.listeners_ahead(input, Some((x, y)), deadline).await;
+        self.click_at(x, y, options, deadline).await?;
+        Ok(Acted { hit, ahead, ..Acted::default() })
+    }
+
+    /// What is at viewport point (`x`, `y`): refused when the point is outside the viewport.
+    pub(super) async fn point_target(
+        &self,
+        x: f64,
+        y: f64,
+        deadline: Instant,
+    ) -> Result<Option<PointerTarget>, BrowserError> {
+        let found = self.call_helper(POINT_JS, &[json!(x), json!(y)], deadline).await?;
+        if let Some(outside) = found.get("outside").and_then(Value::as_str) {
+            let param = if found.get("axis").and_then(Value::as_str) == Some("y") { "y" } else { "x" };
+            return Err(BrowserError::InvalidParam { param: param.into(), message: outside.to_owned() });
+        }
+        Ok(found.get("hit").and_then(|hit| serde_json::from_value(hit.clone()).ok()))
+    }
+
+    /// The listeners ahead of an input on `target` (not for an element in a child frame, whose
+    /// page the lookup does not see).
+    pub(super) async fn ahead_of(
+        &self,
+        target: &Target,
+        input: Input,
+        point: Option<(f64, f64)>,
+        deadline: Instant,
+    ) -> Option<Ahead> {
+        if self.ref_child_frame(target).is_some() {
+            return None;
+        }
+        self.listeners_ahead(input, point, deadline).await
+    }
+
+    /// Clicks at a viewport point, then follows a navigation the click started.
     pub(super) async fn click_at(
         &self,
-        ready: Ready,
+        x: f64,
+        y: f64,
         options: &ClickOptions,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
@@ -158,7 +285,7 @@ impl Page {
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
         let button = json!(options.button);
         let at = |kind: &str, count: u32| {
-            json!({ "type": kind, "x": ready.x, "y": ready.y, "button": button, "clickCount": count,
+            json!({ "type": kind, "x": x, "y": y, "button": button, "clickCount": count,
                     "modifiers": modifiers, "buttons": if kind == "mousePressed" { 1 } else { 0 } })
         };
         // No separate mouse move first: Chromium delivers a lone move with the next frame (a
@@ -181,7 +308,7 @@ impl Page {
         value: &str,
         refuse_password: bool,
         deadline: Instant,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<Acted, BrowserError> {
         let ready = self.wait_ready(target, Action::Fill, "page.fill", deadline).await?;
         if ready.password && refuse_password {
             return Err(BrowserError::NotAllowed(format!(
@@ -192,9 +319,10 @@ impl Page {
             // Whatever the page does with it, it never shows up in what the service returns.
             self.watch().store().redactor.remember(value);
         }
+        let ahead = self.ahead_of(target, Input::Fill, None, deadline).await;
         if ready.set_value {
             self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;
-            return Ok(());
+            return Ok(Acted::of(ready, ahead));
         }
         if value.is_empty() {
             // The old text is selected: deleting it is what a user would do.
@@ -203,14 +331,16 @@ impl Page {
             self.cdp("Input.insertText", json!({ "text": value }), deadline).await?;
         }
         self.call_helper(FINISH_FILL_JS, &[json!(value), json!(false)], deadline).await?;
-        Ok(())
+        Ok(Acted::of(ready, ahead))
     }
 
-    pub async fn press(&self, target: &Target, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
-        self.wait_ready(target, Action::Press, "page.press", deadline).await?;
+    pub async fn press(&self, target: &Target, combo: &keys::Combo, deadline: Instant) -> Result<Acted, BrowserError> {
+        let ready = self.wait_ready(target, Action::Press, "page.press", deadline).await?;
+        let ahead = self.ahead_of(target, Input::Keys, None, deadline).await;
         let before = self.navigation_marks();
         self.dispatch_key(combo, deadline).await?;
-        self.follow_navigation(before, deadline).await
+        self.follow_navigation(before, deadline).await?;
+        Ok(Acted::of(ready, ahead))
     }
 
     pub(super) async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {

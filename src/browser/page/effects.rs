@@ -5,17 +5,27 @@
 //! never reads is not waited for; an action that started nothing pays no wait at all.
 //! [`Page::effects`] then reads the timeline after the mark (`watch::views::effects`), draining
 //! nothing.
+//!
+//! [`Page::finish_action`] does both for an action and adds what only an action has: the listeners
+//! its events reached (named while it settles, see `reach`) and what the browser did by default,
+//! why nothing was reached when nothing was (`replaced`), and `stillBusy` — the control it touched
+//! showing a busy sign since the action although nothing is pending.
 
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde_json::json;
 use tokio::time::Instant;
 
+use super::actions::Acted;
 use super::handle::Page;
 use super::pulls::{bodies_pending, sources_pending};
 use super::watch::Store;
+use super::watch::facts::duration;
 use super::watch::now_ms;
 use super::watch::records::Record;
 use super::watch::views::effects::{self, Effects, Mark, Navigated};
+use super::watch::views::reached::{by_default, reached};
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");
 const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
@@ -25,6 +35,31 @@ const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
+
+/// The element an action touched, showing a sign of work in progress it did not show before the
+/// action (`js/lib.js` `busy`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Busy {
+    /// tag#id.class "text".
+    element: String,
+    /// The DOM watcher's name of it.
+    watch: String,
+    /// disabled, aria-busy.
+    #[serde(default)]
+    states: Vec<String>,
+    /// A spinner shown since the action.
+    #[serde(default)]
+    spinner: Option<String>,
+    /// Its form, aria-busy since the action.
+    #[serde(default)]
+    form: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Looked {
+    #[serde(default)]
+    busy: Option<Busy>,
+}
 
 impl Page {
     /// Marks where the page stands, without filing anything.
@@ -44,15 +79,20 @@ impl Page {
 
     /// Waits until every request started since `mark` has been answered and nothing has started,
     /// been answered or ended for [`QUIET`], for at most `settle` (and never past `deadline`).
-    /// Returns at once when the action started nothing.
-    pub async fn settle(&self, mark: &Mark, settle: Duration, deadline: Instant) {
+    /// Returns at once when the action started nothing. Answers with what the element the action
+    /// touched showed at the end, when it shows a busy sign it did not show before.
+    pub async fn settle(&self, mark: &Mark, settle: Duration, deadline: Instant) -> Option<Busy> {
         if settle.is_zero() {
-            return;
+            return None;
         }
+        let look = |answer: Result<serde_json::Value, _>| {
+            answer.ok().and_then(|v| serde_json::from_value::<Looked>(v).ok()).and_then(|l| l.busy)
+        };
         // Let the page run the tasks the input queued (a handler's fetch starts on one of its
         // own); then whatever the action started has been reported. A page busy in a loop or
         // navigating away just skips this.
-        let _ = self.call_helper(NEXT_TASK_JS, &[], (Instant::now() + NEXT_TASK_WAIT).min(deadline)).await;
+        let next_task = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
+        let mut busy = look(self.call_helper(NEXT_TASK_JS, &[json!(mark.at)], next_task).await);
         self.settle_events(deadline).await;
         let until = (Instant::now() + settle).min(deadline);
         let mut net = self.watch().net.clone();
@@ -81,15 +121,86 @@ impl Page {
         }
         if waited {
             // What the last response rendered: ask the DOM watcher for it now.
-            let _ = self.call_helper(FLUSH_DOM_JS, &[], (Instant::now() + NEXT_TASK_WAIT).min(deadline)).await;
+            let flush = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
+            busy = look(self.call_helper(FLUSH_DOM_JS, &[json!(mark.at)], flush).await);
         }
         // A handler that ran on the last response may have logged or thrown: collect it.
         self.settle_events(deadline).await;
+        busy
+    }
+
+    /// Settles an action that began at `mark` and whose input learned `acted`, and says what it
+    /// caused: [`Page::effects`], plus what its events reached and the browser did by default, why
+    /// nothing was reached, and whether the control it touched is still busy with nothing pending.
+    pub async fn finish_action(&self, mark: &Mark, acted: &Acted, settle: Duration, deadline: Instant) -> Effects {
+        let naming = async {
+            match &acted.ahead {
+                Some(ahead) => Some(self.name_reached(ahead, deadline).await),
+                None => None,
+            }
+        };
+        let (busy, listeners) = tokio::join!(self.settle(mark, settle, deadline), naming);
+        let mut effects = self.effects(mark, deadline).await;
+        if let Some(listeners) = listeners {
+            {
+                let store = self.watch().store();
+                let notes: Vec<_> = store
+                    .timeline
+                    .since(mark.seq)
+                    .filter_map(|e| if let Record::Dispatched(note) = &e.record { Some(note) } else { None })
+                    .collect();
+                effects.by_default = by_default(&notes, &listeners).map(|d| store.redactor.text(&d));
+            }
+            let found = reached(&listeners);
+            if found.is_nothing()
+                && let Some(ahead) = &acted.ahead
+            {
+                effects.no_listener_because = Some(self.why_no_listener(ahead, &acted.watch, deadline).await);
+            }
+            effects.reached = Some(found);
+        }
+        if effects.pending.is_empty()
+            && let Some(busy) = busy
+        {
+            effects.still_busy = Some(self.still_busy(&busy, mark, &effects));
+        }
+        effects
+    }
+
+    /// `button#place "Placing order…" [disabled] for 2.1 s, nothing pending (POST /api/orders
+    /// failed: 500); div.spinner shown`.
+    fn still_busy(&self, busy: &Busy, mark: &Mark, effects: &Effects) -> String {
+        let store = self.watch().store();
+        // Since the first change of the element after the action began, else since the action.
+        let since = store
+            .timeline
+            .since(mark.seq)
+            .find_map(|e| match &e.record {
+                Record::Dom(dom) if dom.change.element == busy.watch => Some(dom.change.at),
+                _ => None,
+            })
+            .unwrap_or(mark.at);
+        let states = if busy.states.is_empty() { String::new() } else { format!(" [{}]", busy.states.join(", ")) };
+        let mut line = format!("{}{states} for {}, nothing pending", busy.element, duration(now_ms() - since));
+        if let Some(failed) = effects.requests.iter().rev().find(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400)) {
+            let how = failed.failure.clone().or(failed.status.map(|s| s.to_string())).unwrap_or_default();
+            line.push_str(&format!(" ({} {} failed: {how})", failed.method, failed.url));
+        }
+        if let Some(spinner) = &busy.spinner {
+            line.push_str(&format!("; {spinner} shown"));
+        }
+        if let Some(form) = &busy.form {
+            line.push_str(&format!("; {form} aria-busy"));
+        }
+        store.redactor.text(&line)
     }
 
     /// What happened since `mark` (see [`Effects`]).
     pub async fn effects(&self, mark: &Mark, deadline: Instant) -> Effects {
-        self.wait_for_fetches(deadline, |s| !bodies_pending(s, mark.seq) && !sources_pending(s, mark.seq)).await;
+        self.wait_for_fetches(deadline, |s| {
+            !bodies_pending(s, mark.seq) && !sources_pending(s, mark.seq) && !s.causes.pending_since(mark.at)
+        })
+        .await;
         let navigated = if self.loader_id() != mark.loader {
             self.landed(deadline).await.ok().map(|landed| Navigated {
                 url: landed.url,

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::action::Action;
-use super::actions::ClickOptions;
+use super::actions::{Acted, ClickOptions};
 use super::handle::Page;
+use super::reach::Input;
 use super::target::Target;
 use crate::browser::error::BrowserError;
 
@@ -36,22 +37,25 @@ impl Page {
         target: &Target,
         wanted: &[String],
         deadline: Instant,
-    ) -> Result<Vec<String>, BrowserError> {
-        self.wait_ready(target, Action::Select, "page.select", deadline).await?;
+    ) -> Result<(Vec<String>, Acted), BrowserError> {
+        let ready = self.wait_ready(target, Action::Select, "page.select", deadline).await?;
+        let ahead = self.ahead_of(target, Input::Fill, Some((ready.x, ready.y)), deadline).await;
         let chosen = self.call_helper_on(SELECT_OPTIONS_JS, target, &[json!(wanted)], deadline).await?;
-        Ok(chosen
+        let chosen = chosen
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            .unwrap_or_default())
+            .unwrap_or_default();
+        Ok((chosen, Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch }))
     }
 
     /// Checks (`want`) or unchecks a checkbox or radio by clicking it when its state differs.
-    pub async fn set_checked(&self, target: &Target, want: bool, deadline: Instant) -> Result<(), BrowserError> {
+    pub async fn set_checked(&self, target: &Target, want: bool, deadline: Instant) -> Result<Acted, BrowserError> {
         if self.is_checked(target, deadline).await? == want {
-            return Ok(());
+            return Ok(Acted::default());
         }
         let ready = self.wait_ready(target, Action::Check, "page.check", deadline).await?;
-        self.click_at(ready, &ClickOptions { click_count: 1, ..Default::default() }, deadline).await?;
+        let ahead = self.ahead_of(target, Input::Check, Some((ready.x, ready.y)), deadline).await;
+        self.click_at(ready.x, ready.y, &ClickOptions { click_count: 1, ..Default::default() }, deadline).await?;
         if self.is_checked(target, deadline).await? != want {
             return Err(BrowserError::NotActionable {
                 selector: target.to_string(),
@@ -61,7 +65,7 @@ impl Page {
                 ),
             });
         }
-        Ok(())
+        Ok(Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch })
     }
 
     async fn is_checked(&self, target: &Target, deadline: Instant) -> Result<bool, BrowserError> {
@@ -76,7 +80,7 @@ impl Page {
         value: &FieldValue,
         refuse_password: bool,
         deadline: Instant,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<Acted, BrowserError> {
         let kind = self.call_helper_on(FIELD_KIND_JS, target, &[], deadline).await?;
         let kind = kind["kind"].as_str().unwrap_or("text");
         match (kind, value) {
@@ -86,9 +90,9 @@ impl Page {
                 describe(other)
             ))),
             ("select", FieldValue::Text(one)) => {
-                self.select(target, std::slice::from_ref(one), deadline).await.map(|_| ())
+                self.select(target, std::slice::from_ref(one), deadline).await.map(|(_, acted)| acted)
             }
-            ("select", FieldValue::Choices(many)) => self.select(target, many, deadline).await.map(|_| ()),
+            ("select", FieldValue::Choices(many)) => self.select(target, many, deadline).await.map(|(_, acted)| acted),
             ("select", FieldValue::Flag(_)) => Err(BrowserError::InvalidOption(format!(
                 "{target} is a select: give an option's value or label (or an array of them), not true/false"
             ))),

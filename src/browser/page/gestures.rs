@@ -14,9 +14,10 @@ use chromiumoxide::listeners::EventStream;
 use futures_util::{FutureExt, StreamExt};
 
 use super::action::Action;
-use super::actions::Ready;
+use super::actions::{Acted, Ready};
 use super::handle::Page;
 use super::keys;
+use super::reach::Input;
 use super::target::Target;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
@@ -35,10 +36,21 @@ pub struct ScrollPosition {
 }
 
 impl Page {
-    /// Moves the pointer over the element (`mouseover`, `mouseenter`, `:hover`).
-    pub async fn hover(&self, target: &Target, deadline: Instant) -> Result<(), BrowserError> {
-        let ready = self.wait_ready(target, Action::Hover, "page.hover", deadline).await?;
-        self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await
+    /// Moves the pointer over the element (`mouseover`, `mouseenter`, `:hover`); with
+    /// `keep_scroll`, where it is now.
+    pub async fn hover(&self, target: &Target, keep_scroll: bool, deadline: Instant) -> Result<Acted, BrowserError> {
+        let ready = self.wait_ready_where(target, Action::Hover, "page.hover", !keep_scroll, deadline).await?;
+        let ahead = self.ahead_of(target, Input::Hover, Some((ready.x, ready.y)), deadline).await;
+        self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await?;
+        Ok(Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch })
+    }
+
+    /// Moves the pointer to viewport point (`x`, `y`), over whatever is there.
+    pub async fn hover_point(&self, x: f64, y: f64, deadline: Instant) -> Result<Acted, BrowserError> {
+        let hit = self.point_target(x, y, deadline).await?;
+        let ahead = self.listeners_ahead(Input::Hover, Some((x, y)), deadline).await;
+        self.mouse("mouseMoved", x, y, 0, deadline).await?;
+        Ok(Acted { hit, ahead, ..Acted::default() })
     }
 
     /// Presses on `from`, moves to `to` in steps and releases there.
@@ -138,10 +150,16 @@ impl Page {
         text: &str,
         delay: Duration,
         deadline: Instant,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<Acted, BrowserError> {
+        let mut acted = Acted::default();
         if let Some(target) = target {
-            self.wait_ready(target, Action::Press, "page.type", deadline).await?;
+            let ready = self.wait_ready(target, Action::Press, "page.type", deadline).await?;
+            acted = Acted { approach: ready.approach, hit: None, ahead: None, watch: ready.watch };
         }
+        acted.ahead = match target {
+            Some(target) => self.ahead_of(target, Input::Keys, None, deadline).await,
+            None => self.listeners_ahead(Input::Keys, None, deadline).await,
+        };
         for (i, c) in text.chars().enumerate() {
             if i > 0 && !delay.is_zero() {
                 tokio::time::sleep(delay.min(MAX_KEY_DELAY)).await;
@@ -153,7 +171,7 @@ impl Page {
             };
             self.dispatch_key(&combo, deadline).await?;
         }
-        Ok(())
+        Ok(acted)
     }
 
     async fn mouse(&self, kind: &str, x: f64, y: f64, buttons: u32, deadline: Instant) -> Result<(), BrowserError> {

@@ -45,6 +45,9 @@ struct Inner {
     /// The isolated world our helper scripts run in, for the document it was made for:
     /// (loader id, execution context id).
     helper_world: Mutex<Option<(String, i64)>>,
+    /// The function in the page's own world that looks up listeners (see `reach`), for the document
+    /// it was made for: (loader id, object id).
+    lister: Mutex<Option<(String, String)>>,
     /// The refs page.snapshot issued (see `refs`).
     refs: Mutex<RefTable>,
     /// The latest snapshot lines per scope, for `snapshot: "diff"` (a few scopes at most).
@@ -138,6 +141,7 @@ impl Page {
                 target_id,
                 watch,
                 helper_world: Mutex::new(None),
+                lister: Mutex::new(None),
                 refs: Mutex::new(RefTable::default()),
                 snapshots: Mutex::new(Vec::new()),
                 init_scripts: Mutex::new(Vec::new()),
@@ -207,6 +211,10 @@ impl Page {
 
     pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, Option<(String, i64)>> {
         self.inner.helper_world.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn lister(&self) -> std::sync::MutexGuard<'_, Option<(String, String)>> {
+        self.inner.lister.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(super) fn refs(&self) -> std::sync::MutexGuard<'_, RefTable> {

@@ -7,7 +7,9 @@
 //! - `script`, `resolve`, `target`, `selector`, `refs`, `action`: our helper scripts in an isolated
 //!   world, and finding the element a method names
 //! - one file per capability: `navigation` (+ `load`: the load breakdown), `actions` (+ `keys`,
-//!   `gestures`), `forms`, `effects`, `reading`, `evaluate`, `screenshot`, `snapshot` (+
+//!   `gestures`), `forms`, `effects` (+ `reach`: the listeners an action's events reach;
+//!   `replaced`: an element replaced since load and its detached predecessor's listeners),
+//!   `reading`, `evaluate`, `screenshot`, `snapshot` (+
 //!   `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
 //!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
 //!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
@@ -43,8 +45,10 @@ mod load;
 mod navigation;
 mod popup_log;
 mod pulls;
+mod reach;
 mod reading;
 mod refs;
+mod replaced;
 mod resolve;
 mod route_table;
 mod routing;
@@ -63,7 +67,7 @@ mod wait;
 mod watch;
 
 pub use action::Action;
-pub use actions::{ClickOptions, Modifier, MouseButton};
+pub use actions::{Acted, ClickOptions, Modifier, MouseButton};
 pub use assertions::{Expect, UrlPattern};
 pub use ax_render::Snapshot;
 pub use code::SourceView;

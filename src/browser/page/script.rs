@@ -14,7 +14,7 @@ use super::handle::Page;
 use crate::browser::error::BrowserError;
 
 const WORLD_NAME: &str = "text-browser";
-const LIB_JS: &str = include_str!("../../js/lib.js");
+const LIB_JS: &str = concat!(include_str!("../../js/watch_name.js"), include_str!("../../js/lib.js"));
 
 impl Page {
     /// Calls `function` (the source of a JS function) with `args` in the helper world, awaiting a
@@ -156,6 +156,18 @@ enum HelperError {
         #[serde(default)]
         message: String,
     },
+    /// Acting where the element is, a user would hit `cover` instead.
+    ElementCovered {
+        #[serde(default)]
+        selector: String,
+        cover: crate::browser::pointer::PointerTarget,
+    },
+    ElementOutsideViewport {
+        #[serde(default)]
+        selector: String,
+        #[serde(default)]
+        message: String,
+    },
     StaleRef {
         #[serde(default)]
         selector: String,
@@ -182,6 +194,10 @@ impl From<HelperError> for BrowserError {
                 Self::Ambiguous { selector, count, candidates }
             }
             HelperError::NotActionable { selector, message } => Self::NotActionable { selector, reason: message },
+            HelperError::ElementCovered { selector, cover } => Self::Covered { selector, cover: Box::new(cover) },
+            HelperError::ElementOutsideViewport { selector, message } => {
+                Self::OutsideViewport { selector, reason: message }
+            }
             HelperError::StaleRef { selector, message } => Self::StaleRef(format!("{selector}: {message}")),
             HelperError::AxeUnavailable { message } => Self::AxeUnavailable(message),
             HelperError::UnknownAction { message } => Self::HelperScript(message),

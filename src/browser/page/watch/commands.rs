@@ -20,6 +20,7 @@ use tokio_util::task::TaskTracker;
 use super::events::CodeLocation;
 use super::nav::NavState;
 use super::sources;
+use super::stacks::Stack;
 use super::store::SharedStore;
 use crate::browser::chromium::cdp;
 
@@ -35,6 +36,8 @@ pub enum Command {
     FetchPostData { request_id: String },
     /// The source lines around `at`, for the console entry or page error `seq`.
     FetchSource { seq: u64, at: CodeLocation },
+    /// The stack behind the DOM watcher's cause `id` of `document` (a `Runtime.StackTraceId`).
+    FetchCause { document: u64, id: u32, stack_id: Value },
     /// Answer a request held for `network.route`.
     AnswerPaused(PausedAnswer),
     /// Answer the dialog that just opened.
@@ -71,6 +74,12 @@ pub enum Finding {
         seq: u64,
         at: CodeLocation,
         text: Option<String>,
+    },
+    /// The stack behind a cause, when it could be had.
+    Cause {
+        document: u64,
+        id: u32,
+        stack: Option<Stack>,
     },
 }
 
@@ -142,6 +151,12 @@ impl Runner {
             Command::FetchSource { seq, at } => {
                 let text = self.source_text(&at.url, deadline).await;
                 let _ = self.findings.send(Finding::Source { seq, at, text });
+            }
+            Command::FetchCause { document, id, stack_id } => {
+                let params = json!({ "stackTraceId": stack_id });
+                let answer = cdp::call(&self.page, "Debugger.getStackTrace", params, deadline).await;
+                let stack = answer.ok().and_then(|a| a.get("stackTrace").map(Stack::parse));
+                let _ = self.findings.send(Finding::Cause { document, id, stack });
             }
             Command::AnswerPaused(answer) => {
                 let (method, params) = match answer {

@@ -1,10 +1,17 @@
 //! DOM changes, as the watcher script (`js/dom_watch.js`) reports them, and how one reads in a
-//! line (`#results: 10 children replaced`, `button#save: disabled set`).
+//! line (`#results: 10 children replaced`, `button#save: disabled set`); the watcher's notes on how
+//! the browser treated the user's clicks, submissions and Enter keys ([`EventNote`]).
 //!
 //! The script runs in an isolated world of every document from its first moment (installed once
 //! per page with [`install`]); it coalesces changes per element over ~50 ms and calls a binding
 //! only that world can see. Payloads are parsed leniently and bounded: a change is a short
 //! description, never page content beyond a 60-character text excerpt.
+//!
+//! [`install`] also turns on what tells the service *who* made a change: async stack traces
+//! (`Runtime.setAsyncCallStackDepth`), so the watcher's observer callback has the stack of the first
+//! change it reports as its async parent, which the watcher hands over through a console call
+//! marked [`CAUSE_MARK`] (see `causes`); and the Debugger domain, with every pause skipped, so the
+//! scripts a listener or a stack names have their URLs.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -13,13 +20,19 @@ use tokio::time::Instant;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
-const DOM_WATCH_JS: &str = include_str!("../../../js/dom_watch.js");
+const DOM_WATCH_JS: &str = concat!(include_str!("../../../js/watch_name.js"), include_str!("../../../js/dom_watch.js"));
 /// The binding the watcher reports through (its name is fixed in the script too).
 pub const DOM_BINDING: &str = "__textBrowserDom";
+/// The first argument of the watcher's console call that hands over a cause (fixed in the script).
+pub const CAUSE_MARK: &str = "__textBrowserDomCause";
+/// How many async parents a stack keeps: enough for a render in a `then` of a `then` of a fetch.
+const ASYNC_DEPTH: u32 = 8;
 /// The isolated world the watcher runs in (not the helper world: that one is made on demand).
 const WORLD: &str = "text-browser-watch";
 /// A payload larger than this is not ours (the script sends at most a dozen short changes).
 const MAX_PAYLOAD: usize = 64 * 1024;
+/// Causes one change names at most (the script sends at most three).
+const MAX_CAUSES: usize = 3;
 
 /// One element's change within one coalescing window.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -49,6 +62,52 @@ pub struct DomChange {
     /// Past the script's per-window limit: how many more elements under this one changed.
     #[serde(default)]
     pub others: u32,
+    /// The causes (see `causes`) of the observer callbacks that reported it, first first.
+    #[serde(default)]
+    pub causes: Vec<u32>,
+}
+
+/// What the watcher says of an input event the user made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteKind {
+    Click,
+    Submit,
+    /// An Enter key (the only key with a default the watcher notes).
+    Keydown,
+    #[serde(other)]
+    Other,
+}
+
+/// How the browser treated one click, submission or Enter key of the user's.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct EventNote {
+    /// When it was dispatched: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    #[serde(rename = "type")]
+    pub kind: NoteKind,
+    /// The element it was dispatched to.
+    pub on: String,
+    /// What the browser does by default (`submits form#login (POST /login)`, `follows the link to
+    /// /next`, `nothing (a type="button" button submits nothing)`); none when nothing is known.
+    #[serde(default)]
+    pub default: Option<String>,
+    /// A listener called preventDefault (or an inline handler returned false).
+    #[serde(default)]
+    pub prevented: bool,
+    /// It reached the window's bubble phase (false: a listener stopped its propagation).
+    #[serde(default)]
+    pub bubbled: bool,
+}
+
+/// One payload of the watcher: changes, and notes on input events.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct WatchReport {
+    #[serde(default)]
+    pub changes: Vec<DomChange>,
+    #[serde(default)]
+    pub events: Vec<EventNote>,
 }
 
 impl DomChange {
@@ -113,22 +172,32 @@ fn quoted(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
-/// Parses the watcher's payload (a JSON array of changes); `None` when it is not one.
-pub fn parse_payload(payload: &str) -> Option<Vec<DomChange>> {
+/// Parses the watcher's payload (`{changes, events}`); `None` when it is not one.
+pub fn parse_payload(payload: &str) -> Option<WatchReport> {
     if payload.len() > MAX_PAYLOAD {
         return None;
     }
-    let mut changes: Vec<DomChange> = serde_json::from_str(payload).ok()?;
-    changes.truncate(32);
-    for change in &mut changes {
+    let mut report: WatchReport = serde_json::from_str(payload).ok()?;
+    report.changes.truncate(32);
+    for change in &mut report.changes {
         change.element = change.element.chars().take(120).collect();
+        change.causes.truncate(MAX_CAUSES);
     }
-    Some(changes)
+    report.events.truncate(8);
+    for note in &mut report.events {
+        note.on = note.on.chars().take(120).collect();
+        note.default = note.default.take().map(|d| d.chars().take(300).collect());
+    }
+    Some(report)
 }
 
-/// Installs the watcher on `page`: the binding it reports through, and the script itself in every
-/// document from now on (and the current one).
+/// Installs the watcher on `page`: async stack traces and the Debugger domain (pauses skipped), the
+/// binding it reports through, and the script itself in every document from now on (and the
+/// current one).
 pub async fn install(page: &chromiumoxide::Page, deadline: Instant) -> Result<(), BrowserError> {
+    cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline).await?;
+    cdp::call(page, "Debugger.enable", json!({}), deadline).await?;
+    cdp::call(page, "Debugger.setSkipAllPauses", json!({ "skip": true }), deadline).await?;
     cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline)
         .await?;
     cdp::call(
@@ -146,19 +215,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_script_reports_through_the_binding_the_service_listens_to() {
+    fn the_script_reports_through_the_binding_and_the_marker_the_service_listens_to() {
         assert!(DOM_WATCH_JS.contains(DOM_BINDING));
+        assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
     }
 
     #[test]
     fn a_change_reads_as_one_line() {
         let changes = parse_payload(
-            r##"[{"t":1.5,"el":"#table","added":24,"removed":0,"tag":"tr","text":null,"attrs":[],"input":null},
-                 {"t":1.5,"el":"#loading","added":0,"removed":0,"attrs":[["hidden",null,""]]},
+            r##"{"changes":[{"t":1.5,"el":"#table","added":24,"removed":0,"tag":"tr","text":null,"attrs":[],"input":null},
+                 {"t":1.5,"el":"#loading","added":0,"removed":0,"attrs":[["hidden",null,""]],"causes":[3,4,5,6]},
                  {"t":2,"el":"#results","added":3,"removed":3,"tag":"li","text":["old","new"],"attrs":[["class","a","a busy"]]},
-                 {"t":3,"el":"#grid","others":1990}]"##,
+                 {"t":3,"el":"#grid","others":1990}]}"##,
         )
-        .unwrap();
+        .unwrap()
+        .changes;
+        assert_eq!(changes[1].causes, vec![3, 4, 5], "at most three causes are kept");
         assert_eq!(changes[0].line(), "#table: 24 rows added");
         assert_eq!(changes[1].line(), "#loading: hidden set");
         assert_eq!(changes[2].line(), r#"#results: 3 items replaced; text "old" → "new"; class "a" → "a busy""#);
@@ -168,7 +240,22 @@ mod tests {
     #[test]
     fn a_payload_that_is_not_ours_is_ignored() {
         assert!(parse_payload("not json").is_none());
+        assert!(parse_payload("[]").is_none());
         assert!(parse_payload(&"x".repeat(MAX_PAYLOAD + 1)).is_none());
-        assert_eq!(parse_payload("[]"), Some(vec![]));
+        assert_eq!(parse_payload("{}"), Some(WatchReport::default()));
+    }
+
+    #[test]
+    fn event_notes_keep_what_the_browser_did_by_default() {
+        let report = parse_payload(
+            r##"{"changes":[],"events":[{"t":5,"type":"click","on":"#save","default":"nothing (a type=\"button\" button submits nothing)","prevented":false,"bubbled":true},
+                 {"t":6,"type":"submit","on":"#login","default":"submits #login (POST /login)","prevented":true,"bubbled":false},
+                 {"t":7,"type":"wheel","on":"#x"}]}"##,
+        )
+        .unwrap();
+        assert_eq!(report.events.len(), 3);
+        assert_eq!(report.events[0].kind, NoteKind::Click);
+        assert!(report.events[1].prevented && !report.events[1].bubbled);
+        assert_eq!(report.events[2].kind, NoteKind::Other);
     }
 }

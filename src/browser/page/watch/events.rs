@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::dom::{DOM_BINDING, DomChange};
+use super::dom::{CAUSE_MARK, DOM_BINDING, WatchReport};
+use super::stacks::Stack;
 use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use crate::egress::failures::FAILURE_HEADER;
 
@@ -28,7 +29,7 @@ pub struct CodeLocation {
 
 impl CodeLocation {
     /// From a CDP call frame (0-based `lineNumber` / `columnNumber`).
-    fn of_frame(frame: &Value) -> Option<Self> {
+    pub(super) fn of_frame(frame: &Value) -> Option<Self> {
         let url = frame.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
         Some(Self {
             url,
@@ -79,6 +80,8 @@ pub struct RequestStart {
     pub has_post_data: bool,
     /// The script (or parser) that started it.
     pub initiator: Option<CodeLocation>,
+    /// The initiator's whole stack, async parents included (empty for the parser's requests).
+    pub callers: Stack,
     /// CDP monotonic time, seconds.
     pub timestamp: f64,
     /// The same moment by the browser's wall clock (seconds since the Unix epoch).
@@ -97,6 +100,7 @@ impl Default for RequestStart {
             post_data: None,
             has_post_data: false,
             initiator: None,
+            callers: Stack::default(),
             timestamp: 0.0,
             wall_time: None,
         }
@@ -146,6 +150,8 @@ pub enum PageEvent {
         method: ConsoleMethod,
         text: String,
         location: Option<CodeLocation>,
+        /// The call's stack, async parents included.
+        trace: Stack,
         /// When the page logged it, by its own clock (ms since the Unix epoch).
         at: Option<u64>,
     },
@@ -154,6 +160,8 @@ pub enum PageEvent {
         message: String,
         stack: Option<String>,
         location: Option<CodeLocation>,
+        /// Where it was thrown from, async parents included.
+        trace: Stack,
         /// When it was thrown, by the page's clock (ms since the Unix epoch).
         at: Option<u64>,
     },
@@ -217,8 +225,15 @@ pub enum PageEvent {
         /// The default text of a prompt.
         default_prompt: String,
     },
-    /// What our DOM watcher saw change on the page (`Runtime.bindingCalled` on [`DOM_BINDING`]).
-    DomChanged(Vec<DomChange>),
+    /// What our DOM watcher saw change on the page, and how the browser treated the user's input
+    /// (`Runtime.bindingCalled` on [`DOM_BINDING`]).
+    DomChanged(WatchReport),
+    /// Our DOM watcher's cause `id`: the stack of the changes it names is behind `stack_id` (a
+    /// `Runtime.StackTraceId`, read with `Debugger.getStackTrace`).
+    DomCause {
+        id: u32,
+        stack_id: Value,
+    },
 }
 
 impl PageEvent {
@@ -245,6 +260,7 @@ impl PageEvent {
             Self::WindowOpened { .. } => "window_opened",
             Self::AuthRequired { .. } => "auth_required",
             Self::DomChanged(_) => "dom_changed",
+            Self::DomCause { .. } => "dom_cause",
         }
     }
 
@@ -280,6 +296,7 @@ impl PageEvent {
                 post_data: post_data(&params),
                 has_post_data: params.pointer("/request/hasPostData").and_then(Value::as_bool).unwrap_or(false),
                 initiator: initiator(params.get("initiator")),
+                callers: params.pointer("/initiator/stack").map(Stack::parse).unwrap_or_default(),
                 timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
                 wall_time: params.get("wallTime").and_then(Value::as_f64),
             }),
@@ -418,6 +435,15 @@ fn failure_text(params: &Value) -> String {
 }
 
 fn console(params: &Value) -> Option<PageEvent> {
+    let args = params.get("args").and_then(Value::as_array);
+    if let Some([mark, id]) = args.map(Vec::as_slice)
+        && mark.get("value").and_then(Value::as_str) == Some(CAUSE_MARK)
+    {
+        // Our DOM watcher's, never the page's log (a page imitating it only muddles its own causes).
+        let id = id.get("value").and_then(Value::as_u64).and_then(|id| u32::try_from(id).ok())?;
+        let stack_id = params.pointer("/stackTrace/parentId")?.clone();
+        return Some(PageEvent::DomCause { id, stack_id });
+    }
     let method = ConsoleMethod::parse(&str_field(params, "type")?);
     let text = params
         .get("args")
@@ -425,8 +451,9 @@ fn console(params: &Value) -> Option<PageEvent> {
         .map(|args| args.iter().map(remote_object_text).collect::<Vec<_>>().join(" "))
         .unwrap_or_default();
     let location = params.get("stackTrace").and_then(CodeLocation::of_stack);
+    let trace = params.get("stackTrace").map(Stack::parse).unwrap_or_default();
     let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
-    Some(PageEvent::Console { method, text, location, at })
+    Some(PageEvent::Console { method, text, location, trace, at })
 }
 
 fn exception(details: &Value, at: Option<u64>) -> PageEvent {
@@ -448,7 +475,8 @@ fn exception(details: &Value, at: Option<u64>) -> PageEvent {
         Some(d) => (d.lines().next().unwrap_or(d).to_owned(), d.contains('\n').then(|| d.to_owned())),
         None => (value.unwrap_or_else(|| text.to_owned()), None),
     };
-    PageEvent::Exception { origin, message, stack, location, at }
+    let trace = details.get("stackTrace").map(Stack::parse).unwrap_or_default();
+    PageEvent::Exception { origin, message, stack, location, trace, at }
 }
 
 /// How a console argument reads: strings as themselves, objects by their description.
@@ -607,9 +635,26 @@ mod tests {
                     column: 5,
                     function: "load".into()
                 }),
+                trace: Stack::parse(&json!({"callFrames":[{"url":"http://app/main.js","lineNumber":9,"columnNumber":4,
+                                                           "functionName":"load"}]})),
                 at: None,
             })
         );
+    }
+
+    #[test]
+    fn the_dom_watchers_cause_marker_is_a_cause_not_a_log_entry() {
+        let e = PageEvent::parse(
+            "Runtime.consoleAPICalled",
+            json!({"type":"debug","args":[{"type":"string","value":CAUSE_MARK},{"type":"number","value":7}],
+                   "stackTrace":{"callFrames":[],"parentId":{"id":"12"}}}),
+        );
+        assert_eq!(e, Some(PageEvent::DomCause { id: 7, stack_id: json!({"id":"12"}) }));
+        let no_parent = PageEvent::parse(
+            "Runtime.consoleAPICalled",
+            json!({"type":"debug","args":[{"type":"string","value":CAUSE_MARK},{"type":"number","value":7}]}),
+        );
+        assert_eq!(no_parent, None, "without a stack there is nothing to learn, and nothing to log");
     }
 
     #[test]
@@ -627,6 +672,9 @@ mod tests {
                 message: "TypeError: x is undefined".into(),
                 stack: Some("TypeError: x is undefined\n    at f (a.js:1:2)".into()),
                 location: Some(CodeLocation { url: "http://a/a.js".into(), line: 1, column: 2, function: "f".into() }),
+                trace: Stack::parse(
+                    &json!({"callFrames":[{"functionName":"f","url":"http://a/a.js","lineNumber":0,"columnNumber":1}]})
+                ),
                 at: None,
             })
         );
@@ -642,6 +690,7 @@ mod tests {
                 message: "thrown string".into(),
                 stack: None,
                 location: Some(CodeLocation { url: "http://a/".into(), line: 7, column: 3, function: String::new() }),
+                trace: Stack::default(),
                 at: None,
             })
         );

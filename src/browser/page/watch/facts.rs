@@ -234,6 +234,7 @@ mod tests {
                 column: 5,
                 function: function.into(),
             }),
+            callers: Default::default(),
             posted: None,
             browser_own: false,
             response: Some(Answer { status: 200, mime: "application/json".into(), at: 0.0 }),
@@ -272,7 +273,8 @@ mod tests {
             attrs: vec![],
             input: None,
             others: 0,
-        });
+            causes: vec![],
+        }, 0);
         let facts = out_of_order(&spans, &[&render], 1000.0);
         assert_eq!(
             facts,

@@ -11,7 +11,10 @@
 //! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `bodies`,
 //!   `sources`: captured response bodies and script sources; `redact`: secrets masked on the way out
 //! - `nav`: the navigation and network state waiting methods subscribe to
-//! - `dom`: the DOM watcher's changes (`js/dom_watch.js`); `facts`: out of order, serial chains
+//! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
+//!   `facts`: out of order, serial chains
+//! - `stacks`: stack traces with their async parents; `causes`: who made a DOM change and what it
+//!   was reacting to, and which request a page error happened during
 //! - `arms`, `download_log`: how the next dialog and file chooser are answered; the downloads
 //! - `views/`: what each answer shows (logs, network, HAR, effects, timeline lines, live feed)
 //!
@@ -20,6 +23,7 @@
 mod arms;
 pub use crate::browser::chromium::kinds;
 pub mod bodies;
+pub mod causes;
 mod clock;
 mod commands;
 pub mod dom;
@@ -33,6 +37,7 @@ pub mod redact;
 mod reducer;
 mod reorder;
 pub mod sources;
+pub mod stacks;
 pub mod store;
 pub mod timeline;
 pub mod views;

@@ -6,9 +6,10 @@
 //! [`POSTED_LIMIT`]. Every record knows its size, which the timeline's byte cap counts.
 
 use super::bodies::cut;
-use super::dom::DomChange;
+use super::dom::{DomChange, EventNote};
 use super::events::{CodeLocation, ErrorOrigin};
 use super::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
+use super::stacks::Stack;
 
 /// Bytes of a console message or page error message kept (the rest is counted, not kept).
 pub const TEXT_LIMIT: usize = 4096;
@@ -65,6 +66,9 @@ pub enum Record {
     /// An action of the session's caller (`page.click e5`).
     Action(String),
     Dom(DomRecord),
+    /// How the browser treated a click, submission or Enter key of the user's (its default, and
+    /// whether a listener prevented it).
+    Dispatched(EventNote),
     /// The page's renderer crashed.
     Crash,
 }
@@ -77,16 +81,20 @@ impl Record {
                 Self::Document { url } => url.len(),
                 Self::Milestone(_) | Self::Crash => 0,
                 Self::Request(r) => r.bytes(),
-                Self::Console(c) => c.text.len() + c.location.as_ref().map_or(0, |l| l.url.len()) + c.source_bytes(),
+                Self::Console(c) => {
+                    c.text.len() + c.location.as_ref().map_or(0, |l| l.url.len()) + c.source_bytes() + c.trace.bytes()
+                }
                 Self::PageError(e) => {
                     e.message.len()
                         + e.stack.as_ref().map_or(0, String::len)
                         + e.location.as_ref().map_or(0, |l| l.url.len())
                         + e.source.as_ref().map_or(0, String::len)
+                        + e.trace.bytes()
                 }
                 Self::Dialog(text) | Self::Download(text) | Self::Note(text) | Self::Action(text) => text.len(),
                 Self::Popup { tab, url } => tab.len() + url.len(),
-                Self::Dom(d) => d.change.bytes() + d.times.len() * 8,
+                Self::Dom(d) => d.recent.iter().map(DomChange::bytes).sum::<usize>() + d.times.len() * 8,
+                Self::Dispatched(note) => note.on.len() + note.default.as_ref().map_or(0, String::len),
             }
     }
 }
@@ -101,6 +109,9 @@ pub struct RequestRecord {
     pub resource_type: ResourceType,
     /// The script location (or document line) that started it.
     pub initiator: Option<CodeLocation>,
+    /// The initiator's whole stack, async parents included (what an error or a render that reads
+    /// its answer is matched by, see `causes`).
+    pub callers: Stack,
     /// The first [`POSTED_LIMIT`] bytes it posted.
     pub posted: Option<String>,
     /// The browser's own request (the favicon): never a failure, never the page's doing.
@@ -187,6 +198,7 @@ impl RequestRecord {
             + self.method.len()
             + self.url.len()
             + self.initiator.as_ref().map_or(0, |i| i.url.len() + i.function.len())
+            + self.callers.bytes()
             + self.posted.as_ref().map_or(0, String::len)
             + self.response.as_ref().map_or(0, |r| r.mime.len() + 16)
             + match &self.end {
@@ -204,6 +216,8 @@ pub struct ConsoleRecord {
     /// The message's length when it was longer than [`TEXT_LIMIT`].
     pub text_length: Option<usize>,
     pub location: Option<CodeLocation>,
+    /// The call's stack, async parents included.
+    pub trace: Stack,
     /// For errors: the calling line and one each side.
     pub source: Option<String>,
     pub source_pending: bool,
@@ -226,6 +240,8 @@ pub struct ErrorRecord {
     pub message: String,
     pub message_length: Option<usize>,
     pub location: Option<CodeLocation>,
+    /// Where it was thrown from, async parents included.
+    pub trace: Stack,
     pub source: Option<String>,
     pub stack: Option<String>,
     pub source_pending: bool,
@@ -241,14 +257,22 @@ pub struct DomRecord {
     pub times: Vec<f64>,
     /// How many changes were merged in all.
     pub count: u32,
+    /// The document it happened in (the timeline's count of documents then): whose causes its
+    /// cause ids are.
+    pub document: u64,
+    /// The latest [`MAX_RECENT`] changes merged, each as it was (with its own time and causes):
+    /// what `page.inspect` lists for the element.
+    pub recent: Vec<DomChange>,
 }
 
 /// Change times a merged DOM record keeps.
 pub const MAX_TIMES: usize = 32;
+/// Changes a merged DOM record keeps whole.
+pub const MAX_RECENT: usize = 6;
 
 impl DomRecord {
-    pub fn new(change: DomChange) -> Self {
-        Self { times: vec![change.at], change, count: 1 }
+    pub fn new(change: DomChange, document: u64) -> Self {
+        Self { times: vec![change.at], recent: vec![change.clone()], change, count: 1, document }
     }
 
     pub fn last_at(&self) -> f64 {
@@ -263,6 +287,10 @@ impl DomRecord {
         }
         self.times.push(change.at);
         self.count += 1;
+        if self.recent.len() == MAX_RECENT {
+            self.recent.remove(0);
+        }
+        self.recent.push(change.clone());
         let first = self.change.at;
         self.change = DomChange { at: first, ..change.clone() };
     }

@@ -226,6 +226,7 @@ impl Reducer {
                     url,
                     resource_type: start.resource_type,
                     initiator: start.initiator,
+                    callers: start.callers,
                     posted: start.post_data.map(records::posted),
                     response: None,
                     end: None,
@@ -469,7 +470,7 @@ impl Reducer {
                 self.nav.url = url;
                 self.nav_dirty = true;
             }
-            PageEvent::Console { method, text, location, at } => {
+            PageEvent::Console { method, text, location, trace, at } => {
                 let at = at.map_or_else(now_ms, |ms| ms as f64);
                 let level = method.level();
                 let wants_source = level == Level::Error && location.is_some();
@@ -483,6 +484,7 @@ impl Reducer {
                     text,
                     text_length,
                     location: location.clone(),
+                    trace,
                     source: None,
                     source_pending: wants_source,
                 };
@@ -491,7 +493,7 @@ impl Reducer {
                     self.want_source(store, seq, location, out);
                 }
             }
-            PageEvent::Exception { origin, message, stack, location, at } => {
+            PageEvent::Exception { origin, message, stack, location, trace, at } => {
                 let at = at.map_or_else(now_ms, |ms| ms as f64);
                 let (message, message_length) = records::message(message);
                 let mut event = LiveEvent::new(LiveKind::PageError, true, message.clone()).at(Some(at as u64));
@@ -502,6 +504,7 @@ impl Reducer {
                     message,
                     message_length,
                     location: location.clone(),
+                    trace,
                     source: None,
                     stack: stack.map(records::stack),
                     source_pending: location.is_some(),
@@ -608,10 +611,18 @@ impl Reducer {
                 out.commands.push(Command::AnswerDialog { accept: answer.accept, prompt_text });
             }
             PageEvent::ScriptParsed { script_id, url } if !url.is_empty() => store.script_parsed(script_id, url),
-            PageEvent::DomChanged(changes) => {
-                for change in changes {
+            PageEvent::DomChanged(report) => {
+                for change in report.changes {
                     store.timeline.push_dom(change);
                 }
+                for note in report.events {
+                    store.timeline.push(note.at, Record::Dispatched(note));
+                }
+            }
+            PageEvent::DomCause { id, stack_id } => {
+                let document = store.timeline.generation();
+                store.causes.announced(document, id, now_ms());
+                out.commands.push(Command::FetchCause { document, id, stack_id });
             }
             _ => {}
         }
@@ -630,6 +641,7 @@ impl Reducer {
             Finding::PostData { request_id, text } => {
                 self.update_request(store, &request_id, |r| r.posted = Some(records::posted(text)))
             }
+            Finding::Cause { document, id, stack } => store.causes.resolved(document, id, stack),
             Finding::Source { seq, at, text } => {
                 let source = text.and_then(|text| {
                     let lines = store.sources.insert(&at.url, &text);

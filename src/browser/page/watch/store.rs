@@ -1,11 +1,12 @@
 //! What one page's watch keeps between calls, behind one lock: the timeline, the captured
-//! response bodies, the script sources and script ids seen, and the redactor every view passes
-//! page data through. The pump writes it; the views read it briefly.
+//! response bodies, the script sources and script ids seen, the stacks behind DOM changes, and the
+//! redactor every view passes page data through. The pump writes it; the views read it briefly.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::bodies::BodyStore;
+use super::causes::CauseStore;
 use super::redact::Redactor;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
@@ -18,8 +19,10 @@ pub struct Store {
     pub timeline: Timeline,
     pub bodies: BodyStore,
     pub sources: SourceCache,
-    /// Script id → URL, for the scripts the Debugger domain reported (see `inspect`).
+    /// Script id → URL, for the scripts the Debugger domain reported (see `dom::install`).
     scripts: HashMap<String, String>,
+    /// The stacks behind the DOM watcher's cause ids.
+    pub causes: CauseStore,
     pub redactor: Redactor,
 }
 
@@ -30,6 +33,7 @@ impl Store {
             bodies: BodyStore::default(),
             sources: SourceCache::default(),
             scripts: HashMap::new(),
+            causes: CauseStore::default(),
             redactor: Redactor::default(),
         }
     }

@@ -38,6 +38,8 @@ pub struct Timeline {
     documents: VecDeque<f64>,
     /// When the page was opened: the time frame before any navigation.
     opened: f64,
+    /// Documents started since the page opened (a DOM change's cause ids are its document's).
+    generation: u64,
     /// The last entry `logs.pull` returned.
     logs_cursor: u64,
     /// Console entries and page errors that fell off before `logs.pull` returned them.
@@ -57,6 +59,7 @@ impl Timeline {
             dropped: 0,
             documents: VecDeque::new(),
             opened,
+            generation: 0,
             logs_cursor: 0,
             logs_lost: 0,
             network_lost: 0,
@@ -93,7 +96,7 @@ impl Timeline {
             self.last_dom.retain(|_, seq| *seq >= first);
         }
         let element = change.element.clone();
-        let seq = self.push(change.at, Record::Dom(DomRecord::new(change)));
+        let seq = self.push(change.at, Record::Dom(DomRecord::new(change, self.generation)));
         self.last_dom.insert(element, seq);
     }
 
@@ -178,6 +181,7 @@ impl Timeline {
 
     /// A main-frame navigation started at `at`: later times count from it.
     pub fn document_started(&mut self, at: f64) {
+        self.generation += 1;
         if self.documents.back().is_some_and(|last| *last >= at) {
             return;
         }
@@ -190,6 +194,11 @@ impl Timeline {
     /// When the document current at `at` started to load (the page's opening before any).
     pub fn origin_of(&self, at: f64) -> f64 {
         self.documents.iter().rev().find(|start| **start <= at).copied().unwrap_or(self.opened)
+    }
+
+    /// How many documents have started since the page opened: the current document's number.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// When the current document started to load.
@@ -247,6 +256,7 @@ mod tests {
             text: text.into(),
             text_length: None,
             location: None,
+            trace: Default::default(),
             source: None,
             source_pending: false,
         })
@@ -300,6 +310,7 @@ mod tests {
             attrs: vec![],
             input: None,
             others: 0,
+            causes: vec![],
         };
         let mut t = Timeline::new(0.0);
         for i in 0..10 {

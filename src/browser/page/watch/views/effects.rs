@@ -16,11 +16,13 @@ use serde::Serialize;
 use super::super::bodies::cut;
 use super::super::facts::{self, Span};
 use super::super::kinds::Level;
+use super::super::dom::EventNote;
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::store::Store;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
-use super::{origin_of, relative, relative_in};
+use super::reached::Reached;
+use super::{dom_cause, origin_of, relative, relative_in};
 
 /// Requests listed one by one before the rest are grouped by endpoint.
 pub const MAX_REQUESTS: usize = 8;
@@ -156,6 +158,25 @@ pub struct Effects {
     /// Requests still in flight when settling ended.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingView>,
+    /// The listeners the action's events reached, looked up just before the input on the element,
+    /// its ancestors, the document and the window (`click on button#save → saveProfile
+    /// (/form/:36)`), or `"no listener"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<Reached>,
+    /// Why nothing was reached: which events had no listener where, and whether the element was
+    /// replaced since load with its listeners left on the detached predecessor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_listener_because: Option<String>,
+    /// What the browser did by default with the user's click, submission or Enter key (`submit on
+    /// #login: submits form#login (POST /session)`), or what kept it from it (a type="button", a
+    /// listener's preventDefault, an inline `onsubmit="return false"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_default: Option<String>,
+    /// The control the action touched shows a busy sign (disabled with a busy text, aria-busy, a
+    /// spinner) since the action, and nothing is pending: `button#place "Placing order…"
+    /// [disabled] for 2.1 s, nothing pending`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub still_busy: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -189,7 +210,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
     effects.facts = facts::out_of_order(&spans, &doms, mark.at);
     effects.facts.extend(facts::chains(&spans).iter().map(|chain| relative_in(&chain.line(), &origin)));
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
-    effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(dom, mark.at)).collect();
+    effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at)).collect();
     effects.pending = pending(store, now, |r| spans.iter().any(|s| std::ptr::eq(s.request, r)))
         .into_iter()
         .map(|p| PendingView { url: relative(&p.url, &origin), ..p })
@@ -264,15 +285,21 @@ fn request_effect(store: &Store, span: &Span, origin_at: f64, origin: &str) -> R
     }
 }
 
-/// `+12 #results: 10 items replaced`, with how often and until when for merged changes.
-pub fn change_line(dom: &DomRecord, origin: f64) -> String {
+/// `click on #link: its default (follows the link to /next) was prevented by a listener`: a note
+/// on the user's input the timeline shows (only those a listener changed).
+pub fn dispatched_line(note: &EventNote) -> String {
+    let listeners = [];
+    super::reached::by_default(&[note], &listeners).unwrap_or_else(|| format!("{:?} on {}", note.kind, note.on))
+}
+
+/// `+12 #results: 10 items replaced by renderResults (/search:40) ← response of GET /api/search 200`,
+/// with how often and until when for merged changes.
+pub fn change_line(store: &Store, dom: &DomRecord, origin: f64) -> String {
     let first = ms(dom.change.at, origin);
     let mut line = format!("+{first} {}", dom.change.line());
     if dom.count > 1 {
         line.push_str(&format!(" (the last of {} changes, at +{})", dom.count, ms(dom.last_at(), origin)));
     }
-    if let Some(input) = &dom.change.input {
-        line.push_str(&format!(" ← {input}"));
-    }
+    line.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at()));
     line
 }

@@ -18,7 +18,7 @@ use super::super::facts::{self, Span};
 use super::super::kinds::Milestone;
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
-use super::{origin_of, relative, relative_in};
+use super::{dom_cause, origin_of, relative, relative_in};
 
 /// What kinds of entries `page.timeline` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -161,7 +161,7 @@ pub fn render(
                 }
                 let parts: Vec<String> = entries[i..end]
                     .iter()
-                    .filter_map(|e| if let Record::Dom(d) = &e.record { Some(dom_part(d, origin_at)) } else { None })
+                    .filter_map(|e| if let Record::Dom(d) = &e.record { Some(dom_part(store, d, origin_at)) } else { None })
                     .collect();
                 lines.push(format!("+{} {}", t(entry.at), parts.join("; ")));
                 i = end;
@@ -211,6 +211,9 @@ fn kind_of(record: &Record) -> Option<EntryKind> {
         Record::PageError(_) => EntryKind::Error,
         Record::Dom(_) => EntryKind::Dom,
         Record::Action(_) => EntryKind::Action,
+        // The browser's handling of the user's input is news only when a listener changed it.
+        Record::Dispatched(note) if note.prevented || !note.bubbled => EntryKind::Action,
+        Record::Dispatched(_) => return None,
         Record::Dialog(_) | Record::Download(_) | Record::Popup { .. } | Record::Note(_) => EntryKind::Other,
     })
 }
@@ -273,7 +276,7 @@ fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, docu
     format!("{} {url} {outcome}{took}{by}", r.method)
 }
 
-fn dom_part(dom: &DomRecord, origin_at: f64) -> String {
+fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
     let mut part = dom.change.line();
     if dom.count > 1 {
         part.push_str(&format!(
@@ -282,9 +285,7 @@ fn dom_part(dom: &DomRecord, origin_at: f64) -> String {
             (dom.last_at() - origin_at).round() as i64
         ));
     }
-    if let Some(input) = &dom.change.input {
-        part.push_str(&format!(" ← {input}"));
-    }
+    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at()));
     part
 }
 
@@ -302,6 +303,7 @@ fn other_line(store: &Store, record: &Record, origin: &str) -> String {
         Record::Download(text) | Record::Note(text) => relative_in(&redact(text), origin),
         Record::Popup { tab, url } => format!("popup opened as tab {tab}: {}", relative(&redact(url), origin)),
         Record::Action(what) => redact(what),
+        Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
         Record::Request(_) | Record::Dom(_) => String::new(),
     }

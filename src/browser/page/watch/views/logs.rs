@@ -7,6 +7,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::super::causes;
 use super::super::events::{CodeLocation, ErrorOrigin};
 use super::super::kinds::{ConsoleMethod, Level};
 use super::super::records::{Entry, Record, popup_line};
@@ -50,6 +51,10 @@ pub struct ConsoleEntry {
     /// For errors: the calling line and two each side, from the browser's copy of the script.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// For errors: the request whose answer the code was handling (`failure of GET /api/stats
+    /// (net::ERR_CONNECTION_REFUSED)`), as for page errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub during: Option<String>,
     /// When: ms since the document started loading.
     pub t: i64,
 }
@@ -71,6 +76,10 @@ pub struct PageError {
     /// column marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The request whose answer the code was handling when it threw (its async stack passes
+    /// through the function that started the request): `response of GET /api/deployments 200`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub during: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
     /// When: ms since the document started loading.
@@ -98,6 +107,7 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
         text_length: None,
         location: None,
         source: None,
+        during: None,
         t,
     };
     Some(match &entry.record {
@@ -108,6 +118,10 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
             text_length: c.text_length,
             location: c.location.clone(),
             source: c.source.clone(),
+            during: (c.level() == Level::Error)
+                .then(|| causes::during(&c.trace, &store.timeline, entry.at))
+                .flatten()
+                .map(|d| store.redactor.text(&d)),
             t,
         },
         Record::Dialog(text) => note(Origin::Dialog, ConsoleMethod::Warning, text),
@@ -127,6 +141,7 @@ pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<Page
         message_length: e.message_length,
         location: e.location.clone(),
         source: e.source.clone(),
+        during: causes::during(&e.trace, &store.timeline, entry.at).map(|d| store.redactor.text(&d)),
         stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
         t: ms_since(&store.timeline, entry.at),
     })

@@ -1,7 +1,8 @@
 //! The views of a page's timeline: what each answer shows of it, shaped for its reader, masked
 //! and bounded — `logs` (logs.pull), `network` (network.pull, network.body), `har`
-//! (network.har), `effects` (an action's effects), `lines` (page.timeline), `live`
-//! (events.subscribe) — and the signal counts every action and navigation answers with.
+//! (network.har), `effects` (an action's effects), `reached` (the listeners an action reached and
+//! the browser's default), `lines` (page.timeline), `live` (events.subscribe) — and the signal
+//! counts every action and navigation answers with.
 
 pub mod effects;
 pub mod har;
@@ -9,10 +10,13 @@ pub mod lines;
 pub mod live;
 pub mod logs;
 pub mod network;
+pub mod reached;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::causes;
+use super::dom::DomChange;
 use super::store::Store;
 use super::timeline::Timeline;
 
@@ -28,6 +32,17 @@ pub struct SignalCounts {
 pub fn signal_counts(store: &Store) -> SignalCounts {
     let (console_errors, page_errors, failed_requests) = store.timeline.counts();
     SignalCounts { console_errors, page_errors, failed_requests }
+}
+
+/// ` by updateForm (/signup:61) ← input on #email`: who made `change` (of a DOM record of
+/// `document`) and what it was reacting to, as far as its causes tell; empty when nothing is known.
+pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64) -> String {
+    let stack = store.causes.first_of(document, &change.causes);
+    let by = stack.and_then(causes::by).map(|by| format!(" by {by}")).unwrap_or_default();
+    let reaction = causes::reacting(stack, change.input.as_deref(), &store.timeline, at)
+        .map(|r| format!(" ← {r}"))
+        .unwrap_or_default();
+    format!("{by}{reaction}")
 }
 
 /// `at` in ms since the document it belongs to started loading.

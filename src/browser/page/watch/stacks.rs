@@ -1,0 +1,119 @@
+//! Stack traces as the service keeps them: the frames of a CDP `StackTrace`, segment by segment
+//! through its async parents (`await`, `Promise.then`, `setTimeout`, a MutationObserver's
+//! `childList` …), bounded. Async stack traces are on for every page (see `dom::install`), so an
+//! error thrown in a response's callback, a request started after an `await`, and a DOM change all
+//! carry the chain of what led to them; `causes` reads those chains.
+
+use serde_json::Value;
+
+use super::events::CodeLocation;
+
+/// Segments kept: the synchronous part and this many async parents, less one.
+const MAX_SEGMENTS: usize = 8;
+/// Frames kept per segment.
+const MAX_FRAMES: usize = 8;
+
+/// One stretch of a stack: the synchronous frames, or an async parent's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Segment {
+    /// How it was scheduled (`await`, `Promise.then`, `setTimeout` …); none for the synchronous part.
+    pub boundary: Option<String>,
+    /// Its frames with a script URL, innermost first.
+    pub frames: Vec<CodeLocation>,
+}
+
+/// A stack trace, innermost segment first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stack {
+    pub segments: Vec<Segment>,
+}
+
+impl Stack {
+    /// Reads a CDP `Runtime.StackTrace` (following `parent`); frames without a URL (our own
+    /// scripts, `eval`) are left out.
+    pub fn parse(trace: &Value) -> Self {
+        let mut segments = Vec::new();
+        let mut current = Some(trace);
+        let mut first = true;
+        while let Some(trace) = current {
+            if segments.len() == MAX_SEGMENTS {
+                break;
+            }
+            let frames: Vec<CodeLocation> = trace
+                .get("callFrames")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(CodeLocation::of_frame)
+                .take(MAX_FRAMES)
+                .collect();
+            let boundary = if first {
+                None
+            } else {
+                Some(trace.get("description").and_then(Value::as_str).unwrap_or("async").chars().take(40).collect())
+            };
+            first = false;
+            segments.push(Segment { boundary, frames });
+            current = trace.get("parent");
+        }
+        Self { segments }
+    }
+
+    /// Every frame, innermost first.
+    pub fn frames(&self) -> impl Iterator<Item = &CodeLocation> {
+        self.segments.iter().flat_map(|s| s.frames.iter())
+    }
+
+    /// The innermost frame with a URL: where the thing happened.
+    pub fn top(&self) -> Option<&CodeLocation> {
+        self.frames().next()
+    }
+
+    /// The async parents (segments after the synchronous one).
+    pub fn parents(&self) -> &[Segment] {
+        self.segments.get(1..).unwrap_or_default()
+    }
+
+    /// Whether it runs in a promise's continuation or an XHR's callback: where a response is read.
+    pub fn after_promise(&self) -> bool {
+        self.parents().iter().filter_map(|s| s.boundary.as_deref()).any(|b| {
+            b == "await" || b.starts_with("Promise.") || b.starts_with("async") || b.contains("XMLHttpRequest")
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segments.iter().all(|s| s.frames.is_empty())
+    }
+
+    /// A rough size in bytes, for the byte caps.
+    pub fn bytes(&self) -> usize {
+        self.frames().map(|f| 16 + f.url.len() + f.function.len()).sum::<usize>() + 16 * self.segments.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_stack_keeps_its_async_parents_and_drops_frames_without_a_url() {
+        let stack = Stack::parse(&json!({
+            "callFrames": [{"functionName":"render","url":"http://a/app.js","lineNumber":9,"columnNumber":2},
+                           {"functionName":"","url":"","lineNumber":0,"columnNumber":0}],
+            "parent": {"description":"await","callFrames":[{"functionName":"load","url":"http://a/app.js","lineNumber":3,"columnNumber":0}]}
+        }));
+        assert_eq!(stack.segments.len(), 2);
+        assert_eq!(stack.top().map(|f| (f.function.as_str(), f.line)), Some(("render", 10)));
+        assert_eq!(stack.parents()[0].boundary.as_deref(), Some("await"));
+        assert!(stack.after_promise());
+        assert_eq!(stack.frames().count(), 2);
+    }
+
+    #[test]
+    fn a_synchronous_stack_is_not_after_a_promise() {
+        let stack = Stack::parse(&json!({"callFrames":[{"functionName":"onInput","url":"http://a/","lineNumber":1}]}));
+        assert!(!stack.after_promise());
+        assert!(Stack::parse(&json!({})).is_empty());
+    }
+}

@@ -1,0 +1,15 @@
+// How the DOM watcher names an element in its change lines: `#results`, `#checkout button.primary`
+// (its id, or its tag and first class under its nearest ancestor with an id). Prepended to the DOM
+// watcher (dom_watch.js) and to the helper library (lib.js), which run in two isolated worlds, so
+// an element the helpers hold (an action's target, what page.inspect looks at) is found again
+// under the same name in the timeline's DOM changes.
+function watchName(el) {
+  if (!(el instanceof Element)) return el === document ? 'document' : '#text';
+  if (el.id) return '#' + el.id;
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+  const self = cls ? el.localName + '.' + cls : el.localName;
+  for (let up = el.parentElement; up; up = up.parentElement) {
+    if (up.id) return '#' + up.id + ' ' + self;
+  }
+  return self;
+}
