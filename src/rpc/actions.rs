@@ -20,8 +20,7 @@ use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
 use crate::browser::pointer::{Offset, PointerTarget};
 use crate::browser::{
-    Acted, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts,
-    Target,
+    Acted, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target,
 };
 
 pub(super) const ACTION_TIMEOUT_MS: u64 = 15_000;
@@ -159,9 +158,10 @@ impl ParamSet for Aim {
             (None, Some(x), Some(y)) if aim.scroll.is_none() => {
                 Ok(Self::Point { x: coordinate("x", x)?, y: coordinate("y", y)? })
             }
-            (None, Some(_), Some(_)) => {
-                Err(ApiError::invalid("scroll", "scroll goes with an element; a point is always where the viewport is now"))
-            }
+            (None, Some(_), Some(_)) => Err(ApiError::invalid(
+                "scroll",
+                "scroll goes with an element; a point is always where the viewport is now",
+            )),
             (None, Some(_), None) => Err(ApiError::invalid("y", "give y with x")),
             (None, None, Some(_)) => Err(ApiError::invalid("x", "give x with y")),
             (None, None, None) => Err(ApiError::invalid("selector", "missing selector (or ref, or x and y)")),
@@ -463,7 +463,8 @@ async fn fill_form(
             acted = acted.then(field);
         }
         if let Some(submit) = &submit {
-            let clicked = page.click(submit, &ClickOptions { click_count: 1, ..ClickOptions::default() }, deadline).await?;
+            let clicked =
+                page.click(submit, &ClickOptions { click_count: 1, ..ClickOptions::default() }, deadline).await?;
             acted = acted.then(clicked);
         }
         Ok(acted)

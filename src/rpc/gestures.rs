@@ -231,8 +231,10 @@ async fn type_text(
         Some(target) => format!("page.type into {target}"),
         None => "page.type".to_owned(),
     };
-    act(&call, &page, &what, options, async { Ok(page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?) })
-        .await
+    act(&call, &page, &what, options, async {
+        Ok(page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?)
+    })
+    .await
 }
 
 async fn select(call: Call, page: Page, target: Target, p: SelectParams) -> Result<Acted, ApiError> {

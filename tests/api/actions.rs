@@ -22,7 +22,7 @@ async fn text(sid: &str, selector: &str) -> String {
 /// name the scripts do not know is refused by the page side instead of skipping checks.
 #[tokio::test]
 async fn every_action_is_known_to_the_page_scripts() {
-    const LIB_JS: &str = include_str!("../../src/js/lib.js");
+    const LIB_JS: &str = concat!(include_str!("../../src/js/watch_name.js"), include_str!("../../src/js/lib.js"));
     const PROBE_JS: &str = include_str!("../../src/js/probe.js");
     let svc = shared();
     let sid = on("/form").await;
@@ -31,7 +31,7 @@ async fn every_action_is_known_to_the_page_scripts() {
     let probe = |action: Value| {
         json!({
             "session_id": sid,
-            "expression": format!("(a) => ({PROBE_JS})(a.spec, a.action)"),
+            "expression": format!("(a) => ({PROBE_JS})(a.spec, a.action, true)"),
             "arg": { "spec": { "kind": "css", "value": "#name", "source": "#name" }, "action": action },
         })
     };

@@ -74,12 +74,18 @@ async fn a_click_that_posts_an_order_answered_422_reports_both_bodies_and_the_er
 }
 
 #[tokio::test]
-async fn an_action_that_starts_nothing_reports_no_effects() {
+async fn an_action_that_starts_nothing_reports_only_the_listeners_it_reached() {
     let svc = shared();
     let sid = opened(svc, "/signup/").await;
     let result =
         svc.ok("page.fill", json!({ "session_id": sid, "selector": "#email", "value": "ada@example.com" })).await;
-    assert_eq!(result["effects"], json!({}), "{result}");
+    // Nothing started, changed or failed: the effects say only which listeners the input reached.
+    assert_eq!(
+        result["effects"],
+        json!({ "reached": ["input on form#signup-form → validate (/signup/app.js:5)",
+                            "change on form#signup-form → validate (/signup/app.js:5)"] }),
+        "{result}"
+    );
 }
 
 #[tokio::test]

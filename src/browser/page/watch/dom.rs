@@ -174,7 +174,8 @@ fn quoted(text: &str) -> String {
 
 /// Parses the watcher's payload (`{changes, events}`); `None` when it is not one.
 pub fn parse_payload(payload: &str) -> Option<WatchReport> {
-    if payload.len() > MAX_PAYLOAD {
+    // An object only (serde would also read a struct from an array).
+    if payload.len() > MAX_PAYLOAD || !payload.trim_start().starts_with('{') {
         return None;
     }
     let mut report: WatchReport = serde_json::from_str(payload).ok()?;

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::dom::{CAUSE_MARK, DOM_BINDING, WatchReport};
-use super::stacks::Stack;
 use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
+use super::stacks::Stack;
 use crate::egress::failures::FAILURE_HEADER;
 
 /// A place in a script: 1-based line and column, and the function, when known.

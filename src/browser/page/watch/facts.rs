@@ -263,18 +263,21 @@ mod tests {
             Span { request: &records[1], start: 1100.0, end: Some(1300.0) },
             Span { request: &records[2], start: 1200.0, end: Some(1350.0) },
         ];
-        let render = DomRecord::new(DomChange {
-            at: 2513.0,
-            element: "#results".into(),
-            added: 1,
-            removed: 1,
-            tag: None,
-            text: None,
-            attrs: vec![],
-            input: None,
-            others: 0,
-            causes: vec![],
-        }, 0);
+        let render = DomRecord::new(
+            DomChange {
+                at: 2513.0,
+                element: "#results".into(),
+                added: 1,
+                removed: 1,
+                tag: None,
+                text: None,
+                attrs: vec![],
+                input: None,
+                others: 0,
+                causes: vec![],
+            },
+            0,
+        );
         let facts = out_of_order(&spans, &[&render], 1000.0);
         assert_eq!(
             facts,
@@ -305,7 +308,7 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(
             found[0].line(),
-            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s, 240 ms each"
+            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s, 248 ms each"
         );
         // Started together (Promise.all): no chain.
         let parallel: Vec<Span> = records.iter().map(|r| Span { request: r, start: 100.0, end: Some(340.0) }).collect();

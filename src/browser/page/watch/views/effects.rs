@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::bodies::cut;
+use super::super::dom::EventNote;
 use super::super::facts::{self, Span};
 use super::super::kinds::Level;
-use super::super::dom::EventNote;
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::store::Store;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};

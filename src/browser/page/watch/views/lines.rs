@@ -161,7 +161,9 @@ pub fn render(
                 }
                 let parts: Vec<String> = entries[i..end]
                     .iter()
-                    .filter_map(|e| if let Record::Dom(d) = &e.record { Some(dom_part(store, d, origin_at)) } else { None })
+                    .filter_map(
+                        |e| if let Record::Dom(d) = &e.record { Some(dom_part(store, d, origin_at)) } else { None },
+                    )
                     .collect();
                 lines.push(format!("+{} {}", t(entry.at), parts.join("; ")));
                 i = end;

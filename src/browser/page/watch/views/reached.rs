@@ -113,9 +113,15 @@ pub fn by_default(notes: &[&EventNote], listeners: &[ReachedListener]) -> Option
         };
         let mut clause = match (&note.default, note.prevented) {
             (Some(default), true) => {
-                format!("{kind} on {}: its default ({default}) was prevented by {}", note.on, preventer(note, listeners))
+                format!(
+                    "{kind} on {}: its default ({default}) was prevented by {}",
+                    note.on,
+                    preventer(note, listeners)
+                )
             }
-            (None, true) => format!("{kind} on {}: its default was prevented by {}", note.on, preventer(note, listeners)),
+            (None, true) => {
+                format!("{kind} on {}: its default was prevented by {}", note.on, preventer(note, listeners))
+            }
             (Some(default), false) => format!("{kind} on {}: {default}", note.on),
             (None, false) if !note.bubbled => format!("{kind} on {}", note.on),
             (None, false) => continue,
@@ -143,10 +149,16 @@ fn preventer(note: &EventNote, listeners: &[ReachedListener]) -> String {
         ([one], _) | ([], [one]) => format!("{} on {}", one.handler(), one.on),
         ([], []) => "a listener".to_owned(),
         (some, _) if !some.is_empty() => {
-            format!("one of {}", some.iter().map(|l| format!("{} on {}", l.handler(), l.on)).collect::<Vec<_>>().join(", "))
+            format!(
+                "one of {}",
+                some.iter().map(|l| format!("{} on {}", l.handler(), l.on)).collect::<Vec<_>>().join(", ")
+            )
         }
         (_, all) => {
-            format!("one of {}", all.iter().map(|l| format!("{} on {}", l.handler(), l.on)).collect::<Vec<_>>().join(", "))
+            format!(
+                "one of {}",
+                all.iter().map(|l| format!("{} on {}", l.handler(), l.on)).collect::<Vec<_>>().join(", ")
+            )
         }
     }
 }
@@ -187,7 +199,9 @@ mod tests {
         let submit = note(NoteKind::Submit, "#login", Some("submits #login (POST /session)"), true);
         assert_eq!(
             by_default(&[&submit], &listeners).as_deref(),
-            Some("submit on #login: its default (submits #login (POST /session)) was prevented by onSubmit (/login/:40) on form#login")
+            Some(
+                "submit on #login: its default (submits #login (POST /session)) was prevented by onSubmit (/login/:40) on form#login"
+            )
         );
         let inline = ReachedListener {
             inline: Some("return false".into()),
@@ -196,7 +210,9 @@ mod tests {
         };
         assert_eq!(
             by_default(&[&submit], &[inline]).as_deref(),
-            Some("submit on #login: its default (submits #login (POST /session)) was prevented by inline onsubmit=\"return false\" on form#login")
+            Some(
+                "submit on #login: its default (submits #login (POST /session)) was prevented by inline onsubmit=\"return false\" on form#login"
+            )
         );
     }
 
