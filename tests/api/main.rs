@@ -33,3 +33,4 @@ mod snapshot;
 mod storage;
 mod tabs;
 mod timeline;
+mod why;

@@ -93,7 +93,7 @@ pub fn reacting(stack: Option<&Stack>, input: Option<&str>, timeline: &Timeline,
         return Some(input.to_owned());
     }
     let stack = stack?;
-    if let Some(handled) = during(stack, timeline, at) {
+    if let Some(handled) = during(stack, timeline, at, false) {
         return Some(handled);
     }
     let parent = stack.parents().first()?;
@@ -107,14 +107,29 @@ pub fn reacting(stack: Option<&Stack>, input: Option<&str>, timeline: &Timeline,
 /// The request whose answer code with `stack`, running at `at`, was handling: `response of GET
 /// /api/deployments 200`, `failure of POST /api/orders (net::ERR_CONNECTION_REFUSED)` (its URL
 /// without the origin of the code's script).
-pub fn during(stack: &Stack, timeline: &Timeline, at: f64) -> Option<String> {
-    if !stack.after_promise() {
+///
+/// `reported_late`: the stack is of an unhandled rejection, which Chromium reports after the task
+/// that threw, with the synchronous frames only. A frame further down the function that started
+/// the request, in code that ran once the request was answered, is then the sign that it was
+/// handling the answer (an `async` function resumed after its `await fetch`).
+pub fn during(stack: &Stack, timeline: &Timeline, at: f64, reported_late: bool) -> Option<String> {
+    let truncated = reported_late && stack.parents().is_empty();
+    if !truncated && !stack.after_promise() {
         return None;
     }
     // The function the continuation resumed (the outermost synchronous frame) and the places that
     // scheduled it (each async parent's innermost frame).
     let mut resumed: Vec<&CodeLocation> = stack.segments.first().and_then(|s| s.frames.last()).into_iter().collect();
     resumed.extend(stack.parents().iter().filter_map(|s| s.frames.first()));
+    let started_here = |r: &RequestRecord| {
+        if truncated {
+            r.callers
+                .frames()
+                .any(|c| stack.frames().any(|f| !f.function.is_empty() && same_place(f, c) && f.line > c.line))
+        } else {
+            r.callers.frames().any(|c| resumed.iter().any(|f| same_place(f, c)))
+        }
+    };
     let mut best: Option<(f64, &RequestRecord)> = None;
     for entry in timeline.iter() {
         let Record::Request(r) = &entry.record else { continue };
@@ -122,8 +137,7 @@ pub fn during(stack: &Stack, timeline: &Timeline, at: f64) -> Option<String> {
         if answered > at + 1.0 || at - answered > HANDLING_MS || r.browser_own {
             continue;
         }
-        let started_here = r.callers.frames().any(|c| resumed.iter().any(|f| same_place(f, c)));
-        if started_here && best.is_none_or(|(t, _)| answered >= t) {
+        if started_here(r) && best.is_none_or(|(t, _)| answered >= t) {
             best = Some((answered, r));
         }
     }
@@ -153,9 +167,7 @@ fn answered_at(r: &RequestRecord) -> Option<f64> {
 
 /// The same function of the same script (for code outside any function: the same line).
 fn same_place(a: &CodeLocation, b: &CodeLocation) -> bool {
-    a.url == b.url
-        && a.function == b.function
-        && (!a.function.is_empty() || a.line == b.line)
+    a.url == b.url && a.function == b.function && (!a.function.is_empty() || a.line == b.line)
 }
 
 #[cfg(test)]
@@ -209,11 +221,30 @@ mod tests {
         let error = Stack::parse(&json!({"callFrames": [frame("render", 40), frame("loadDeployments", 12)],
                                          "parent": {"description": "await", "callFrames": [frame("init", 3)]}}));
         assert_eq!(
-            during(&error, &timeline, 1700.0).as_deref(),
+            during(&error, &timeline, 1700.0, false).as_deref(),
             Some("response of GET /api/deployments?page=2 200")
         );
-        assert_eq!(during(&error, &timeline, 1550.0).as_deref(), Some("response of GET /api/deployments?page=1 200"));
-        assert_eq!(during(&error, &timeline, 900.0), None, "nothing was answered yet");
+        assert_eq!(
+            during(&error, &timeline, 1550.0, false).as_deref(),
+            Some("response of GET /api/deployments?page=1 200")
+        );
+        assert_eq!(during(&error, &timeline, 900.0, false), None, "nothing was answered yet");
+    }
+
+    #[test]
+    fn an_unhandled_rejection_without_its_async_parents_is_matched_by_a_later_line_of_the_function() {
+        let load = Stack::parse(&json!({"callFrames": [frame("showOlder", 14)]}));
+        let timeline = timeline_with(vec![request("http://app/releases/older.json", load, 1000.0, 200)]);
+        let thrown = Stack::parse(&json!({"callFrames": [frame("showOlder", 16)]}));
+        assert_eq!(
+            during(&thrown, &timeline, 1010.0, true).as_deref(),
+            Some("response of GET /releases/older.json 200")
+        );
+        assert_eq!(during(&thrown, &timeline, 1010.0, false), None, "a synchronous stack reported in its task");
+        let before = Stack::parse(&json!({"callFrames": [frame("showOlder", 12)]}));
+        assert_eq!(during(&before, &timeline, 1010.0, true), None, "a line before the request ran before it");
+        let elsewhere = Stack::parse(&json!({"callFrames": [frame("render", 40)]}));
+        assert_eq!(during(&elsewhere, &timeline, 1010.0, true), None);
     }
 
     #[test]
@@ -222,7 +253,7 @@ mod tests {
         let timeline = timeline_with(vec![request("http://app/api/stats", load, 1000.0, 200)]);
         let error = Stack::parse(&json!({"callFrames": [frame("", 22)],
                                          "parent": {"description": "Promise.then", "callFrames": [frame("refresh", 22)]}}));
-        assert_eq!(during(&error, &timeline, 1010.0).as_deref(), Some("response of GET /api/stats 200"));
+        assert_eq!(during(&error, &timeline, 1010.0, false).as_deref(), Some("response of GET /api/stats 200"));
     }
 
     #[test]
@@ -230,7 +261,7 @@ mod tests {
         let check = Stack::parse(&json!({"callFrames": [frame("onEmail", 5)]}));
         let timeline = timeline_with(vec![request("http://app/api/check", check.clone(), 1000.0, 200)]);
         let change = Stack::parse(&json!({"callFrames": [frame("updateForm", 61), frame("onEmail", 7)]}));
-        assert_eq!(during(&change, &timeline, 2000.0), None, "synchronous code handles no answer");
+        assert_eq!(during(&change, &timeline, 2000.0, false), None, "synchronous code handles no answer");
         assert_eq!(
             reacting(Some(&change), Some("input on #email"), &timeline, 2000.0).as_deref(),
             Some("input on #email")

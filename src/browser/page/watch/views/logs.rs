@@ -119,7 +119,7 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
             location: c.location.clone(),
             source: c.source.clone(),
             during: (c.level() == Level::Error)
-                .then(|| causes::during(&c.trace, &store.timeline, entry.at))
+                .then(|| causes::during(&c.trace, &store.timeline, entry.at, false))
                 .flatten()
                 .map(|d| store.redactor.text(&d)),
             t,
@@ -141,7 +141,8 @@ pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<Page
         message_length: e.message_length,
         location: e.location.clone(),
         source: e.source.clone(),
-        during: causes::during(&e.trace, &store.timeline, entry.at).map(|d| store.redactor.text(&d)),
+        during: causes::during(&e.trace, &store.timeline, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
+            .map(|d| store.redactor.text(&d)),
         stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
         t: ms_since(&store.timeline, entry.at),
     })

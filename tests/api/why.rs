@@ -1,0 +1,113 @@
+//! Why, not just what: actions that do what a user does, and the cause behind each change — each
+//! proven in one call on a fixture that reproduces a real "nothing happens" bug: a button an
+//! invisible fixed layer covers at the default viewport, a widget re-rendered after its data loads
+//! (its listeners left on the node it replaced), a submit a validator keeps disabled, a handler
+//! that throws on a 200's JSON, and an export whose failed request leaves a spinner.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{eventually, page, shared};
+
+#[tokio::test]
+async fn a_click_says_what_a_user_would_have_hit_before_it_scrolled() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#reserve" })).await;
+    println!("{clicked:#}");
+    let hit = &clicked["userWouldHit"];
+    assert!(hit["element"].as_str().unwrap().starts_with("div#chat-teaser.chat-teaser \"Questions about"), "{clicked}");
+    assert_eq!(hit["invisible"], "opacity 0", "{clicked}");
+    assert_eq!(hit["catchesPointer"], true, "{clicked}");
+    assert_eq!(hit["visible"], false, "{clicked}");
+    assert_eq!(hit["rect"], json!({ "x": 0, "y": 680, "width": 1280, "height": 120 }), "{clicked}");
+    assert!(clicked["scrolledBy"]["y"].as_i64().unwrap() > 0, "the click scrolled the page down: {clicked}");
+    // The click itself went through: the page shows what the handler did.
+    let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "#booking-status" })).await;
+    assert_eq!(status["text"], "Table for 2 held for 10 minutes");
+}
+
+#[tokio::test]
+async fn a_click_without_scrolling_fails_on_the_cover_a_user_would_hit() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
+    let err = svc
+        .err("page.click", json!({ "session_id": sid, "selector": "#reserve", "scroll": false, "timeout": 5000 }))
+        .await;
+    println!("{err:#?}");
+    assert_eq!(err.kind(), "element_covered", "{err:?}");
+    assert!(err.message.contains("div#chat-teaser.chat-teaser"), "{err:?}");
+    let cover = &err.data["cover"];
+    assert!(cover["element"].as_str().unwrap().starts_with("div#chat-teaser.chat-teaser"), "{err:?}");
+    assert_eq!(cover["visible"], false, "{err:?}");
+    assert_eq!(cover["rect"]["y"], 680, "{err:?}");
+    let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "#booking-status" })).await;
+    assert_eq!(status["text"], "", "nothing was clicked");
+}
+
+/// The settings panel has rendered its loaded channels (three rows instead of two).
+async fn panel_rendered(sid: &str) {
+    let svc = shared();
+    eventually(Duration::from_secs(20), "the panel's re-render", || async {
+        let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#notify-status" })).await;
+        (text["text"] == "Loaded 3 channels").then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_click_on_a_re_rendered_widget_reached_no_listener_and_says_why() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/notifications/") })).await;
+    panel_rendered(&sid).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-notify" })).await;
+    println!("{clicked:#}");
+    let effects = &clicked["effects"];
+    assert_eq!(effects["reached"], "no listener", "{clicked}");
+    let why = effects["noListenerBecause"].as_str().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(why.contains("button#save-notify"), "{why}");
+    assert!(why.contains("replaced at +"), "{why}");
+    assert!(why.contains("by loadSettings (/notifications/panel.js:"), "{why}");
+    assert!(why.contains("response of GET /notifications/settings.json 200"), "{why}");
+    assert!(why.contains("click → saveSettings (/notifications/panel.js:5"), "the listener left behind: {why}");
+}
+
+#[tokio::test]
+async fn a_click_that_reaches_a_listener_names_it_and_its_line() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#reserve" })).await;
+    let reached = clicked["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(
+        reached
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|l| l.starts_with("click on button#reserve → a listener (/booking/:")),
+        "{clicked}"
+    );
+}
+
+#[tokio::test]
+async fn a_type_error_on_a_200s_json_says_during_which_response() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/releases/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#older" })).await;
+    println!("{clicked:#}");
+    let errors = clicked["effects"]["pageErrors"].as_array().unwrap_or_else(|| panic!("{clicked}"));
+    let error = errors.iter().find(|e| e["message"].as_str().is_some_and(|m| m.contains("TypeError"))).unwrap();
+    assert_eq!(error["during"], "response of GET /releases/older.json 200", "{clicked}");
+}
+
+#[tokio::test]
+async fn an_export_whose_request_failed_answers_still_busy() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/exports/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#export" })).await;
+    println!("{clicked:#}");
+    let busy = clicked["effects"]["stillBusy"].as_str().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(busy.starts_with("button#export \"Preparing export…\" [disabled] for "), "{busy}");
+    assert!(busy.contains("nothing pending"), "{busy}");
+    assert!(busy.contains("POST /api/exports failed: 503"), "{busy}");
+    assert!(busy.contains("span#export-spinner.spinner shown"), "{busy}");
+}
