@@ -1,6 +1,8 @@
 // page.inspect: the facts about one element an agent would otherwise gather by hand — what it is,
 // whether it is visible and enabled and why not, its value and form validity. Runs in the helper
 // world. Arguments: spec (see lib.js query), then element handles for role and ref targets.
+// An invisible element that still takes the pointer says so (catchesPointer, pointerArea); a cover
+// is named with its box and whether it can be seen (coveredBy, as lib.js pointerTarget).
 // Returns {ok: facts} or {error: {kind, …}}.
 function (spec, ...handles) {
   const tb = globalThis.__textBrowser;
@@ -65,6 +67,13 @@ function (spec, ...handles) {
   facts.visible = !hidden;
   if (hidden) {
     facts.hiddenBecause = hidden;
+    // Invisible is not inert: an element a user cannot see still takes every click over its box
+    // unless pointer-events is none.
+    const r = el.getBoundingClientRect();
+    if (el.isConnected && /^opacity:0/.test(hidden) && r.width > 0 && r.height > 0 && getComputedStyle(el).pointerEvents !== 'none') {
+      facts.catchesPointer = true;
+      facts.pointerArea = tb.box(r);
+    }
   } else {
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -73,7 +82,7 @@ function (spec, ...handles) {
       while (hit && hit.shadowRoot) { const inner = hit.shadowRoot.elementFromPoint(x, y); if (!inner || inner === hit) break; hit = inner; }
       let inside = false;
       for (let n = hit; n; n = n.parentNode || n.host) if (n === el) { inside = true; break; }
-      if (hit && !inside) facts.coveredBy = tb.describe(hit);
+      if (hit && !inside) facts.coveredBy = tb.pointerTarget(hit);
     } else {
       facts.inViewport = false;
     }
@@ -115,5 +124,11 @@ function (spec, ...handles) {
     }
   }
   if (document.activeElement === el) facts.focused = true;
+
+  // How the DOM watcher names it and its ancestors (its changes in the timeline), and what it
+  // looks like (an element it replaced, detached since, is found by the same tag and id).
+  facts.watch = [];
+  for (let n = el; n && n.nodeType === 1 && facts.watch.length < 8; n = n.parentElement) facts.watch.push(tb.watchName(n));
+  facts.looks = { tag: el.localName, id: el.id || '', cls: el.getAttribute('class') || '', text: String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60), name: tb.describe(el) };
   return { ok: facts };
 }

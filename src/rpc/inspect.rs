@@ -79,12 +79,18 @@ pub struct AxeRunResult {
 /// Why an element is as it is, in one answer: `tag`, `role` and accessible `name`, key
 /// `attributes`, its `value` (masked for password fields) or `checked` state, whether it is
 /// `visible` (or `hiddenBecause`: display:none on which ancestor, visibility, opacity, zero size,
-/// off-screen; `coveredBy` what a click would hit instead), whether it is `enabled` (or
+/// off-screen; an invisible element that still takes every click over its box says
+/// `catchesPointer: true` with that `pointerArea`; `coveredBy` what a click would hit instead:
+/// `{element, invisible, visible, catchesPointer, rect}`), whether it is `enabled` (or
 /// `disabledBecause`: its disabled attribute, a disabled fieldset, aria-disabled, inert,
 /// pointer-events:none), its `validity` (`valid`, `validationMessage`, the `failing`
 /// constraints), its `form` (`noValidate`, and the `invalidFields` keeping it from submitting),
-/// and the event `listeners` its events reach — on itself, its ancestors, the document and the
-/// window — each with the handler's location (`at`) and first lines (`source`).
+/// the event `listeners` its events reach — on itself, its ancestors, the document and the
+/// window — each with the handler's location (`at`) and first lines (`source`), and who changed
+/// it: its recent `changes` as the page made them (`+815 #send: disabled set by checkInvite
+/// (/invite/invite.js:14) ← input on #friend-email`), and, when a render replaced it since load,
+/// `replaced` (when, by which script, reacting to which response) with the `detachedListeners`
+/// still bound to the element it replaced.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InspectParams {}
 

@@ -74,6 +74,59 @@ async fn a_click_on_a_re_rendered_widget_reached_no_listener_and_says_why() {
 }
 
 #[tokio::test]
+async fn inspecting_a_re_rendered_widget_shows_its_replacement_and_the_listeners_left_behind() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/notifications/") })).await;
+    panel_rendered(&sid).await;
+    let facts = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#save-notify" })).await;
+    println!("{facts:#}");
+    let replaced = facts["replaced"].as_str().unwrap_or_else(|| panic!("{facts}"));
+    assert!(replaced.starts_with("at +"), "{replaced}");
+    assert!(replaced.contains("#notify-panel: 3 children replaced by 4 children"), "{replaced}");
+    assert!(
+        replaced.contains("by loadSettings (/notifications/panel.js:")
+            && replaced.ends_with("← response of GET /notifications/settings.json 200"),
+        "{replaced}"
+    );
+    assert_eq!(facts["detachedListeners"], json!(["click → saveSettings (/notifications/panel.js:5)"]), "{facts}");
+    assert_eq!(facts["listeners"], json!([]), "nothing listens to the button on the page: {facts}");
+}
+
+#[tokio::test]
+async fn inspecting_a_disabled_submit_names_the_script_line_that_disabled_it_and_the_input_it_reacted_to() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/invite/") })).await;
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#friend-email", "value": "sam+boxes@example.com" }))
+        .await;
+    let facts = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#send-invite" })).await;
+    println!("{facts:#}");
+    assert_eq!(facts["disabledBecause"], "its disabled attribute", "{facts}");
+    let changes: Vec<&str> =
+        facts["changes"].as_array().unwrap_or_else(|| panic!("{facts}")).iter().filter_map(Value::as_str).collect();
+    let line = changes.iter().find(|c| c.contains("disabled set")).unwrap_or_else(|| panic!("{facts}"));
+    assert!(
+        line.ends_with("#send-invite: disabled set by checkInvite (/invite/invite.js:14) ← input on #friend-email"),
+        "{line}"
+    );
+}
+
+#[tokio::test]
+async fn inspecting_an_invisible_layer_says_it_still_catches_the_pointer() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
+    let layer = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#chat-teaser" })).await;
+    assert_eq!(layer["visible"], false, "{layer}");
+    assert_eq!(layer["catchesPointer"], true, "{layer}");
+    assert_eq!(layer["pointerArea"], json!({ "x": 0, "y": 680, "width": 1280, "height": 120 }), "{layer}");
+    let button = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#reserve" })).await;
+    let cover = &button["coveredBy"];
+    assert!(cover["element"].as_str().unwrap().starts_with("div#chat-teaser.chat-teaser"), "{button}");
+    assert_eq!(cover["visible"], false, "{button}");
+    assert_eq!(cover["invisible"], "opacity 0", "{button}");
+    assert_eq!(cover["rect"]["height"], 120, "{button}");
+}
+
+#[tokio::test]
 async fn a_click_that_reaches_a_listener_names_it_and_its_line() {
     let svc = shared();
     let sid = svc.session_with(json!({ "url": page("/booking/") })).await;

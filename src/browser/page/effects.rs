@@ -28,10 +28,10 @@ use super::watch::views::effects::{self, Effects, Mark, Navigated};
 use super::watch::views::reached::{by_default, reached};
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");
-const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
+pub(super) const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
 
 /// How long the page gets to run what the input queued before the service looks.
-const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
+pub(super) const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
@@ -182,7 +182,9 @@ impl Page {
             .unwrap_or(mark.at);
         let states = if busy.states.is_empty() { String::new() } else { format!(" [{}]", busy.states.join(", ")) };
         let mut line = format!("{}{states} for {}, nothing pending", busy.element, duration(now_ms() - since));
-        if let Some(failed) = effects.requests.iter().rev().find(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400)) {
+        if let Some(failed) =
+            effects.requests.iter().rev().find(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400))
+        {
             let how = failed.failure.clone().or(failed.status.map(|s| s.to_string())).unwrap_or_default();
             line.push_str(&format!(" ({} {} failed: {how})", failed.method, failed.url));
         }

@@ -14,8 +14,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
+use super::reach::Aimed;
 use super::target::Target;
 use crate::browser::error::BrowserError;
+use crate::browser::pointer::{PointerTarget, Rect};
 
 const INSPECT_JS: &str = include_str!("../../js/inspect.js");
 const ANCESTORS_JS: &str = include_str!("../../js/ancestors.js");
@@ -108,9 +110,17 @@ pub struct Inspection {
     /// display:none on which ancestor, visibility, opacity, zero size, off-screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_because: Option<String>,
-    /// What a click at its centre would hit instead.
+    /// Invisible (opacity 0) yet it takes the pointer (pointer-events is not none): every click
+    /// over `pointerArea` goes to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub covered_by: Option<String>,
+    pub catches_pointer: Option<bool>,
+    /// The box (viewport pixels) over which it catches the pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer_area: Option<Rect>,
+    /// What a click at its centre would hit instead: the element, its box, whether a user can see
+    /// it (and why not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_by: Option<PointerTarget>,
     /// False when it is outside the viewport (scrolling would show it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_viewport: Option<bool>,
@@ -131,6 +141,28 @@ pub struct Inspection {
     pub listeners: Vec<Listener>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_listeners: Option<u64>,
+    /// Its recent changes (state attributes, text, children) as the page made them, oldest first,
+    /// each with its time since the document started loading, the script that made it and what
+    /// that script was reacting to: `+812 #send: disabled set by check (/app.js:14) ← input on
+    /// #email`.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
+    /// When it replaced an earlier element (its container's children were replaced since the
+    /// page loaded): when, by which script, reacting to what.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    /// Listeners still attached to the element it replaced, now detached from the document: the
+    /// page bound them before the re-render, and no event of this element reaches them.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub detached_listeners: Vec<String>,
+    /// How the DOM watcher names it and its ancestors (to find its changes).
+    #[serde(default, skip_serializing)]
+    #[schemars(skip)]
+    watch: Vec<String>,
+    /// What it looks like, to find an element it replaced.
+    #[serde(default, skip_serializing)]
+    #[schemars(skip)]
+    looks: Option<Aimed>,
 }
 
 /// A listener as DOMDebugger reports it, before its script is named.
@@ -180,6 +212,9 @@ impl Page {
         let more = raw.len().saturating_sub(MAX_LISTENERS);
         inspection.listeners = self.name_listeners(raw.into_iter().take(MAX_LISTENERS).collect(), deadline).await;
         inspection.more_listeners = (more > 0).then_some(more as u64);
+        let history = self.history(&inspection.watch, inspection.looks.as_ref(), deadline).await;
+        (inspection.changes, inspection.replaced, inspection.detached_listeners) =
+            (history.changes, history.replacement.replaced, history.replacement.detached_listeners);
         Ok(inspection)
     }
 

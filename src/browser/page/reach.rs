@@ -63,7 +63,7 @@ impl Input {
 }
 
 /// The element the input goes to, as the page's own world sees it.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Aimed {
     pub tag: String,
     #[serde(default)]
@@ -195,8 +195,9 @@ impl Page {
             .await?;
         let located = async {
             let array = taken.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-            let items =
-                self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
+            let items = self
+                .cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline)
+                .await?;
             let mut functions: Vec<(usize, String)> = items["result"]
                 .as_array()
                 .into_iter()
@@ -241,7 +242,10 @@ impl Page {
     /// The lookup function of the current document, made on first use (`again`: make it anew).
     async fn lookup_function(&self, again: bool, deadline: Instant) -> Result<String, BrowserError> {
         let loader = self.loader_id();
-        if !again && let Some((cached, lookup)) = self.lister().clone() && cached == loader {
+        if !again
+            && let Some((cached, lookup)) = self.lister().clone()
+            && cached == loader
+        {
             return Ok(lookup);
         }
         let made = self

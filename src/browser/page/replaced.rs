@@ -1,6 +1,6 @@
-//! Whether an element was replaced since the page loaded, by what, and which listeners are left
-//! on the element it replaced — what `page.inspect` says of an element, and why an action reached
-//! no listener ("Sign in does nothing": the listeners were bound to a node a later render threw
+//! An element's history — its recent changes, whether it was replaced since the page loaded, by
+//! what, and which listeners are left on the element it replaced — what `page.inspect` says of an
+//! element, and why an action reached no listener ("Sign in does nothing": the listeners were bound to a node a later render threw
 //! away).
 //!
 //! The replacement comes from the timeline: the latest change that replaced children of the
@@ -13,11 +13,13 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::effects::{FLUSH_DOM_JS, NEXT_TASK_WAIT};
 use super::handle::Page;
 use super::reach::{Ahead, Aimed};
-use super::watch::facts::place;
 use super::watch::events::CodeLocation;
+use super::watch::facts::place;
 use super::watch::records::Record;
+use super::watch::views::changes::element_changes;
 use super::watch::views::dom_cause;
 
 /// The object group predecessors are resolved in, released at the end.
@@ -37,7 +39,32 @@ pub struct Replacement {
     pub detached_listeners: Vec<String>,
 }
 
+/// What `page.inspect` says of an element's past.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    /// Its recent changes, oldest first (see `watch::views::changes`).
+    pub changes: Vec<String>,
+    pub replacement: Replacement,
+}
+
 impl Page {
+    /// The history of the element the DOM watcher names `watch` (itself first, then its
+    /// ancestors) that looks like `looks`: what the watcher still holds is asked for first, and
+    /// the stacks of its causes are awaited (briefly), so a change just made is listed with its
+    /// maker.
+    pub(super) async fn history(&self, watch: &[String], looks: Option<&Aimed>, deadline: Instant) -> History {
+        let Some(name) = watch.first() else { return History::default() };
+        let _ = self.call_helper(FLUSH_DOM_JS, &[], (Instant::now() + NEXT_TASK_WAIT).min(deadline)).await;
+        self.settle_events(deadline).await;
+        self.wait_for_fetches(deadline, |s| !s.causes.pending_since(0.0)).await;
+        let changes = element_changes(&self.watch().store(), name);
+        let replacement = match looks {
+            Some(looks) => self.replacement(looks, watch, None, deadline).await,
+            None => Replacement::default(),
+        };
+        History { changes, replacement }
+    }
+
     /// Whether the element `aimed` (named `watch`, itself first then its ancestors, by the DOM
     /// watcher) was replaced, and the listeners of `events` (all when None) on its predecessors.
     pub(super) async fn replacement(
@@ -155,7 +182,8 @@ fn looks_like(node: &Value, aimed: &Aimed) -> bool {
         return false;
     }
     let attributes: Vec<&str> = node["attributes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let attribute = |name: &str| attributes.chunks(2).find(|pair| pair[0] == name).and_then(|pair| pair.get(1).copied());
+    let attribute =
+        |name: &str| attributes.chunks(2).find(|pair| pair[0] == name).and_then(|pair| pair.get(1).copied());
     if !aimed.id.is_empty() {
         return attribute("id") == Some(aimed.id.as_str());
     }
@@ -196,7 +224,8 @@ mod tests {
                           "children":[{"nodeValue":"Sign  in"}]});
         assert!(looks_like(&node, &aimed("sign-in", "", "")));
         assert!(!looks_like(&node, &aimed("sign-up", "", "")));
-        let plain = json!({"localName":"button","attributes":["class","primary"],"children":[{"nodeValue":"Sign  in"}]});
+        let plain =
+            json!({"localName":"button","attributes":["class","primary"],"children":[{"nodeValue":"Sign  in"}]});
         assert!(looks_like(&plain, &aimed("", "primary", "Sign in")));
         assert!(!looks_like(&plain, &aimed("", "primary", "Sign up")));
     }

@@ -1,9 +1,10 @@
 //! The views of a page's timeline: what each answer shows of it, shaped for its reader, masked
 //! and bounded — `logs` (logs.pull), `network` (network.pull, network.body), `har`
 //! (network.har), `effects` (an action's effects), `reached` (the listeners an action reached and
-//! the browser's default), `lines` (page.timeline), `live` (events.subscribe) — and the signal
+//! the browser's default), `changes` (one element's history, for page.inspect), `lines` (page.timeline), `live` (events.subscribe) — and the signal
 //! counts every action and navigation answers with.
 
+pub mod changes;
 pub mod effects;
 pub mod har;
 pub mod lines;
