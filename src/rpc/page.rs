@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
 use crate::browser::{
-    BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat, WaitUntil,
+    BrowserError, Effects, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat,
+    WaitUntil,
 };
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
@@ -255,7 +256,9 @@ pub struct ContentResult {
 /// `arg: null` arrives as `null`. An exception becomes `evaluation_failed`
 /// carrying the page's message. A result JSON cannot carry (a DOM node, a cycle, `NaN`, a
 /// function) is `result_not_serializable`, saying what it was. A script still running at
-/// `timeout` is terminated, so the session stays usable.
+/// `timeout` is terminated, so the session stays usable. Code that causes something — a request,
+/// a page or console error, a navigation — answers with `effects` too, settled like an action's;
+/// code that only reads the page answers `{"result"}` alone.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
@@ -275,6 +278,11 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EvaluateResult {
     pub result: Value,
+    /// When the code caused something — a request, a page or console error, a navigation —
+    /// what it caused, settled like an action's `effects` (requests with their status, errors with
+    /// their source line and `during`, DOM changes); absent when it only read the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effects: Option<Effects>,
 }
 
 pub fn methods() -> Vec<MethodSpec> {
@@ -443,5 +451,7 @@ async fn evaluate(call: Call, page: Page, p: EvaluateParams) -> Result<EvaluateR
     if p.expression.trim().is_empty() {
         return Err(ApiError::invalid("expression", "expression must not be empty"));
     }
-    Ok(EvaluateResult { result: page.evaluate(&p.expression, p.arg.as_ref(), call.deadline).await? })
+    let mark = page.mark();
+    let result = page.evaluate(&p.expression, p.arg.as_ref(), call.deadline).await?;
+    Ok(EvaluateResult { result, effects: page.caused(&mark, call.deadline).await })
 }

@@ -164,3 +164,44 @@ async fn an_export_whose_request_failed_answers_still_busy() {
     assert!(busy.contains("POST /api/exports failed: 503"), "{busy}");
     assert!(busy.contains("span#export-spinner.spinner shown"), "{busy}");
 }
+
+#[tokio::test]
+async fn evaluated_code_that_sends_a_request_answers_with_its_effects_and_a_read_does_not() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/exports/") })).await;
+    let read = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.title" })).await;
+    assert_eq!(read, json!({ "result": "Reports · Ledgerly" }), "a read causes nothing");
+    let sent = svc
+        .ok(
+            "page.evaluate",
+            json!({ "session_id": sid, "expression": "fetch('/api/exports', { method: 'POST' }).then((r) => r.status)" }),
+        )
+        .await;
+    assert_eq!(sent["result"], 503, "{sent}");
+    let request = &sent["effects"]["requests"][0];
+    assert_eq!(
+        (&request["method"], &request["url"], &request["status"]),
+        (&json!("POST"), &json!("/api/exports"), &json!(503)),
+        "{sent}"
+    );
+}
+
+#[tokio::test]
+async fn a_click_at_a_point_hits_what_is_there_and_says_what_that_was() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
+    // Where the Reserve button shows at 1280×800: the invisible teaser takes the click.
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "x": 100, "y": 728 })).await;
+    println!("{clicked:#}");
+    let invisible = clicked["hit"]["invisible"].as_str().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(invisible.starts_with("opacity 0 on div#chat-teaser.chat-teaser"), "{clicked}");
+    assert_eq!(clicked["hit"]["visible"], false, "{clicked}");
+    assert_eq!(clicked["effects"]["reached"], "no listener", "{clicked}");
+    let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "#booking-status" })).await;
+    assert_eq!(status["text"], "", "the button never saw the click");
+    let outside = svc.err("page.click", json!({ "session_id": sid, "x": 100, "y": 900 })).await;
+    assert_eq!(outside.kind(), "invalid_params", "{outside:?}");
+    assert!(outside.message.contains("outside the viewport"), "{outside:?}");
+    let both = svc.err("page.click", json!({ "session_id": sid, "selector": "#reserve", "x": 1, "y": 1 })).await;
+    assert_eq!(both.kind(), "invalid_params", "{both:?}");
+}

@@ -22,6 +22,7 @@ use super::handle::Page;
 use super::pulls::{bodies_pending, sources_pending};
 use super::watch::Store;
 use super::watch::facts::duration;
+use super::watch::kinds::Level;
 use super::watch::now_ms;
 use super::watch::records::Record;
 use super::watch::views::effects::{self, Effects, Mark, Navigated};
@@ -35,6 +36,8 @@ pub(super) const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
+/// How long `page.evaluate` settles what its code started (an action's default `settleMs`).
+const EVALUATE_SETTLE: Duration = Duration::from_secs(2);
 
 /// The element an action touched, showing a sign of work in progress it did not show before the
 /// action (`js/lib.js` `busy`).
@@ -195,6 +198,28 @@ impl Page {
             line.push_str(&format!("; {form} aria-busy"));
         }
         store.redactor.text(&line)
+    }
+
+    /// What code the caller ran in the page (`page.evaluate`, begun at `mark`) caused, settled like
+    /// an action's effects — only when it caused something an answer must not hide: a request, a
+    /// page error or console error, a navigation. Otherwise None, at the cost of one look at what
+    /// the page reported before the code's answer (no round trip to the page).
+    pub async fn caused(&self, mark: &Mark, deadline: Instant) -> Option<Effects> {
+        self.watch().applied(deadline).await;
+        let something = self.loader_id() != mark.loader || {
+            let store = self.watch().store();
+            store.timeline.since(mark.seq).any(|e| match &e.record {
+                Record::Request(r) => !r.browser_own,
+                Record::PageError(_) => true,
+                Record::Console(c) => c.level() == Level::Error,
+                _ => false,
+            })
+        };
+        if !something {
+            return None;
+        }
+        self.settle(mark, EVALUATE_SETTLE, deadline).await;
+        Some(self.effects(mark, deadline).await)
     }
 
     /// What happened since `mark` (see [`Effects`]).
