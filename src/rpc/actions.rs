@@ -260,6 +260,14 @@ where
 /// was waiting for (`#under is covered by div#modal.modal "Cookie notice"`). If the click starts a
 /// navigation, the call returns once the new page has loaded.
 ///
+/// Faithful to the user: before scrolling, it checks what a user at the current scroll position
+/// would hit at the element's centre; when that is something else, the answer says so although
+/// the click then went through — `userWouldHit: {element, invisible, visible, catchesPointer,
+/// rect}` (an invisible fixed layer that swallows clicks there) with `scrolledBy: {x, y}`. With
+/// `scroll: false` it acts where the element is now and fails with `element_covered` (`data.cover`:
+/// what a user would hit, its box, whether it can be seen) or `element_outside_viewport`. With `x`
+/// and `y` instead of an element it clicks at that viewport point, on whatever is there (`hit`).
+///
 /// Every action (`page.click`, `page.fill`, `page.press`, `page.fillForm`) answers `{"ok",
 /// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`
 /// (not for bodies the page never reads), times in ms after the action began: the fetch/XHR/document
@@ -269,9 +277,19 @@ where
 /// counted (`otherRequests`), `facts` (requests that finished out of order and the DOM change
 /// after the last; requests awaited one after another), the DOM `changes` it caused (`+12
 /// #results: 3 items replaced`), console errors and page errors with their location and source
-/// line (3 each, then `moreConsoleErrors` / `morePageErrors`), `navigated` (`{url, title,
-/// status}`) when it led to a new document, and `pending` requests still in flight. With `snapshot` it also returns the page once settled — `"page": {"url",
-/// "title", "snapshot", "refs", "truncated"}` — so an agent needs one call per step.
+/// line (3 each, then `moreConsoleErrors` / `morePageErrors`; a page error thrown while the page
+/// handled a response says `during: "response of GET /api/x 200"`), `navigated` (`{url, title,
+/// status}`) when it led to a new document, and `pending` requests still in flight. It also says
+/// why: `reached` lists the listeners the action's events ran through on the element, its
+/// ancestors, the document and the window (`click on button#save → saveProfile (/app.js:36)`), or
+/// is `"no listener"` with `noListenerBecause` (the element was replaced by a render, and its
+/// listeners are left on the detached node it replaced); `byDefault` what the browser did with the
+/// click, submission or Enter (a form submitted, a link followed, nothing for `type="button"`, or
+/// which listener's `preventDefault` stopped it); `stillBusy` when, with nothing pending, the
+/// control shows a busy sign since the action (`button#export "Preparing export…" [disabled] for
+/// 2.1 s, nothing pending (POST /api/exports failed: 503)`). With `snapshot` it also returns the
+/// page once settled — `"page": {"url", "title", "snapshot", "refs", "truncated"}` — so an agent
+/// needs one call per step.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {

@@ -199,6 +199,11 @@ async fn a_click_at_a_point_hits_what_is_there_and_says_what_that_was() {
     assert_eq!(clicked["effects"]["reached"], "no listener", "{clicked}");
     let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "#booking-status" })).await;
     assert_eq!(status["text"], "", "the button never saw the click");
+    let hovered = svc.ok("page.hover", json!({ "session_id": sid, "x": 100, "y": 100 })).await;
+    assert!(
+        hovered["hit"]["element"].as_str().unwrap_or_else(|| panic!("{hovered}")).starts_with("h1 \"Book a table\""),
+        "{hovered}"
+    );
     let outside = svc.err("page.click", json!({ "session_id": sid, "x": 100, "y": 900 })).await;
     assert_eq!(outside.kind(), "invalid_params", "{outside:?}");
     assert!(outside.message.contains("outside the viewport"), "{outside:?}");

@@ -14,44 +14,7 @@ use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milest
 use super::stacks::Stack;
 use crate::egress::failures::FAILURE_HEADER;
 
-/// A place in a script: 1-based line and column, and the function, when known.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
-pub struct CodeLocation {
-    pub url: String,
-    /// 1-based.
-    pub line: u32,
-    /// 1-based.
-    pub column: u32,
-    /// The function running there (absent at a script's top level).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub function: String,
-}
-
-impl CodeLocation {
-    /// From a CDP call frame (0-based `lineNumber` / `columnNumber`).
-    pub(super) fn of_frame(frame: &Value) -> Option<Self> {
-        let url = frame.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
-        Some(Self {
-            url,
-            line: frame.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
-            column: frame.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
-            function: frame.get("functionName").and_then(Value::as_str).unwrap_or_default().to_owned(),
-        })
-    }
-
-    /// The first frame with a URL of a CDP stack trace, following async parents.
-    fn of_stack(stack: &Value) -> Option<Self> {
-        let mut current = Some(stack);
-        while let Some(trace) = current {
-            let frames = trace.get("callFrames").and_then(Value::as_array);
-            if let Some(found) = frames.into_iter().flatten().find_map(Self::of_frame) {
-                return Some(found);
-            }
-            current = trace.get("parent");
-        }
-        None
-    }
-}
+pub use super::stacks::CodeLocation;
 
 /// How an uncaught page error came about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

@@ -1,12 +1,52 @@
-//! Stack traces as the service keeps them: the frames of a CDP `StackTrace`, segment by segment
+//! Places in a script ([`CodeLocation`]: what errors, initiators and listeners point at) and stack
+//! traces as the service keeps them: the frames of a CDP `StackTrace`, segment by segment
 //! through its async parents (`await`, `Promise.then`, `setTimeout`, a MutationObserver's
 //! `childList` …), bounded. Async stack traces are on for every page (see `dom::install`), so an
 //! error thrown in a response's callback, a request started after an `await`, and a DOM change all
 //! carry the chain of what led to them; `causes` reads those chains.
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 
-use super::events::CodeLocation;
+/// A place in a script: 1-based line and column, and the function, when known.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+pub struct CodeLocation {
+    pub url: String,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based.
+    pub column: u32,
+    /// The function running there (absent at a script's top level).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub function: String,
+}
+
+impl CodeLocation {
+    /// From a CDP call frame (0-based `lineNumber` / `columnNumber`).
+    pub(super) fn of_frame(frame: &Value) -> Option<Self> {
+        let url = frame.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
+        Some(Self {
+            url,
+            line: frame.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            column: frame.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            function: frame.get("functionName").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        })
+    }
+
+    /// The first frame with a URL of a CDP stack trace, following async parents.
+    pub(super) fn of_stack(stack: &Value) -> Option<Self> {
+        let mut current = Some(stack);
+        while let Some(trace) = current {
+            let frames = trace.get("callFrames").and_then(Value::as_array);
+            if let Some(found) = frames.into_iter().flatten().find_map(Self::of_frame) {
+                return Some(found);
+            }
+            current = trace.get("parent");
+        }
+        None
+    }
+}
 
 /// Segments kept: the synchronous part and this many async parents, less one.
 const MAX_SEGMENTS: usize = 8;
