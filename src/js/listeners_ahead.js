@@ -11,7 +11,10 @@
 //   most 24; `inline`: the code of an inline attribute handler such as onsubmit="return false";
 //   `prevents`: its code calls preventDefault or returns false), plus the element as
 //   {target: {tag, id, cls, text, name}}.
-//   lookup.take(): the listener functions of the last lookup (for their script locations), once.
+//   Each listener has a `fid`: its function's number for this document (the same function, the
+//   same number), so the service names each function's script location once.
+//   lookup.take(fids): the functions numbered `fids` seen by the last lookup, in that order (for
+//   their script locations).
 (() => {
   const listenersOf = getEventListeners;
   const elementFromPoint = Document.prototype.elementFromPoint;
@@ -20,7 +23,17 @@
   const getAttribute = Element.prototype.getAttribute;
   const source = Function.prototype.toString;
   const MAX = 24;
-  let last = [];
+  const numbers = new WeakMap();
+  let counted = 0;
+  let last = new Map();
+  const numberOf = (fn) => {
+    let fid = numbers.get(fn);
+    if (!fid) {
+      fid = ++counted;
+      numbers.set(fn, fid);
+    }
+    return fid;
+  };
 
   const name = (n) => {
     if (n === window) return 'window';
@@ -50,7 +63,7 @@
   };
 
   function lookup(x, y, types) {
-    last = [];
+    last = new Map();
     const el = start(x, y);
     if (!el) return { target: null, listeners: [] };
     const path = [];
@@ -80,19 +93,17 @@
           }
           const prevents = /preventDefault\s*\(|returnValue\s*=\s*false/.test(code || '') ||
             (inline !== undefined && /return\s+false/.test(inline));
+          const handler = typeof fn === 'function' ? fn : (fn && typeof fn.handleEvent === 'function' ? fn.handleEvent : null);
+          const fid = handler ? numberOf(handler) : 0;
+          if (handler) last.set(fid, handler);
           listeners.push({ on: name(n), type, capture: !!l.useCapture, once: !!l.once, passive: !!l.passive,
-            name: typeof fn === 'function' ? String(fn.name || '') : 'handleEvent', inline, prevents });
-          last.push(typeof fn === 'function' ? fn : (fn && fn.handleEvent) || null);
+            name: typeof fn === 'function' ? String(fn.name || '') : 'handleEvent', inline, prevents, fid });
         }
       }
     }
     const text = String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     return { target: { tag: String(el.localName), id: getAttribute.call(el, 'id') || '', cls: getAttribute.call(el, 'class') || '', text, name: name(el) }, listeners };
   }
-  lookup.take = () => {
-    const fns = last;
-    last = [];
-    return fns;
-  };
+  lookup.take = (fids) => fids.map((fid) => last.get(fid) || null);
   return lookup;
 })()

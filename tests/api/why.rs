@@ -108,6 +108,16 @@ async fn inspecting_a_disabled_submit_names_the_script_line_that_disabled_it_and
         line.ends_with("#send-invite: disabled set by checkInvite (/invite/invite.js:14) ← input on #friend-email"),
         "{line}"
     );
+    // Without the plus, the address passes; that change is named the same way (the brief look at
+    // the page's scripts the first inspect took does not turn the page's async stacks off).
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#friend-email", "value": "sam@example.com" })).await;
+    let facts = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#send-invite" })).await;
+    assert_eq!(facts["enabled"], true, "{facts}");
+    let last = facts["changes"].as_array().and_then(|c| c.last()).and_then(Value::as_str).unwrap_or_default();
+    assert!(
+        last.ends_with("#send-invite: disabled removed by checkInvite (/invite/invite.js:14) ← input on #friend-email"),
+        "{facts}"
+    );
 }
 
 #[tokio::test]

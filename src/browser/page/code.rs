@@ -1,6 +1,7 @@
 //! `page.source`: lines of any script (or document) the page runs, from the browser's own copy,
 //! so an agent can follow a stack trace or a listener's location without evaluating
-//! `document.scripts` or fetching the file again.
+//! `document.scripts` or fetching the file again; and the URLs of scripts a listener's location
+//! names only by id ([`Page::know_scripts`]).
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use super::handle::Page;
+use super::watch::dom::ASYNC_DEPTH;
 use super::watch::sources;
 use crate::browser::error::BrowserError;
 
@@ -71,5 +73,26 @@ impl Page {
             }
         };
         Ok(SourceView { url: url.to_owned(), lines: shown, total: lines.len() })
+    }
+}
+
+impl Page {
+    /// Makes sure the URLs of the scripts `ids` are known (a listener's location names its script by
+    /// id only). The Debugger domain is off (on, it costs every action a few milliseconds of the
+    /// page's time): when one is not known, it is turned on for a moment, which replays every
+    /// script's `scriptParsed`, with pauses skipped meanwhile.
+    pub(super) async fn know_scripts<'a>(&self, ids: impl IntoIterator<Item = &'a str>, deadline: Instant) {
+        let unknown = {
+            let store = self.watch().store();
+            ids.into_iter().any(|id| !id.is_empty() && store.script_url(id).is_none())
+        };
+        if unknown && self.cdp("Debugger.enable", serde_json::json!({}), deadline).await.is_ok() {
+            let _ = self.cdp("Debugger.setSkipAllPauses", serde_json::json!({ "skip": true }), deadline).await;
+            self.settle_events(deadline).await;
+            let _ = self.cdp("Debugger.disable", serde_json::json!({}), deadline).await;
+            // Turning the Debugger off turns the async stack traces off too: back on.
+            let depth = serde_json::json!({ "maxDepth": ASYNC_DEPTH });
+            let _ = self.cdp("Runtime.setAsyncCallStackDepth", depth, deadline).await;
+        }
     }
 }

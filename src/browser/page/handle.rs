@@ -46,8 +46,8 @@ struct Inner {
     /// (loader id, execution context id).
     helper_world: Mutex<Option<(String, i64)>>,
     /// The function in the page's own world that looks up listeners (see `reach`), for the document
-    /// it was made for: (loader id, object id).
-    lister: Mutex<Option<(String, String)>>,
+    /// it was made for, with the script locations of the functions it has named.
+    lister: Mutex<Option<super::reach::Lister>>,
     /// The refs page.snapshot issued (see `refs`).
     refs: Mutex<RefTable>,
     /// The latest snapshot lines per scope, for `snapshot: "diff"` (a few scopes at most).
@@ -213,7 +213,7 @@ impl Page {
         self.inner.helper_world.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(super) fn lister(&self) -> std::sync::MutexGuard<'_, Option<(String, String)>> {
+    pub(super) fn lister(&self) -> std::sync::MutexGuard<'_, Option<super::reach::Lister>> {
         self.inner.lister.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -276,14 +276,7 @@ impl Page {
     /// Names each listener's script (turning the Debugger domain on for a moment when a script is
     /// not known yet) and adds its first lines.
     async fn name_listeners(&self, raw: Vec<RawListener>, deadline: Instant) -> Vec<Listener> {
-        let unknown = {
-            let store = self.watch().store();
-            raw.iter().any(|l| !l.script_id.is_empty() && store.script_url(&l.script_id).is_none())
-        };
-        if unknown && self.cdp("Debugger.enable", json!({}), deadline).await.is_ok() {
-            self.settle_events(deadline).await;
-            let _ = self.cdp("Debugger.disable", json!({}), deadline).await;
-        }
+        self.know_scripts(raw.iter().map(|l| l.script_id.as_str()), deadline).await;
         let mut out = Vec::new();
         let mut shown: std::collections::HashMap<(String, u32, u32), String> = std::collections::HashMap::new();
         for l in raw {

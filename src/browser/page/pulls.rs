@@ -24,11 +24,25 @@ impl Page {
         views::signal_counts(&self.watch().store())
     }
 
-    /// Waits (briefly) until `ready` holds for the store, for data still being fetched.
+    /// Waits (briefly) until `ready` holds for the store, for data still being fetched: woken by
+    /// each finding the pump applies, so a stack or body that arrives in a millisecond costs one.
     pub(super) async fn wait_for_fetches(&self, deadline: Instant, ready: impl Fn(&Store) -> bool) {
         let until = (Instant::now() + FETCH_WAIT).min(deadline);
-        while !ready(&self.watch().store()) && Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        let mut found = self.watch().found.clone();
+        loop {
+            found.borrow_and_update();
+            if ready(&self.watch().store()) {
+                return;
+            }
+            if Instant::now() >= until {
+                return;
+            }
+            // An event (not a finding) may settle it too: look again every 10 ms regardless.
+            let look_again = (Instant::now() + Duration::from_millis(10)).min(until);
+            tokio::select! {
+                changed = found.changed() => if changed.is_err() { return },
+                _ = tokio::time::sleep_until(look_again) => {}
+            }
         }
     }
 

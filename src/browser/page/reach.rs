@@ -8,11 +8,15 @@
 //! resumed) cost ≈ 1.4 ms per listener run, more for our own watcher's listeners, and stall the page
 //! on every pause; a `DOMDebugger.getEventListeners` per node of the path ≈ 5 ms. Naming the
 //! listeners' scripts (`[[FunctionLocation]]` of the functions the lookup kept) takes three more
-//! round trips, run while the action settles, so a click pays only the lookup.
+//! round trips, run while the action settles, and only for functions not named before in the
+//! document (the lookup numbers each function; the locations are kept per document), so a page's
+//! second click on the same control pays only the lookup.
 //!
 //! A lookup before the input sees `once` listeners and listeners on an element the input's
 //! handlers then replace; it does not see listeners added during the dispatch, and it lists a
 //! listener after one that stopped the event's propagation (the watcher's note says so).
+
+use std::collections::HashMap;
 
 use futures_util::future::join_all;
 use serde::Deserialize;
@@ -77,6 +81,24 @@ pub struct Aimed {
     pub name: String,
 }
 
+/// The lookup function of one document, and the script locations of the functions it named.
+#[derive(Debug, Clone, Default)]
+pub struct Lister {
+    /// The document's loader id.
+    loader: String,
+    /// The lookup function's object id.
+    lookup: String,
+    /// Function number → (script id, line, column), None when it has none (a native function).
+    named: HashMap<u32, Option<Place>>,
+}
+
+/// Where a function is: (script id, 1-based line, 1-based column).
+type Place = (String, u32, u32);
+
+/// Function locations kept per document, at most (a page that makes fresh closures on every
+/// render is not remembered forever).
+const MAX_KEPT: usize = 512;
+
 #[derive(Debug, Clone, Deserialize)]
 struct Found {
     on: String,
@@ -90,6 +112,9 @@ struct Found {
     inline: Option<String>,
     #[serde(default)]
     prevents: bool,
+    /// The function's number for this document (0: none).
+    #[serde(default)]
+    fid: u32,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +178,7 @@ impl Page {
     /// The listeners looked up before the input, each with its script location.
     pub(super) async fn name_reached(&self, ahead: &Ahead, deadline: Instant) -> Vec<ReachedListener> {
         let locations = self.function_locations(ahead, deadline).await.unwrap_or_default();
+        self.know_scripts(locations.iter().flatten().map(|(script, _, _)| script.as_str()), deadline).await;
         let store = self.watch().store();
         ahead
             .found
@@ -176,20 +202,42 @@ impl Page {
             .collect()
     }
 
-    /// (script id, line, column) of each function the lookup kept, in order.
-    async fn function_locations(
+    /// (script id, line, column) of each listener's function the lookup found, in order: from what
+    /// this document's lookup named before, the rest asked for (the first [`MAX_NAMED`]).
+    async fn function_locations(&self, ahead: &Ahead, deadline: Instant) -> Result<Vec<Option<Place>>, BrowserError> {
+        let mut named: HashMap<u32, Option<Place>> =
+            self.lister().as_ref().filter(|l| l.lookup == ahead.lookup).map(|l| l.named.clone()).unwrap_or_default();
+        let mut wanted: Vec<u32> = Vec::new();
+        for found in ahead.found.iter().take(MAX_NAMED) {
+            if found.fid != 0 && !named.contains_key(&found.fid) && !wanted.contains(&found.fid) {
+                wanted.push(found.fid);
+            }
+        }
+        if !wanted.is_empty() {
+            let located = self.locate(ahead, &wanted, deadline).await?;
+            if let Some(lister) = self.lister().as_mut().filter(|l| l.lookup == ahead.lookup) {
+                if lister.named.len() + located.len() > MAX_KEPT {
+                    lister.named.clear();
+                }
+                lister.named.extend(located.iter().cloned());
+            }
+            named.extend(located);
+        }
+        Ok(ahead.found.iter().map(|found| named.get(&found.fid).cloned().flatten()).collect())
+    }
+
+    /// Asks the page where the functions numbered `fids` are.
+    async fn locate(
         &self,
         ahead: &Ahead,
+        fids: &[u32],
         deadline: Instant,
-    ) -> Result<Vec<Option<(String, u32, u32)>>, BrowserError> {
-        if ahead.found.is_empty() {
-            return Ok(Vec::new());
-        }
+    ) -> Result<Vec<(u32, Option<Place>)>, BrowserError> {
         let taken = self
             .cdp(
                 "Runtime.callFunctionOn",
-                json!({ "functionDeclaration": "function () { return this.take(); }", "objectId": ahead.lookup,
-                        "objectGroup": NAMING_GROUP }),
+                json!({ "functionDeclaration": "function (fids) { return this.take(fids); }", "objectId": ahead.lookup,
+                        "arguments": [{ "value": fids }], "objectGroup": NAMING_GROUP }),
                 deadline,
             )
             .await?;
@@ -198,7 +246,7 @@ impl Page {
             let items = self
                 .cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline)
                 .await?;
-            let mut functions: Vec<(usize, String)> = items["result"]
+            let functions: Vec<(usize, String)> = items["result"]
                 .as_array()
                 .into_iter()
                 .flatten()
@@ -206,14 +254,12 @@ impl Page {
                     let index = p["name"].as_str()?.parse::<usize>().ok()?;
                     Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
                 })
-                .filter(|(index, _)| *index < MAX_NAMED)
                 .collect();
-            functions.sort();
             let asked = functions.iter().map(|(_, function)| {
                 self.cdp("Runtime.getProperties", json!({ "objectId": function, "ownProperties": true }), deadline)
             });
             let answers = join_all(asked).await;
-            let mut out = vec![None; ahead.found.len()];
+            let mut out: Vec<(u32, Option<Place>)> = fids.iter().map(|fid| (*fid, None)).collect();
             for ((index, _), answer) in functions.iter().zip(answers) {
                 let Ok(answer) = answer else { continue };
                 let location = answer["internalProperties"]
@@ -229,7 +275,7 @@ impl Page {
                         Some((script, line, column))
                     });
                 if let Some(slot) = out.get_mut(*index) {
-                    *slot = location;
+                    slot.1 = location;
                 }
             }
             Ok::<_, BrowserError>(out)
@@ -242,11 +288,8 @@ impl Page {
     /// The lookup function of the current document, made on first use (`again`: make it anew).
     async fn lookup_function(&self, again: bool, deadline: Instant) -> Result<String, BrowserError> {
         let loader = self.loader_id();
-        if !again
-            && let Some((cached, lookup)) = self.lister().clone()
-            && cached == loader
-        {
-            return Ok(lookup);
+        if !again && let Some(lister) = self.lister().as_ref().filter(|l| l.loader == loader) {
+            return Ok(lister.lookup.clone());
         }
         let made = self
             .cdp(
@@ -262,7 +305,7 @@ impl Page {
             .filter(|_| made.get("exceptionDetails").is_none())
             .ok_or_else(|| BrowserError::HelperScript("listeners_ahead.js made no function".into()))?
             .to_owned();
-        *self.lister() = Some((loader, lookup.clone()));
+        *self.lister() = Some(Lister { loader, lookup: lookup.clone(), named: HashMap::new() });
         Ok(lookup)
     }
 }

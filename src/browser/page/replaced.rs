@@ -150,8 +150,10 @@ impl Page {
             else {
                 continue;
             };
+            let listeners = found["listeners"].as_array().cloned().unwrap_or_default();
+            self.know_scripts(listeners.iter().filter_map(|l| l["scriptId"].as_str()), deadline).await;
             let store = self.watch().store();
-            for l in found["listeners"].as_array().into_iter().flatten() {
+            for l in &listeners {
                 let event = l["type"].as_str().unwrap_or_default();
                 if events.is_some_and(|wanted| !wanted.contains(&event)) || lines.len() == MAX_LISTENERS {
                     continue;

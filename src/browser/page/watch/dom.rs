@@ -10,8 +10,9 @@
 //! [`install`] also turns on what tells the service *who* made a change: async stack traces
 //! (`Runtime.setAsyncCallStackDepth`), so the watcher's observer callback has the stack of the first
 //! change it reports as its async parent, which the watcher hands over through a console call
-//! marked [`CAUSE_MARK`] (see `causes`); and the Debugger domain, with every pause skipped, so the
-//! scripts a listener or a stack names have their URLs.
+//! marked [`CAUSE_MARK`] (see `causes`). The Debugger domain stays off (on, it costs every action
+//! a few milliseconds): `Debugger.getStackTrace` answers without it, and a script named only by id
+//! is looked up when needed (`Page::know_scripts`).
 
 use serde::Deserialize;
 use serde_json::json;
@@ -26,7 +27,7 @@ pub const DOM_BINDING: &str = "__textBrowserDom";
 /// The first argument of the watcher's console call that hands over a cause (fixed in the script).
 pub const CAUSE_MARK: &str = "__textBrowserDomCause";
 /// How many async parents a stack keeps: enough for a render in a `then` of a `then` of a fetch.
-const ASYNC_DEPTH: u32 = 8;
+pub const ASYNC_DEPTH: u32 = 8;
 /// The isolated world the watcher runs in (not the helper world: that one is made on demand).
 const WORLD: &str = "text-browser-watch";
 /// A payload larger than this is not ours (the script sends at most a dozen short changes).
@@ -192,13 +193,10 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
     Some(report)
 }
 
-/// Installs the watcher on `page`: async stack traces and the Debugger domain (pauses skipped), the
-/// binding it reports through, and the script itself in every document from now on (and the
-/// current one).
+/// Installs the watcher on `page`: async stack traces, the binding it reports through, and the
+/// script itself in every document from now on (and the current one).
 pub async fn install(page: &chromiumoxide::Page, deadline: Instant) -> Result<(), BrowserError> {
     cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline).await?;
-    cdp::call(page, "Debugger.enable", json!({}), deadline).await?;
-    cdp::call(page, "Debugger.setSkipAllPauses", json!({ "skip": true }), deadline).await?;
     cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline)
         .await?;
     cdp::call(

@@ -68,6 +68,8 @@ pub struct Watch {
     pub net: watch::Receiver<NetState>,
     /// The last request held by Fetch interception with no route to answer it: (request id, URL).
     pub paused: watch::Receiver<Option<(String, String)>>,
+    /// Bumped whenever the pump has applied a finding (a body, source lines, a cause's stack).
+    pub found: watch::Receiver<u64>,
     pub store: SharedStore,
     pub env: Env,
     live: LiveFeed,
@@ -88,6 +90,7 @@ impl Watch {
         let (nav_tx, nav) = watch::channel(NavState::default());
         let (net_tx, net) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
         let (paused_tx, paused) = watch::channel(None);
+        let (found_tx, found) = watch::channel(0);
         let store = SharedStore::new(Store::new(now_ms()));
         let (findings_tx, findings) = mpsc::unbounded_channel();
         let (barrier, barriers) = mpsc::unbounded_channel();
@@ -98,12 +101,12 @@ impl Watch {
             reducer: Reducer::new(main_frame, env.clone()),
             store: store.clone(),
             runner: runner.clone(),
-            senders: Senders { nav: nav_tx, net: net_tx, paused: paused_tx },
+            senders: Senders { nav: nav_tx, net: net_tx, paused: paused_tx, found: found_tx },
             live: live.clone(),
             grace: Default::default(),
         };
         let task = tokio::spawn(pump.run(events, barriers, findings));
-        (Self { nav, net, paused, store, env, live, runner, barrier, stop }, task)
+        (Self { nav, net, paused, found, store, env, live, runner, barrier, stop }, task)
     }
 
     /// The store, locked (briefly: the pump waits meanwhile).

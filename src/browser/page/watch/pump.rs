@@ -24,6 +24,9 @@ pub struct Senders {
     pub nav: watch::Sender<NavState>,
     pub net: watch::Sender<NetState>,
     pub paused: watch::Sender<Option<(String, String)>>,
+    /// How many findings (bodies, source lines, cause stacks) have been applied: what a reader
+    /// waiting for one wakes on.
+    pub found: watch::Sender<u64>,
 }
 
 pub struct Pump {
@@ -89,6 +92,7 @@ impl Pump {
             let mut store = self.store.lock();
             self.reducer.found(&mut store, finding);
         }
+        self.senders.found.send_modify(|count| *count += 1);
         self.publish_state();
     }
 

@@ -19,7 +19,7 @@ pub struct Store {
     pub timeline: Timeline,
     pub bodies: BodyStore,
     pub sources: SourceCache,
-    /// Script id → URL, for the scripts the Debugger domain reported (see `dom::install`).
+    /// Script id → URL, for the scripts the Debugger domain reported (see `Page::know_scripts`).
     scripts: HashMap<String, String>,
     /// The stacks behind the DOM watcher's cause ids.
     pub causes: CauseStore,
