@@ -239,18 +239,7 @@ impl Page {
             .unwrap_or_default();
         let chain = self.cdp("Runtime.callFunctionOn", call(ANCESTORS_JS, object(&page_node), false), deadline).await?;
         let chain_id = chain.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-        let items =
-            self.cdp("Runtime.getProperties", json!({ "objectId": chain_id, "ownProperties": true }), deadline).await?;
-        let mut objects: Vec<(usize, String)> = items["result"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| {
-                let index = p["name"].as_str()?.parse::<usize>().ok()?;
-                Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
-            })
-            .collect();
-        objects.sort();
+        let objects = self.array_objects(chain_id, deadline).await?;
         let mut out = Vec::new();
         for (index, object) in objects {
             let on = if index == 0 { "itself".to_owned() } else { names.get(index).cloned().unwrap_or_default() };

@@ -243,18 +243,7 @@ impl Page {
             .await?;
         let located = async {
             let array = taken.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-            let items = self
-                .cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline)
-                .await?;
-            let functions: Vec<(usize, String)> = items["result"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| {
-                    let index = p["name"].as_str()?.parse::<usize>().ok()?;
-                    Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
-                })
-                .collect();
+            let functions = self.array_objects(array, deadline).await?;
             let asked = functions.iter().map(|(_, function)| {
                 self.cdp("Runtime.getProperties", json!({ "objectId": function, "ownProperties": true }), deadline)
             });

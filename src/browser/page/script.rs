@@ -17,6 +17,28 @@ const WORLD_NAME: &str = "text-browser";
 const LIB_JS: &str = concat!(include_str!("../../js/watch_name.js"), include_str!("../../js/lib.js"));
 
 impl Page {
+    /// The elements of the remote array `array` (an object id) that are objects, as (index, object
+    /// id), in index order.
+    pub(super) async fn array_objects(
+        &self,
+        array: &str,
+        deadline: Instant,
+    ) -> Result<Vec<(usize, String)>, BrowserError> {
+        let items =
+            self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
+        let mut objects: Vec<(usize, String)> = items["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let index = p["name"].as_str()?.parse::<usize>().ok()?;
+                Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
+            })
+            .collect();
+        objects.sort();
+        Ok(objects)
+    }
+
     /// Calls `function` (the source of a JS function) with `args` in the helper world, awaiting a
     /// returned promise, and returns its JSON result.
     ///
