@@ -195,7 +195,12 @@ impl Service {
             .body(body)
             .send()
             .await
-            .expect("the service answers")
+            .unwrap_or_else(|e| {
+                // The service is gone: what it said last is the best clue why.
+                let log = self.logs();
+                let tail: Vec<&str> = log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+                panic!("the service did not answer ({e}); its last log lines:\n{}", tail.join("\n"))
+            })
     }
 
     /// Calls `method` with named `params`.

@@ -303,7 +303,7 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(
             found[0].line(),
-            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s, 240 ms each"
+            "5 × GET /api/items/{id}/owner from loadItems (/items/:81) ran one after another: 1.2 s, 248 ms each"
         );
         // Started together (Promise.all): no chain.
         let parallel: Vec<Span> = records.iter().map(|r| Span { request: r, start: 100.0, end: Some(340.0) }).collect();
