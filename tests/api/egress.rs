@@ -1,7 +1,8 @@
 //! The egress policy holds for every request the browser makes, not only page.goto's URL.
 //!
-//! An "internal" server on 127.0.0.2 (outside the default allow-list) counts every connection it
-//! receives; a fixture page aims every way a page can reach a host at it. The count must stay 0.
+//! An "internal" host on 127.0.0.2 (outside the default allow-list) records every TCP connection
+//! and every UDP datagram it receives; pages, scripts, MCP tools and session options aim every way
+//! they can reach a host at it. The counts must stay 0.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,16 +14,28 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{Instance, Service, eventually, page, shared};
 
-/// A server on 127.0.0.2 that counts every connection it accepts (and answers 200 if asked).
-struct Internal {
-    origin: String,
+/// A host on 127.0.0.2 that records every TCP connection it accepts (and answers 200 if asked) and
+/// every UDP datagram sent to the same port (STUN, TURN).
+pub struct Internal {
+    pub origin: String,
+    /// `127.0.0.2:port`, as a STUN/TURN or proxy address.
+    pub addr: String,
     hits: Arc<AtomicUsize>,
+    datagrams: Arc<AtomicUsize>,
 }
 
 impl Internal {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
-        let origin = format!("http://{}", listener.local_addr().unwrap());
+    pub async fn start() -> Self {
+        let (listener, udp) = loop {
+            let listener =
+                tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
+            let port = listener.local_addr().unwrap().port();
+            // The same port for UDP; another process may hold it there: pick again.
+            if let Ok(udp) = tokio::net::UdpSocket::bind(("127.0.0.2", port)).await {
+                break (listener, udp);
+            }
+        };
+        let addr = listener.local_addr().unwrap().to_string();
         let hits = Arc::new(AtomicUsize::new(0));
         let counter = hits.clone();
         tokio::spawn(async move {
@@ -37,11 +50,25 @@ impl Internal {
                 });
             }
         });
-        Self { origin, hits }
+        let datagrams = Arc::new(AtomicUsize::new(0));
+        let counter = datagrams.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 65536];
+            while udp.recv_from(&mut buf).await.is_ok() {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        Self { origin: format!("http://{addr}"), addr, hits, datagrams }
     }
 
-    fn hits(&self) -> usize {
+    /// TCP connections accepted so far.
+    pub fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
+    }
+
+    /// UDP datagrams received so far.
+    pub fn datagrams(&self) -> usize {
+        self.datagrams.load(Ordering::SeqCst)
     }
 }
 
@@ -214,4 +241,60 @@ async fn a_mock_never_answers_for_a_disallowed_host() {
     let allowed = format!("fetch({:?}).then(r => r.text())", page("/anything"));
     let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": allowed })).await;
     assert_eq!(answer["result"], "mocked");
+}
+
+/// What a script runs to open a WebRTC connection with STUN and TURN (UDP and TCP) at `ice`.
+fn gather_candidates(ice: &str) -> String {
+    format!("gatherCandidates({ice:?}, 5000)")
+}
+
+#[tokio::test]
+async fn webrtc_from_a_page_or_page_evaluate_sends_nothing_to_a_refused_host() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let sid = svc.session().await;
+    // The call page asks its STUN/TURN server for candidates as soon as it opens...
+    let call = page(&format!("/call/?ice={}", internal.addr));
+    svc.ok("page.goto", json!({ "session_id": sid, "url": call })).await;
+    let status = eventually(Duration::from_secs(20), "the page's own ICE gathering to end", || async {
+        let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#call-status" })).await;
+        text["text"].as_str().filter(|t| t.starts_with("gathering")).map(str::to_owned)
+    })
+    .await;
+    // ... and a script asks again.
+    let asked = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": gather_candidates(&internal.addr) }));
+    let asked = asked.await;
+    assert_eq!(
+        (internal.datagrams(), internal.hits()),
+        (0, 0),
+        "STUN/TURN reached 127.0.0.2 (UDP datagrams, TCP connections); the page said {status:?}, the script {asked}"
+    );
+    // No candidate at all: no UDP socket was even opened for the page.
+    assert_eq!(status, "gathering complete: 0 candidate(s)");
+    assert_eq!(asked["result"], json!({ "state": "complete", "candidates": [] }));
+}
+
+#[tokio::test]
+async fn webrtc_from_the_mcp_evaluate_tool_sends_nothing_to_a_refused_host() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(crate::mcp::MCP_PYTHON);
+    assert!(python.exists(), "{} is missing: run `bash .ci/setup` (it installs the pinned MCP SDK)", python.display());
+    let svc = shared();
+    let internal = Internal::start().await;
+    let args = [
+        root.join("tests/mcp/evaluate.py").display().to_string(),
+        svc.base.clone(),
+        crate::helpers::API_KEY.to_owned(),
+        page("/call/"),
+        gather_candidates(&internal.addr),
+    ];
+    let output = tokio::task::spawn_blocking(move || std::process::Command::new(python).args(args).output())
+        .await
+        .unwrap()
+        .expect("the MCP client runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!((internal.datagrams(), internal.hits()), (0, 0), "STUN/TURN reached 127.0.0.2: {stdout}");
+    let answer: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("JSON");
+    assert_eq!(answer["result"], json!({ "state": "complete", "candidates": [] }), "{stdout}");
 }

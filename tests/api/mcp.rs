@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::helpers::{API_KEY, Instance, fixtures, shared};
 
 /// The Python with the pinned MCP SDK, installed by .ci/setup.
-const MCP_PYTHON: &str = ".venv-mcp/bin/python";
+pub const MCP_PYTHON: &str = ".venv-mcp/bin/python";
 
 fn initialize() -> String {
     json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

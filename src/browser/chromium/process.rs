@@ -38,6 +38,13 @@ const CHROMIUM_ARGS: &[&str] = &[
     // page.back / page.forward load the page again (its requests and errors are seen) rather
     // than restoring a frozen copy.
     "--disable-back-forward-cache",
+    // WebRTC sends UDP (STUN, TURN, media) straight from the browser, past the egress proxy: a
+    // page's RTCPeerConnection reached hosts the allow-list refuses. With this policy WebRTC uses
+    // no UDP that is not proxied (and an HTTP proxy carries none), gathers no host candidates, and
+    // reaches TURN servers only over TCP through the session's proxy, where ALLOW_HOST_REGEX
+    // judges it like any tunnel. It is the browser process's setting, so neither a page nor an
+    // evaluated script can change it.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
