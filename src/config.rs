@@ -40,7 +40,12 @@ pub const VARS: &[EnvVar] = &[
     EnvVar {
         name: "BLOCK_PRIVATE_IPS",
         default: "false",
-        meaning: "also refuse requests whose host resolves to a loopback, private or link-local address",
+        meaning: "also refuse requests (and upstream proxies) whose host resolves to a loopback, private or link-local address",
+    },
+    EnvVar {
+        name: "ALLOW_PROXY_REGEX",
+        default: "(none)",
+        meaning: "upstream proxies session.create may name, matched against http://host:port/; unset, none is allowed",
     },
     EnvVar { name: "REFUSE_PASSWORD_FILL", default: "false", meaning: "refuse page.fill into password fields" },
     EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
@@ -170,6 +175,8 @@ pub struct Config {
     pub api_key_generated: bool,
     pub allow_host_regex: Regex,
     pub block_private_ips: bool,
+    /// ALLOW_PROXY_REGEX: the upstream proxies sessions may use; `None`, none.
+    pub allow_proxy_regex: Option<Regex>,
     pub refuse_password_fill: bool,
     pub session_ttl: Duration,
     pub rate_limit_max: u32,
@@ -217,6 +224,15 @@ impl Config {
             value: allow.clone(),
             reason: e.to_string(),
         })?;
+        let allow_proxy_regex = get("ALLOW_PROXY_REGEX")
+            .map(|allow| {
+                Regex::new(&allow).map_err(|e| ConfigError::Invalid {
+                    var: "ALLOW_PROXY_REGEX",
+                    value: allow.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()?;
         Ok(Self {
             port: parse_num(&get, "PORT", 3337, 0, u16::MAX as u64)? as u16,
             host: match get("HOST") {
@@ -230,6 +246,7 @@ impl Config {
             api_key,
             api_key_generated,
             allow_host_regex,
+            allow_proxy_regex,
             block_private_ips: parse_bool(&get, "BLOCK_PRIVATE_IPS", false)?,
             refuse_password_fill: parse_bool(&get, "REFUSE_PASSWORD_FILL", false)?,
             session_ttl: Duration::from_millis(parse_num(&get, "SESSION_TTL_MS", 120_000, 1, u32::MAX as u64)?),
@@ -413,6 +430,7 @@ mod tests {
         assert_eq!(c.host.to_string(), "127.0.0.1");
         assert!(c.api_key_generated);
         assert_eq!(c.allow_host_regex.as_str(), DEFAULT_ALLOW_HOST_REGEX);
+        assert!(c.allow_proxy_regex.is_none(), "no upstream proxy is allowed by default");
         assert_eq!(c.session_ttl, Duration::from_millis(120_000));
         assert_eq!(c.rate_limit_max, 120);
         assert_eq!(c.max_sessions, 8);
@@ -454,6 +472,7 @@ mod tests {
             ("PORT", "70000"),
             ("HOST", "my-host"),
             ("ALLOW_HOST_REGEX", "(unclosed"),
+            ("ALLOW_PROXY_REGEX", "[z-a]"),
             ("SESSION_TTL_MS", "-5"),
             ("MAX_SESSIONS", "0"),
             ("WARM_SESSIONS", "101"),

@@ -53,7 +53,10 @@ impl Application {
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let chromium = source.start().await?;
         let metrics = Metrics::new();
-        let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
+        let policy = Arc::new(
+            EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips)
+                .with_proxies(config.allow_proxy_regex.clone()),
+        );
         let limits = SessionLimits {
             max_sessions: config.max_sessions,
             warm_sessions: config.warm_sessions,

@@ -12,4 +12,14 @@ pub enum EgressError {
     NotAllowed { url: String, pattern: String },
     #[error("{host} resolves to {ip}, a private, loopback or link-local address (BLOCK_PRIVATE_IPS is on)")]
     PrivateAddress { host: String, ip: IpAddr },
+    /// An upstream proxy (`session.create {proxy}`) ALLOW_PROXY_REGEX does not admit; `pattern`
+    /// is `None` when the variable is unset (no upstream proxy is allowed).
+    #[error("{proxy} is not an allowed upstream proxy: {}", match pattern {
+        Some(pattern) => format!("it does not match ALLOW_PROXY_REGEX ({pattern})"),
+        None => "this service allows none (ALLOW_PROXY_REGEX is unset)".to_owned(),
+    })]
+    ProxyNotAllowed { proxy: String, pattern: Option<String> },
+    /// An upstream proxy that cannot be used as given.
+    #[error("upstream proxy {proxy}: {reason}")]
+    ProxyUnusable { proxy: String, reason: String },
 }

@@ -18,6 +18,7 @@ use crate::browser::{
     BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, HttpCredentials, Proxy, SessionOptions,
     StorageState, Viewport, WaitUntil,
 };
+use crate::egress::Upstream;
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
 ///
@@ -55,7 +56,11 @@ pub struct SessionCreateParams {
     /// checked by the rules browsers apply and read back once set: one that is refused or not kept
     /// is `invalid_params` naming it (`storageState.cookies[1].domain`), never dropped silently.
     pub storage_state: Option<StorageState>,
-    /// A proxy for all of this session's traffic.
+    /// An upstream proxy for this session's traffic, {server: "http://host:port", bypass?}. It must
+    /// match the operator's ALLOW_PROXY_REGEX (by default no upstream proxy is allowed) and, with
+    /// BLOCK_PRIVATE_IPS, resolve to public addresses; else `invalid_params` naming `proxy.server`.
+    /// Only requests the allow-list admits reach it: plain-http ones whole (URL, headers, body),
+    /// https and WebSockets as `CONNECT host:port` with the content encrypted.
     pub proxy: Option<Proxy>,
     /// A BCP 47 locale for Intl formatting and navigator.language (`de-DE`).
     pub locale: Option<String>,
@@ -199,9 +204,6 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     }
     let viewport = p.viewport.unwrap_or_default();
     viewport.validate().map_err(|m| ApiError::invalid("viewport", m))?;
-    if let Some(proxy) = &p.proxy {
-        proxy.validate().map_err(|m| ApiError::invalid("proxy", m))?;
-    }
     if p.user_agent.as_deref().is_some_and(|ua| ua.trim().is_empty()) {
         return Err(ApiError::invalid("userAgent", "userAgent must not be empty"));
     }
@@ -244,6 +246,16 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         ));
     }
     let http_credentials = p.http_credentials.map(checked_credentials).transpose()?;
+    // The upstream proxy is a host the service connects to itself: admitted (or refused) before
+    // anything is opened, and resolved once.
+    let proxy = match &p.proxy {
+        Some(proxy) => Some(
+            Upstream::admit(&proxy.server, proxy.bypass.as_deref(), ctx.sessions.policy())
+                .await
+                .map_err(|e| ApiError::invalid("proxy.server", e.to_string()))?,
+        ),
+        None => None,
+    };
     let emulation = Emulation {
         http_credentials,
         locale: p.locale,
@@ -257,7 +269,7 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         viewport,
         user_agent: p.user_agent,
         storage_state: p.storage_state,
-        proxy: p.proxy,
+        proxy,
         emulation,
         evidence_screenshots: p.evidence.unwrap_or(false),
     };

@@ -27,8 +27,7 @@ pub struct Internal {
 impl Internal {
     pub async fn start() -> Self {
         let (listener, udp) = loop {
-            let listener =
-                tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
+            let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
             let port = listener.local_addr().unwrap().port();
             // The same port for UDP; another process may hold it there: pick again.
             if let Ok(udp) = tokio::net::UdpSocket::bind(("127.0.0.2", port)).await {
@@ -297,4 +296,64 @@ async fn webrtc_from_the_mcp_evaluate_tool_sends_nothing_to_a_refused_host() {
     assert_eq!((internal.datagrams(), internal.hits()), (0, 0), "STUN/TURN reached 127.0.0.2: {stdout}");
     let answer: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("JSON");
     assert_eq!(answer["result"], json!({ "state": "complete", "candidates": [] }), "{stdout}");
+}
+
+#[tokio::test]
+async fn an_upstream_proxy_on_a_refused_host_is_invalid_params_and_never_contacted() {
+    let internal = Internal::start().await;
+    let proxy = json!({ "proxy": { "server": internal.origin } });
+    // By default no upstream proxy is allowed at all.
+    let err = shared().err("session.create", proxy.clone()).await;
+    assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("proxy.server")), "{err:?}");
+    assert!(err.message.contains("ALLOW_PROXY_REGEX is unset"), "{}", err.message);
+    // Allowed by ALLOW_PROXY_REGEX, but BLOCK_PRIVATE_IPS applies to the address it resolves to.
+    let strict = Instance::start(&[
+        ("ALLOW_HOST_REGEX", "^https?://[^/]+/"),
+        ("ALLOW_PROXY_REGEX", "^http://"),
+        ("BLOCK_PRIVATE_IPS", "true"),
+    ]);
+    let port = internal.addr.rsplit(':').next().unwrap();
+    for server in [internal.origin.clone(), format!("http://localhost:{port}"), format!("http://0x7f000002:{port}")] {
+        let err = strict.err("session.create", json!({ "proxy": { "server": server } })).await;
+        assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("proxy.server")), "{err:?}");
+        assert!(err.message.contains("BLOCK_PRIVATE_IPS"), "{server}: {}", err.message);
+    }
+    assert_eq!((internal.hits(), internal.datagrams()), (0, 0), "the refused proxy was contacted");
+}
+
+#[tokio::test]
+async fn an_allowed_upstream_proxy_gets_the_sessions_plain_http_requests_whole() {
+    // A stand-in upstream proxy on 127.0.0.1 that answers every request with what it was sent.
+    let upstream = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = upstream.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let first = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_owned();
+                let body = format!("<!doctype html><title>Upstream</title><p id=seen>upstream saw: {first}</p>");
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    let svc = Instance::start(&[("ALLOW_PROXY_REGEX", r"^http://127\.0\.0\.1:\d+/$")]);
+    let sid = svc.session_with(json!({ "proxy": { "server": format!("http://{upstream_addr}") } })).await;
+    let target = page("/projects/");
+    svc.ok("page.goto", json!({ "session_id": sid, "url": target, "waitUntil": "load" })).await;
+    let seen = svc.ok("page.text", json!({ "session_id": sid, "selector": "#seen" })).await;
+    assert_eq!(seen["text"], format!("upstream saw: GET {target} HTTP/1.1"));
+    // A refused URL never reaches the upstream: the egress policy comes first.
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": "http://127.0.0.2/" })).await;
+    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
 }

@@ -51,7 +51,11 @@ async fn a_warm_session_never_sees_cookies_storage_or_cache_of_an_earlier_one() 
 
 #[tokio::test]
 async fn at_the_cap_a_create_takes_the_warm_session_and_then_fails_with_capacity_exceeded() {
-    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "1")]);
+    let svc = Instance::start(&[
+        ("WARM_SESSIONS", "1"),
+        ("MAX_SESSIONS", "1"),
+        ("ALLOW_PROXY_REGEX", r"^http://127\.0\.0\.1:9/$"),
+    ]);
     warm_ready(&svc).await;
     let a = svc.session().await;
     let err = svc.err("session.create", json!({})).await;

@@ -75,7 +75,7 @@ async fn session_create_rejects_bad_options_by_name() {
     for (params, param) in [
         (json!({ "viewport": { "width": 0, "height": 600 } }), "viewport"),
         (json!({ "viewport": { "width": 800 } }), "viewport"),
-        (json!({ "proxy": { "server": "not a url" } }), "proxy"),
+        (json!({ "proxy": { "server": "not a url" } }), "proxy.server"),
         (json!({ "headless": false }), "headless"),
         (json!({ "userAgent": 42 }), "userAgent"),
         (json!({ "viewPort": { "width": 1, "height": 1 } }), "viewPort"),

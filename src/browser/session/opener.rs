@@ -90,9 +90,8 @@ impl Opener {
         permit: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Session, BrowserError> {
-        let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
         let chromium = self.chromium();
-        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream };
+        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream: options.proxy.clone() };
         Session::open_blank(self.new_id(), &chromium, egress, self.download_cap, permit, deadline)
             .await?
             .prepare(&chromium, options, deadline)

@@ -21,7 +21,8 @@ use crate::browser::chromium::Chromium;
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
 use crate::egress::EgressPolicy;
-use crate::egress::proxy::{EgressProxy, ProxyAddress, Upstream};
+use crate::egress::Upstream;
+use crate::egress::proxy::{EgressProxy, ProxyAddress};
 
 /// How long closing waits for the call in flight to let go of the session.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
