@@ -132,13 +132,15 @@ pub async fn every_way_out_is_blocked(svc: &Service) {
         }
     }
 
-    // A redirect hop from an allowed URL, and a meta refresh.
-    let redirect = page(&format!("/redirect?to={target}/redirect"));
-    let err = svc.err("page.goto", json!({ "session_id": sid, "url": redirect })).await;
-    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
-    let refresh = page(&format!("/meta-refresh?to={target}/meta"));
-    svc.ok("page.goto", json!({ "session_id": sid, "url": refresh })).await;
-    let later = blocked_paths(svc, &sid, &internal, &["/meta"]).await;
+    // A redirect hop from an allowed URL, a meta refresh and a Refresh header: each is refused, and
+    // the call says so.
+    for (path, via) in [("/redirect", "/redirect"), ("/meta", "/meta-refresh"), ("/header", "/refresh-header")] {
+        let url = page(&format!("{via}?to={target}{path}"));
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{via}: {err:?}");
+        assert!(err.message.contains("127.0.0.2"), "{via}: the refused URL is named: {}", err.message);
+    }
+    let later = blocked_paths(svc, &sid, &internal, &["/meta", "/header"]).await;
 
     // A popup opens in the same browser context, so it goes through the same proxy (it is a page of
     // its own, so its requests are not in this page's network.pull; the hit count covers it).
