@@ -124,6 +124,11 @@ pub const VARS: &[EnvVar] = &[
         meaning: "when set, /metrics requires it as a bearer token or x-api-key",
     },
     EnvVar { name: "LOG_FORMAT", default: "json", meaning: "json or pretty" },
+    EnvVar {
+        name: "TEST_PANIC_METHOD",
+        default: "(none)",
+        meaning: "tests only, never in production: every call of this method panics, to prove a panic answers only its own call",
+    },
 ];
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -203,6 +208,8 @@ pub struct Config {
     /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE: which replica this is and how to reach the others.
     pub replicas: Option<Topology>,
     pub log_format: LogFormat,
+    /// TEST_PANIC_METHOD: for tests only (see [`VARS`]).
+    pub test_panic_method: Option<String>,
 }
 
 impl Config {
@@ -275,6 +282,7 @@ impl Config {
                 Some(v) => advertise_host(v.trim())?,
             },
             replicas: replicas(&get)?,
+            test_panic_method: get("TEST_PANIC_METHOD").map(|m| m.trim().to_owned()),
             log_format: match get("LOG_FORMAT").as_deref().map(str::trim) {
                 None | Some("json") => LogFormat::Json,
                 Some("pretty") => LogFormat::Pretty,

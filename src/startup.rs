@@ -92,6 +92,7 @@ impl Application {
             openrpc,
             methods: Default::default(),
             replicas: replicas.clone(),
+            panic_method: config.test_panic_method.clone(),
         });
         let mcp_stop = CancellationToken::new();
         let mcp = mcp::service(

@@ -27,6 +27,7 @@ pub fn config(per_minute: u32) -> Arc<Config> {
         .per_millisecond(period_ms)
         .burst_size(per_minute.max(1))
         .finish()
+        // Infallible: at start-up, with a period and burst of at least 1.
         .expect("a non-zero period and burst");
     Arc::new(config)
 }

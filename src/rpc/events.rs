@@ -69,6 +69,7 @@ pub fn register(module: &mut RpcModule<RpcContext>) {
             }
             stream(ctx, p, pending).await;
         })
+        // Infallible: registered once, at start-up, under names nothing else uses.
         .expect("the events methods are registered once");
 }
 
@@ -182,5 +183,5 @@ async fn forward(sink: &SubscriptionSink, event: &LiveEvent, tab: &str, dropped:
 }
 
 fn raw(value: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(value).expect("a JSON value serializes")
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned())
 }

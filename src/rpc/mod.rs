@@ -34,9 +34,11 @@ mod tabs;
 mod target;
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use jsonrpsee::RpcModule;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -65,6 +67,9 @@ pub struct RpcContext {
     pub methods: OnceLock<HashMap<&'static str, Registered>>,
     /// With REPLICA_ID: sends calls for other replicas' sessions to their owners.
     pub replicas: Option<Arc<Forwarder>>,
+    /// TEST_PANIC_METHOD (tests only): every call of this method panics inside its handler, to
+    /// prove that a panic answers only its own call.
+    pub panic_method: Option<String>,
 }
 
 tokio::task_local! {
@@ -193,6 +198,7 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
                     execute(name, registered, ctx, raw.as_deref(), from).await.map_err(|err| err.to_error_object())
                 }
             })
+            // Infallible: at start-up, and the registry's names are unique (every start proves it).
             .expect("method names are unique");
     }
     module
@@ -225,8 +231,23 @@ async fn execute(
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
     let call = REQUEST_ID.scope(request_id.to_owned(), async {
+        if ctx.panic_method.as_deref() == Some(name) {
+            panic!("TEST_PANIC_METHOD={name}: this call panics on purpose");
+        }
         let params = params::object(raw, &registered.known)?;
         (registered.handler)(ctx.clone(), params).await
+    });
+    // A panic anywhere in the call (a bug) answers this call alone with internal_error: the other
+    // calls of its batch, its session.run or its WebSocket go on and are answered.
+    let call = AssertUnwindSafe(call).catch_unwind().map(|caught| {
+        caught.unwrap_or_else(|panic| {
+            let what = crate::telemetry::panic_message(panic.as_ref());
+            tracing::error!(method = name, panic = %crate::quote::clip(&what), "a call panicked");
+            Err(ApiError::Internal(format!(
+                "{name} failed inside the service (a bug, logged with this request's x-request-id); \
+                 the rest of the request was answered"
+            )))
+        })
     });
     // What the call logs carries its request id. Over HTTP the request's own span does that
     // already; a WebSocket's calls run after their upgrade request's span has ended.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{Page, Route, RouteAction};
+use crate::browser::{Page, Route, RouteAction, UrlGlob, Wildcards};
 
 const TIMEOUT_MS: u64 = 10_000;
 /// Largest mocked body, in bytes.
@@ -152,8 +152,10 @@ async fn route(call: Call, page: Page, p: RouteParams) -> Result<RoutesResult, A
         (None, Some(true)) => RouteAction::Abort,
         (None, _) => return Err(ApiError::invalid("response", "give response {status, body | json} or abort: true")),
     };
+    let glob = UrlGlob::parse(&p.url_pattern, Wildcards::StarAndQuestion)
+        .map_err(|message| ApiError::invalid("urlPattern", message))?;
     let policy = call.ctx.sessions.policy().clone();
-    let id = page.route(&p.url_pattern, action, policy, call.deadline).await?;
+    let id = page.route(&glob, action, policy, call.deadline).await?;
     Ok(RoutesResult { route_id: Some(id), removed: None, routes: view(&page) })
 }
 

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod abuse;
 mod actions;
 mod assertions;
 mod cli;

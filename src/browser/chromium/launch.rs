@@ -250,6 +250,7 @@ fn launcher_spawn(command: Command) -> std::io::Result<Child> {
                     let _ = reply.send(command.spawn());
                 }
             })
+            // Infallible in practice: only when the OS cannot start one thread, at Chromium's launch.
             .expect("a thread can be started");
         Mutex::new(tx)
     });

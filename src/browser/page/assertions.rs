@@ -13,6 +13,7 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 use super::target::Target;
+use super::url_glob::{UrlGlob, Wildcards};
 use crate::browser::error::{BrowserError, Failed};
 
 const OBSERVE_JS: &str = include_str!("../../js/observe.js");
@@ -48,7 +49,7 @@ pub enum Expect {
 #[derive(Debug, Clone)]
 pub struct UrlPattern {
     source: String,
-    glob: Option<regex::Regex>,
+    glob: Option<UrlGlob>,
 }
 
 impl PartialEq for UrlPattern {
@@ -62,10 +63,10 @@ impl UrlPattern {
         if source.is_empty() {
             return Err(BrowserError::InvalidOption("pattern must not be empty".into()));
         }
-        let glob = source.contains('*').then(|| {
-            let parts: Vec<String> = source.split('*').map(regex::escape).collect();
-            regex::Regex::new(&format!("^{}$", parts.join(".*"))).expect("escaped parts form a valid regex")
-        });
+        let glob = match source.contains('*') {
+            true => Some(UrlGlob::parse(source, Wildcards::Star).map_err(BrowserError::InvalidOption)?),
+            false => None,
+        };
         Ok(Self { source: source.to_owned(), glob })
     }
 
@@ -73,7 +74,7 @@ impl UrlPattern {
     /// (query, fragment and a trailing slash aside).
     pub fn matches(&self, url: &str) -> bool {
         if let Some(glob) = &self.glob {
-            return glob.is_match(url);
+            return glob.matches(url);
         }
         if url == self.source {
             return true;
