@@ -47,7 +47,11 @@ pub const VARS: &[EnvVar] = &[
         default: "(none)",
         meaning: "upstream proxies session.create may name, matched against http://host:port/; unset, none is allowed",
     },
-    EnvVar { name: "REFUSE_PASSWORD_FILL", default: "false", meaning: "refuse page.fill into password fields" },
+    EnvVar {
+        name: "REFUSE_PASSWORD_FILL",
+        default: "false",
+        meaning: "refuse page.fill and page.type into password fields",
+    },
     EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
     EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
     EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions, warm ones included" },

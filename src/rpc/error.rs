@@ -199,7 +199,8 @@ pub enum ApiError {
     /// The session belongs to another replica that could not answer for it.
     #[error(transparent)]
     Replica(ReplicaError),
-    /// The error another replica answered, passed on unchanged.
+    /// An error already in its wire form, passed on unchanged: the error another replica
+    /// answered, or one with the passwords its session typed masked in it (`registry::masked`).
     #[error("{message}")]
     Relayed { kind: ErrorKind, code: i32, message: String, data: Option<Value> },
 }

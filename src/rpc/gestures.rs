@@ -227,7 +227,7 @@ async fn type_text(
         None => "page.type".to_owned(),
     };
     act(&call, &page, &what, options, async {
-        page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?;
+        page.type_text(target.as_ref(), &p.text, delay, call.ctx.refuse_password_fill, call.deadline).await?;
         Ok(())
     })
     .await

@@ -250,16 +250,17 @@ where
                     .sessions
                     .run(&scope.session_id, scope.tab_id.as_deref(), deadline, move |page| async move {
                         let mark = page.mark();
-                        match handler(call, page.clone(), p).await {
+                        let outcome = match handler(call, page.clone(), p).await {
                             Err(error) if error.wants_evidence() => {
                                 let evidence = page.failure_evidence(&mark).await;
                                 Err(ApiError::WithEvidence { error: Box::new(error), evidence })
                             }
                             other => other,
-                        }
+                        };
+                        masked(|value| page.redact_json(value), outcome.and_then(encode))
                     })
                     .await?;
-                encode(result)
+                Ok(result)
             }
             .boxed()
         }),
@@ -301,11 +302,12 @@ where
                 let call = Call { ctx: ctx.clone(), deadline };
                 let result = ctx
                     .sessions
-                    .run_on_session(&scope.session_id, deadline, move |session, chromium| {
-                        handler(call, SessionHandle { session, chromium }, p)
+                    .run_on_session(&scope.session_id, deadline, move |session, chromium| async move {
+                        let outcome = handler(call, SessionHandle { session: session.clone(), chromium }, p).await;
+                        masked(|value| session.redact_json(value), outcome.and_then(encode))
                     })
                     .await?;
-                encode(result)
+                Ok(result)
             }
             .boxed()
         }),
@@ -316,6 +318,26 @@ where
 pub struct SessionHandle {
     pub session: Arc<Session>,
     pub chromium: Arc<Chromium>,
+}
+
+/// A page or session method's answer with every password its session typed masked by `redact`,
+/// in its result or in its error (message, `data.actual`, evidence): whatever a method read, it
+/// passes here.
+fn masked(redact: impl Fn(Value) -> Value, outcome: Result<Value, ApiError>) -> Result<Value, ApiError> {
+    let error = match outcome {
+        Ok(value) => return Ok(redact(value)),
+        Err(error) => error,
+    };
+    let object = error.to_error_object();
+    let data: Value = object.data().and_then(|d| serde_json::from_str(d.get()).ok()).unwrap_or(Value::Null);
+    let shown = serde_json::json!({ "message": object.message(), "data": data });
+    let masked = redact(shown.clone());
+    if masked == shown {
+        return Err(error);
+    }
+    let message = masked["message"].as_str().unwrap_or_default().to_owned();
+    let data = Some(masked["data"].clone()).filter(|d| !d.is_null());
+    Err(ApiError::Relayed { kind: error.kind(), code: object.code(), message, data })
 }
 
 fn encode<R: Serialize>(result: R) -> Result<Value, ApiError> {

@@ -219,6 +219,12 @@ async fn refuse_password_fill_refuses_password_fields_only() {
     let err = svc.err("page.fill", json!({ "session_id": sid, "selector": "#password", "value": "hunter2" })).await;
     assert_eq!(err.kind(), "not_allowed", "{err:?}");
     assert!(!err.message.contains("hunter2"), "{}", err.message);
+    // Typing key by key is the same secret.
+    let err = svc.err("page.type", json!({ "session_id": sid, "selector": "#password", "text": "hunter2" })).await;
+    assert_eq!(err.kind(), "not_allowed", "{err:?}");
+    svc.ok("page.focus", json!({ "session_id": sid, "selector": "#password" })).await;
+    let err = svc.err("page.type", json!({ "session_id": sid, "text": "hunter2" })).await;
+    assert_eq!(err.kind(), "not_allowed", "into the focused password field too: {err:?}");
     let typed: Value = svc
         .ok("page.evaluate", json!({ "session_id": sid, "expression": "document.querySelector('#password').value" }))
         .await;

@@ -28,6 +28,7 @@ mod remote_browser;
 mod replicas;
 mod resilience;
 mod routes;
+mod secrets;
 mod sessions;
 mod signals;
 mod snapshot;

@@ -22,6 +22,8 @@ const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 const POLL: Duration = Duration::from_millis(100);
 /// Characters of an element's (or the page's) text shown as the actual value.
 const ACTUAL_TEXT: usize = 300;
+/// What a password field's value is shown as, expected or actual (its length is not told either).
+pub const PASSWORD_MASK: &str = "••••";
 
 /// What an assertion expects.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +88,16 @@ impl UrlPattern {
 }
 
 impl Expect {
-    /// What was expected, as the error's `expected`.
+    /// What was expected, as the error's `expected`: a password field's expected value is masked
+    /// like its actual one.
+    fn shown_expected(&self, seen: &Value) -> Value {
+        match self {
+            Self::Value(_) if is_password(seen) => json!({ "value": PASSWORD_MASK }),
+            _ => self.expected(),
+        }
+    }
+
+    /// What was expected.
     fn expected(&self) -> Value {
         match self {
             Self::Text { text, exact } => json!({ "text": text, "exact": exact }),
@@ -127,7 +138,13 @@ impl Expect {
             }
             Self::Value(want) => {
                 let value = list("values").first().cloned().unwrap_or(Value::Null);
-                (count > 0 && value.as_str() == Some(want.as_str()), json!({ "count": count, "value": value }))
+                let pass = count > 0 && value.as_str() == Some(want.as_str());
+                // A password field is compared, never shown.
+                let shown = match value.as_str() {
+                    Some(v) if is_password(seen) && !v.is_empty() => json!(PASSWORD_MASK),
+                    _ => value,
+                };
+                (pass, json!({ "count": count, "value": shown }))
             }
             Self::Checked(want) => {
                 let checked = list("checked").first().and_then(Value::as_bool);
@@ -170,17 +187,16 @@ impl Page {
             if pass {
                 return Ok(actual);
             }
+            let expected = expect.shown_expected(&seen);
             last = Some(seen);
             if Instant::now() + POLL >= deadline {
                 let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
                 return Err(BrowserError::AssertionFailed(Box::new(Failed {
                     message: format!(
-                        "{name}{on} failed after {} ms: expected {}, the page shows {}",
+                        "{name}{on} failed after {} ms: expected {expected}, the page shows {actual}",
                         started.elapsed().as_millis(),
-                        expect.expected(),
-                        actual
                     ),
-                    expected: expect.expected(),
+                    expected,
                     actual,
                 })));
             }
@@ -206,6 +222,11 @@ impl Page {
         }
         Ok(seen)
     }
+}
+
+/// Whether the first element seen is a password field.
+fn is_password(seen: &Value) -> bool {
+    seen["passwords"].get(0).and_then(Value::as_bool).unwrap_or(false)
 }
 
 fn collapse(text: &str) -> String {
@@ -251,6 +272,19 @@ mod tests {
         let (pass, actual) = Expect::Text { text: "Saved 4".into(), exact: false }.judge(&seen);
         assert!(!pass);
         assert_eq!(actual, json!({ "text": "Saved 3 projects" }));
+    }
+
+    #[test]
+    fn a_password_field_is_compared_but_never_shown() {
+        let seen = json!({ "count": 1, "values": ["hunter2-horse"], "passwords": [true] });
+        let (pass, actual) = Expect::Value("hunter2-horse".into()).judge(&seen);
+        assert!(pass);
+        assert_eq!(actual, json!({ "count": 1, "value": PASSWORD_MASK }));
+        let wrong = Expect::Value("hunter3".into());
+        assert_eq!(wrong.judge(&seen), (false, json!({ "count": 1, "value": PASSWORD_MASK })));
+        assert_eq!(wrong.shown_expected(&seen), json!({ "value": PASSWORD_MASK }));
+        let plain = json!({ "count": 1, "values": ["ada"], "passwords": [false] });
+        assert_eq!(Expect::Value("bob".into()).judge(&plain).1, json!({ "count": 1, "value": "ada" }));
     }
 
     #[test]

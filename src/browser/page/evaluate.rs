@@ -29,7 +29,7 @@ impl Page {
             self.terminate_running_script();
         }
         // A password this session typed is never handed back, even when asked for.
-        outcome.map(|value| self.redact_value(value))
+        outcome.map(|value| self.redact_json(value))
     }
 
     async fn evaluate_inner(
@@ -104,15 +104,6 @@ impl Page {
             ))),
             Some(text) => serde_json::from_str(text)
                 .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
-        }
-    }
-
-    fn redact_value(&self, value: Value) -> Value {
-        match value {
-            Value::String(s) => Value::String(self.redact(&s)),
-            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
-            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, self.redact_value(v))).collect()),
-            other => other,
         }
     }
 

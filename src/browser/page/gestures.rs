@@ -21,6 +21,8 @@ use super::target::Target;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
+const FOCUSED_PASSWORD_JS: &str = include_str!("../../js/focused_password.js");
+
 /// Pointer moves between a drag's press and its release: enough for drag libraries that wait for
 /// a few pixels of movement before they start.
 const DRAG_STEPS: u32 = 5;
@@ -137,10 +139,21 @@ impl Page {
         target: Option<&Target>,
         text: &str,
         delay: Duration,
+        refuse_password: bool,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
         if let Some(target) = target {
             self.wait_ready(target, Action::Press, "page.type", deadline).await?;
+        }
+        // Typed into a password field, the text is a secret like a filled password: refused under
+        // REFUSE_PASSWORD_FILL, else kept out of every answer.
+        if self.call_helper(FOCUSED_PASSWORD_JS, &[], deadline).await?.as_bool().unwrap_or(false) {
+            if refuse_password {
+                return Err(BrowserError::NotAllowed(
+                    "page.type into a password field is refused: the operator set REFUSE_PASSWORD_FILL".into(),
+                ));
+            }
+            self.watch().signals().redactor.remember(text);
         }
         for (i, c) in text.chars().enumerate() {
             if i > 0 && !delay.is_zero() {

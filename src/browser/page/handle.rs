@@ -218,6 +218,13 @@ impl Page {
         self.inner.watch.store().redactor.text(text)
     }
 
+    /// `value` with every password this session typed masked in its strings; as it is when the
+    /// session typed none. Every answer about this page passes here (see `rpc::registry`).
+    pub fn redact_json(&self, value: Value) -> Value {
+        let redactor = self.inner.watch.signals().redactor.clone();
+        if redactor.is_empty() { value } else { redactor.json(value) }
+    }
+
     /// Where Chromium saves this page's downloads.
     pub fn downloads_dir(&self) -> &std::path::Path {
         self.inner.downloads_dir.path()

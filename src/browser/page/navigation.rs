@@ -276,9 +276,10 @@ impl Page {
         let value = &answer["result"]["value"];
         let nav = self.watch().nav.borrow().clone();
         let status = nav.document_status.filter(|(request, _)| *request == nav.loader_id).map(|(_, status)| status);
+        // A password can end up in a URL (a GET form) or a title; it never leaves in either.
         Ok(Landed {
-            url: value["url"].as_str().unwrap_or(&nav.url).to_owned(),
-            title: value["title"].as_str().unwrap_or_default().to_owned(),
+            url: self.redact(value["url"].as_str().unwrap_or(&nav.url)),
+            title: self.redact(value["title"].as_str().unwrap_or_default()),
             status,
         })
     }

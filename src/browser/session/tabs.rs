@@ -143,6 +143,12 @@ impl Session {
         page.inherit(from, self.policy.clone(), deadline).await
     }
 
+    /// `value` with every password typed in any of the session's tabs masked in its strings.
+    pub fn redact_json(&self, value: serde_json::Value) -> serde_json::Value {
+        let tabs = self.lock_tabs().list.clone();
+        tabs.iter().fold(value, |value, page| page.redact_json(value))
+    }
+
     /// Every tab, as tabs.list shows them (after adopting popups and dropping closed tabs).
     pub async fn list_tabs(&self, chromium: &Chromium, deadline: Instant) -> Result<Vec<TabInfo>, BrowserError> {
         self.siblings.take_popups();
