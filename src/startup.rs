@@ -65,6 +65,7 @@ impl Application {
             ttl: config.session_ttl,
             download_max_bytes: config.download_max_bytes,
         };
+        let rate_limit = rate_limit::config(config.rate_limit_max);
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
         let setup = SessionSetup {
             replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
@@ -93,6 +94,7 @@ impl Application {
             methods: Default::default(),
             replicas: replicas.clone(),
             panic_method: config.test_panic_method.clone(),
+            calls: Arc::new(rate_limit::PerCall::new(rate_limit.clone(), metrics.clone())),
         });
         let mcp_stop = CancellationToken::new();
         let mcp = mcp::service(
@@ -109,7 +111,6 @@ impl Application {
         );
         let module = rpc::build_module(ctx, methods);
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
-        let rate_limit = rate_limit::config(config.rate_limit_max);
         let router = http::router(HttpParts {
             rpc: RpcService::new(module, names, metrics.clone(), stop_handle, config.max_body_bytes),
             mcp,

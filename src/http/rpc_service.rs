@@ -17,12 +17,10 @@ use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, StopHandle};
 use tower::Service;
 
 use super::conformance::{self, Prepared};
+use super::rate_limit::Prepaid;
 use super::rejection;
 use crate::metrics::Metrics;
 use crate::rpc::error::ErrorKind;
-
-/// Batches longer than this are refused (each entry is a browser call).
-const MAX_BATCH: u32 = 50;
 
 /// Cheap to clone (one `Arc`): the router clones it for every request.
 #[derive(Clone)]
@@ -49,13 +47,15 @@ impl RpcService {
         let config = ServerConfig::builder()
             .max_request_body_size(max)
             .max_response_body_size(64 * 1024 * 1024)
-            .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
+            .set_batch_request_config(BatchRequestConfig::Limit(conformance::MAX_BATCH as u32))
             .build();
         let builder = Server::builder().set_config(config).to_service_builder();
         Self(Arc::new(Inner { builder, methods: methods.into(), stop, names: names.into(), metrics }))
     }
 
-    pub async fn handle(self, request: Request) -> Result<Response<Body>, Infallible> {
+    pub async fn handle(self, mut request: Request) -> Result<Response<Body>, Infallible> {
+        // The rate limit's token this request took pays for its first call (see `rate_limit`).
+        request.extensions_mut().insert(Prepaid::new());
         let is_json = request
             .headers()
             .get(header::CONTENT_TYPE)

@@ -109,7 +109,7 @@ kinds! {
     PayloadTooLarge => ("payload_too_large", -32021,
         "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches."),
     RateLimited => ("rate_limited", -32022,
-        "Wait the number of seconds in the Retry-After header, then retry."),
+        "Wait the number of seconds in the Retry-After header (or data.retryAfter), then retry."),
     WrongReplica => ("wrong_replica", -32030,
         "Send calls for this session to the replica that owns it (data.owner, at data.ownerUrl), e.g. open the WebSocket there, or create the session over this connection so it lives on this replica."),
     ReplicaUnavailable => ("replica_unavailable", -32031,
@@ -193,6 +193,12 @@ pub enum ApiError {
     Browser(BrowserError),
     #[error("internal error: {0}")]
     Internal(String),
+    /// The client's calls are over RATE_LIMIT_MAX; it may call again in `retry_after_s`.
+    #[error(
+        "too many calls from this address (RATE_LIMIT_MAX a minute; each call of a batch or a WebSocket \
+         counts); call again in {retry_after_s} s"
+    )]
+    RateLimited { retry_after_s: u64 },
     /// A failure the page's state explains, with what the page looked like (`data.evidence`).
     #[error("{error}")]
     WithEvidence { error: Box<ApiError>, evidence: Value },
@@ -224,6 +230,7 @@ impl ApiError {
         match self {
             Self::InvalidParams { .. } => ErrorKind::InvalidParams,
             Self::Internal(_) => ErrorKind::InternalError,
+            Self::RateLimited { .. } => ErrorKind::RateLimited,
             Self::Browser(err) => ErrorKind::of(err),
             Self::WithEvidence { error, .. } => error.kind(),
             Self::Replica(ReplicaError::Wrong { .. }) => ErrorKind::WrongReplica,
@@ -273,11 +280,16 @@ impl ApiError {
         if let Self::InvalidParams { param: Some(param), .. } = self {
             data["param"] = json!(param);
         }
+        if let Self::RateLimited { retry_after_s } = self {
+            data["retryAfter"] = json!(retry_after_s);
+        }
         if let Self::Browser(BrowserError::AssertionFailed(failed)) = self {
             data["expected"] = failed.expected.clone();
             data["actual"] = failed.actual.clone();
         }
-        ErrorObjectOwned::owned(kind.code(), self.to_string(), Some(data))
+        // Whatever a message quotes, it stays short (the sites that quote input cut it already).
+        let message = crate::quote::bounded_message(&self.to_string()).into_owned();
+        ErrorObjectOwned::owned(kind.code(), message, Some(data))
     }
 }
 

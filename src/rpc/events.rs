@@ -59,7 +59,10 @@ pub struct SubscribeParams {
 /// Registers `events.subscribe` / `events.unsubscribe` on the module.
 pub fn register(module: &mut RpcModule<RpcContext>) {
     module
-        .register_subscription(SUBSCRIBE, NOTIFICATION, UNSUBSCRIBE, |raw, pending, ctx, _| async move {
+        .register_subscription(SUBSCRIBE, NOTIFICATION, UNSUBSCRIBE, |raw, pending, ctx, extensions| async move {
+            if let Err(err) = ctx.calls.admit(&extensions) {
+                return pending.reject(err.to_error_object()).await;
+            }
             let p = match parse(raw.as_str()) {
                 Ok(p) => p,
                 Err(err) => return pending.reject(err.to_error_object()).await,

@@ -70,6 +70,16 @@ pub struct RpcContext {
     /// TEST_PANIC_METHOD (tests only): every call of this method panics inside its handler, to
     /// prove that a panic answers only its own call.
     pub panic_method: Option<String>,
+    /// Decides whether each call that came over the wire may run (the per-call rate limit).
+    pub calls: Arc<dyn CallGate>,
+}
+
+/// Whether a call that arrived over HTTP or a WebSocket may run, judged from its request's (or
+/// its WebSocket upgrade's) extensions: every call counts, not only every HTTP request, so a batch
+/// or a WebSocket cannot walk around RATE_LIMIT_MAX. The HTTP layer implements it
+/// (`http::rate_limit`); calls a call makes itself (`session.run`'s steps) are not judged again.
+pub trait CallGate: Send + Sync {
+    fn admit(&self, extensions: &jsonrpsee::Extensions) -> Result<(), ApiError>;
 }
 
 tokio::task_local! {
@@ -92,11 +102,11 @@ impl RpcContext {
     /// checks, metrics and log line as a call of its own.
     pub async fn invoke(self: &Arc<Self>, name: &str, params: &Value) -> Result<Value, ApiError> {
         let Some((name, registered)) = self.methods.get().and_then(|m| m.get_key_value(name)) else {
-            return Err(ApiError::invalid("method", format!("there is no method {name:?}")));
+            return Err(ApiError::invalid("method", format!("there is no method {}", crate::quote::quote(name))));
         };
         let request_id = REQUEST_ID.try_with(String::clone).unwrap_or_default();
         let from = Origin { request_id: &request_id, forwarded_by: None };
-        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), from).await
+        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), from, Ok(())).await
     }
 
     /// The deadline for a call that asked for `timeout_ms` (or `default_ms`), capped by MAX_CALL_MS.
@@ -110,8 +120,12 @@ impl RpcContext {
 }
 
 /// The method among `names` that `typo` probably meant: a near spelling, or the one method with
-/// the same name under another namespace (`page.screenshot` → `screenshot`).
+/// the same name under another namespace (`page.screenshot` → `screenshot`). None for a name far
+/// longer than any method's (comparing it would only cost time).
 pub fn suggest_method(typo: &str, names: &[String]) -> Option<String> {
+    if typo.len() > params::MAX_SUGGESTED_LEN {
+        return None;
+    }
     if let Some(near) = params::suggest(typo, names) {
         return Some(near.to_owned());
     }
@@ -195,7 +209,10 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
                         .to_owned();
                     let forwarded_by = extensions.get::<ForwardedBy>().map(|f| f.0.as_str());
                     let from = Origin { request_id: &request_id, forwarded_by };
-                    execute(name, registered, ctx, raw.as_deref(), from).await.map_err(|err| err.to_error_object())
+                    let admitted = ctx.calls.admit(&extensions);
+                    execute(name, registered, ctx, raw.as_deref(), from, admitted)
+                        .await
+                        .map_err(|err| err.to_error_object())
                 }
             })
             // Infallible: at start-up, and the registry's names are unique (every start proves it).
@@ -212,25 +229,30 @@ struct Origin<'a> {
 }
 
 /// The wrapper around every call: param checks, deadline, metrics and the one log line. A call
-/// for another replica's session goes to that replica instead (see [`forward`]).
+/// for another replica's session goes to that replica instead (see [`forward`]). A call the rate
+/// limit refused (`admitted`) never runs or leaves; one for this replica is counted and logged
+/// like any other.
 async fn execute(
     name: &'static str,
     registered: Registered,
     ctx: Arc<RpcContext>,
     raw: Option<&str>,
     from: Origin<'_>,
+    admitted: Result<(), ApiError>,
 ) -> Result<Value, ApiError> {
     let request_id = from.request_id;
     let session_id = raw.and_then(session_id_of).unwrap_or_default();
     if let Some(forwarder) = &ctx.replicas
         && let Owner::Peer(owner) = forwarder.topology().owner(&session_id)
     {
+        admitted?;
         return forward(forwarder, owner, name, raw, from, &ctx, &session_id).await;
     }
     let started = Instant::now();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
     let call = REQUEST_ID.scope(request_id.to_owned(), async {
+        admitted?;
         if ctx.panic_method.as_deref() == Some(name) {
             panic!("TEST_PANIC_METHOD={name}: this call panics on purpose");
         }
@@ -349,5 +371,6 @@ mod tests {
         assert_eq!(suggest_method("page.txt", &names).as_deref(), Some("page.text"));
         assert_eq!(suggest_method("page.pull", &names), None, "two methods end in pull");
         assert_eq!(suggest_method("page.frobnicate", &names), None);
+        assert_eq!(suggest_method(&format!("page.text{}", "x".repeat(400_000)), &names), None);
     }
 }

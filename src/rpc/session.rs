@@ -310,7 +310,7 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
             None => {
                 return Err(ApiError::invalid(
                     format!("steps[{i}].method"),
-                    format!("there is no method {:?}", step.method),
+                    format!("there is no method {}", crate::quote::quote(&step.method)),
                 ));
             }
         }

@@ -153,3 +153,125 @@ fn no_unwrap_or_expect_on_a_request_path_without_a_reason() {
         unjustified.join("\n")
     );
 }
+
+#[tokio::test]
+async fn a_batch_of_51_is_one_invalid_request_naming_the_cap_and_runs_nothing() {
+    let svc = shared();
+    let calls: Vec<Value> =
+        (0..51).map(|i| json!({ "jsonrpc": "2.0", "id": i, "method": "session.create", "params": {} })).collect();
+    let before = crate::helpers::metric(&svc.metrics().await, "text_browser_sessions_created_total").unwrap_or(0.0);
+    let response = svc.post(Value::Array(calls).to_string()).await;
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!((answer["error"]["code"].as_i64(), &answer["id"]), (Some(-32600), &Value::Null), "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 50") && message.contains("has 51"), "{message}");
+    let after = crate::helpers::metric(&svc.metrics().await, "text_browser_sessions_created_total").unwrap_or(0.0);
+    assert_eq!(after, before, "no call of the batch ran");
+    // 50 is fine.
+    let fifty: Vec<(&str, Value)> = (0..50).map(|_| ("rpc.discover", json!({}))).collect();
+    assert!(batch(svc, &fifty).await.iter().all(|a| kind(a) == "ok"));
+}
+
+/// How many tokens a bucket of `per_minute` may have gained back since `since`.
+fn refilled(per_minute: u64, since: std::time::Instant) -> usize {
+    (since.elapsed().as_secs() * per_minute / 60) as usize
+}
+
+#[tokio::test]
+async fn each_call_of_a_batch_counts_against_the_rate_limit() {
+    let svc = Instance::start(&[("RATE_LIMIT_MAX", "3")]);
+    let started = std::time::Instant::now();
+    let calls: Vec<(&str, Value)> = (0..10).map(|_| ("rpc.discover", json!({}))).collect();
+    let answers = batch(&svc, &calls).await;
+    let ok = answers.iter().filter(|a| kind(a) == "ok").count();
+    let limited: Vec<&Value> = answers.iter().filter(|a| kind(a) == "rate_limited").collect();
+    assert_eq!(ok + limited.len(), 10, "{answers:?}");
+    assert!((3..=3 + refilled(3, started)).contains(&ok), "3 calls a minute, 10 in one batch: {ok} ran");
+    assert_eq!(limited[0]["error"]["code"], -32022);
+    assert!(limited[0]["error"]["data"]["retryAfter"].as_u64().is_some_and(|s| s >= 1), "{}", limited[0]);
+    // The bucket is empty: the next request is refused at the door.
+    let next = svc.post(json!({ "jsonrpc": "2.0", "id": 1, "method": "rpc.discover" }).to_string()).await;
+    assert_eq!(next.status(), 429);
+}
+
+#[tokio::test]
+async fn websocket_calls_are_rate_limited_like_posts() {
+    let svc = Instance::start(&[("RATE_LIMIT_MAX", "3")]);
+    let started = std::time::Instant::now();
+    let ws_url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));
+    let (mut ws, _) = async_tungstenite::tokio::connect_async(ws_url).await.expect("upgrade accepted");
+    for id in 0..10 {
+        let call = json!({ "jsonrpc": "2.0", "id": id, "method": "rpc.discover" });
+        ws.send(Message::text(call.to_string())).await.unwrap();
+    }
+    let mut kinds = Vec::new();
+    while kinds.len() < 10 {
+        let message = tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("answered in time");
+        let answer: Value = serde_json::from_str(message.unwrap().unwrap().to_text().unwrap()).unwrap();
+        kinds.push(kind(&answer).to_owned());
+    }
+    let ok = kinds.iter().filter(|k| *k == "ok").count();
+    assert_eq!(ok + kinds.iter().filter(|k| *k == "rate_limited").count(), 10, "{kinds:?}");
+    assert!((3..=3 + refilled(3, started)).contains(&ok), "the upgrade and 2 more calls fit in 3 a minute: {kinds:?}");
+    // A subscription is a call too.
+    let subscribe =
+        json!({ "jsonrpc": "2.0", "id": 99, "method": "events.subscribe", "params": { "session_id": "x" } });
+    ws.send(Message::text(subscribe.to_string())).await.unwrap();
+    let message = tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("answered in time");
+    let answer: Value = serde_json::from_str(message.unwrap().unwrap().to_text().unwrap()).unwrap();
+    assert_eq!(kind(&answer), "rate_limited", "{answer}");
+}
+
+/// A run of `x` this long in an answer means an input was echoed past the 200 characters allowed.
+fn echoed(answer: &str) -> bool {
+    answer.contains(&"x".repeat(250))
+}
+
+#[tokio::test]
+async fn a_400_kb_method_name_is_answered_at_once_with_a_short_message() {
+    let svc = shared();
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": format!("page.text{}", "x".repeat(400 * 1024)) });
+    let body = body.to_string();
+    // The quickest of five: a busy machine can hold up one answer, not all of them.
+    let mut fastest = Duration::MAX;
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        let text = svc.post(body.clone()).await.text().await.unwrap();
+        fastest = fastest.min(started.elapsed());
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["error"]["code"], -32601, "{}", &text[..text.len().min(500)]);
+        assert!(text.len() < 1000 && !echoed(&text), "a short message: {} bytes", text.len());
+        assert!(text.contains("(409609 characters)"), "it says how long the name was: {text}");
+    }
+    assert!(fastest < Duration::from_millis(50), "answered in {fastest:?}");
+}
+
+#[tokio::test]
+async fn errors_quote_at_most_200_characters_of_any_input() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/") })).await;
+    let long = "x".repeat(400 * 1024);
+    for (method, params) in [
+        ("page.goto", json!({ "session_id": sid, "url": format!("http://example.com/{long}") })),
+        ("page.goto", json!({ "session_id": sid, "url": format!("{long}:nothing") })),
+        ("page.click", json!({ "session_id": sid, "selector": format!("#{long}"), "timeout": 200 })),
+        (
+            "page.click",
+            json!({ "session_id": sid, "selector": format!("role=button[name=\"{long}\"]"), "timeout": 200 }),
+        ),
+        ("page.text", json!({ "session_id": long })),
+        ("page.text", json!({ "session_id": sid, long.clone(): 1 })),
+        ("page.text", json!({ "session_id": sid, "maxChars": long })),
+        ("assert.text", json!({ "session_id": sid, "text": long, "timeout": 200 })),
+        ("session.run", json!({ "session_id": sid, "steps": [{ "method": long }] })),
+        ("session.create", json!({ "proxy": { "server": format!("http://{long}:1") } })),
+    ] {
+        let request = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+        let answer = svc.post(request.to_string()).await.text().await.unwrap();
+        let parsed: Value = serde_json::from_str(&answer).unwrap();
+        assert!(parsed.get("error").is_some(), "{method}: {}", &answer[..answer.len().min(300)]);
+        assert!(!echoed(&answer) && answer.len() < 8 * 1024, "{method}: {} bytes echoed", answer.len());
+    }
+}

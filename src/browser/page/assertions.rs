@@ -15,6 +15,7 @@ use super::handle::Page;
 use super::target::Target;
 use super::url_glob::{UrlGlob, Wildcards};
 use crate::browser::error::{BrowserError, Failed};
+use crate::quote::clip;
 
 const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 
@@ -97,17 +98,17 @@ impl Expect {
         }
     }
 
-    /// What was expected.
+    /// What was expected (input: long strings quoted by at most 200 characters).
     fn expected(&self) -> Value {
         match self {
-            Self::Text { text, exact } => json!({ "text": text, "exact": exact }),
+            Self::Text { text, exact } => json!({ "text": clip(text), "exact": exact }),
             Self::Visible => json!({ "visible": true }),
             Self::Hidden => json!({ "visible": false }),
-            Self::Value(v) => json!({ "value": v }),
+            Self::Value(v) => json!({ "value": clip(v) }),
             Self::Checked(c) => json!({ "checked": c }),
             Self::Count(n) => json!({ "count": n }),
-            Self::Url(p) => json!({ "url": p.source }),
-            Self::Title { text, exact } => json!({ "title": text, "exact": exact }),
+            Self::Url(p) => json!({ "url": clip(&p.source) }),
+            Self::Title { text, exact } => json!({ "title": clip(text), "exact": exact }),
         }
     }
 
