@@ -72,6 +72,16 @@ pub const VARS: &[EnvVar] = &[
     },
     EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
     EnvVar {
+        name: "READ_TIMEOUT_MS",
+        default: "10000",
+        meaning: "a request's headers must arrive within this time, and its body may not stall longer (else 408)",
+    },
+    EnvVar {
+        name: "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP",
+        default: "32",
+        meaning: "open connections per client IP that have not sent the API key yet; more are closed at once",
+    },
+    EnvVar {
         name: "MCP_ALLOWED_HOSTS",
         default: "localhost,127.0.0.1,::1",
         meaning: "Host headers /mcp accepts (comma-separated host or host:port), against DNS rebinding",
@@ -196,6 +206,9 @@ pub struct Config {
     /// When set, `/metrics` requires it.
     pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
+    /// READ_TIMEOUT_MS: for a request's headers, and between pieces of its body.
+    pub read_timeout: Duration,
+    pub max_unauthenticated_connections_per_ip: usize,
     /// MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS: what /mcp's transport accepts.
     pub mcp_allowed_hosts: Vec<String>,
     pub mcp_allowed_origins: Vec<String>,
@@ -268,6 +281,14 @@ impl Config {
             queue_max: parse_num(&get, "QUEUE_MAX", 32, 0, 100_000)? as usize,
             metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
+            read_timeout: Duration::from_millis(parse_num(&get, "READ_TIMEOUT_MS", 10_000, 100, 600_000)?),
+            max_unauthenticated_connections_per_ip: parse_num(
+                &get,
+                "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP",
+                32,
+                1,
+                1_000_000,
+            )? as usize,
             mcp_allowed_hosts: list(get("MCP_ALLOWED_HOSTS").as_deref().unwrap_or("localhost,127.0.0.1,::1")),
             mcp_allowed_origins: list(get("MCP_ALLOWED_ORIGINS").as_deref().unwrap_or("")),
             download_max_bytes: parse_num(&get, "DOWNLOAD_MAX_BYTES", 104_857_600, 1024, u64::MAX / 2)?,
@@ -460,6 +481,8 @@ mod tests {
                 "QUEUE_TIMEOUT_MS" => c.queue_timeout.as_millis().to_string(),
                 "QUEUE_MAX" => c.queue_max.to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
+                "READ_TIMEOUT_MS" => c.read_timeout.as_millis().to_string(),
+                "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP" => c.max_unauthenticated_connections_per_ip.to_string(),
                 "DOWNLOAD_MAX_BYTES" => c.download_max_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,
@@ -491,6 +514,8 @@ mod tests {
             ("WARM_SESSIONS", "-1"),
             ("QUEUE_TIMEOUT_MS", "soon"),
             ("QUEUE_TIMEOUT_MS", "600001"),
+            ("READ_TIMEOUT_MS", "50"),
+            ("MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP", "0"),
             ("HEADLESS", "maybe"),
             ("LOG_FORMAT", "xml"),
             ("BROWSER_WS_ENDPOINT", "localhost:9222"),

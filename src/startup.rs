@@ -14,7 +14,7 @@ use crate::browser::{BrowserSource, SessionLimits, SessionManager, SessionSetup,
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::ProxyAddress;
-use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
+use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService, server};
 use crate::mcp::{self, McpSettings};
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
@@ -41,6 +41,9 @@ pub struct Application {
     rpc_server: jsonrpsee::server::ServerHandle,
     /// Cancelled when shutdown begins: /mcp's open streams end.
     mcp_stop: CancellationToken,
+    /// How connections are accepted and read (READ_TIMEOUT_MS, MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP).
+    limits: server::Limits,
+    metrics: Metrics,
 }
 
 impl Application {
@@ -117,13 +120,14 @@ impl Application {
             api_key: Arc::new(config.api_key.clone()),
             max_body_bytes: config.max_body_bytes,
             rate_limit: rate_limit.clone(),
-            metrics,
+            metrics: metrics.clone(),
             sessions: sessions.clone(),
             metrics_key: config.metrics_api_key.clone().map(Arc::new),
             mcp_owners: replicas.map(|forwarder| http::forwarded::McpOwners {
                 forwarder,
                 patience: config.max_call + Duration::from_secs(1),
             }),
+            read_timeout: config.read_timeout,
         });
 
         let stop_tasks = CancellationToken::new();
@@ -131,7 +135,11 @@ impl Application {
         tasks.push(tokio::spawn(supervisor::run(sessions.clone(), source, stop_tasks.clone())));
         tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
         tasks.push(tokio::spawn(trimmer.run(stop_tasks.clone())));
-        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop })
+        let limits = server::Limits {
+            read_timeout: config.read_timeout,
+            unauthenticated_per_ip: config.max_unauthenticated_connections_per_ip,
+        };
+        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop, limits, metrics })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -140,7 +148,7 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then shuts everything down in order.
     pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop } = self;
+        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop, limits, metrics } = self;
         tracing::info!(addr = %listener.local_addr()?, "listening");
         let draining = CancellationToken::new();
         let draining_started = draining.clone();
@@ -154,19 +162,15 @@ impl Application {
             let _ = rpc_server_for_signal.stop();
             draining_started.cancel();
         };
-        let serve = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(graceful);
-        let serve = async move {
-            // In-flight calls get a bounded time to finish once shutdown begins.
-            tokio::select! {
-                result = serve => result,
-                _ = async {
-                    draining.cancelled().await;
-                    tokio::time::sleep(Duration::from_secs(10)).await;
-                } => Ok(()),
-            }
-        };
-        let result = serve.await;
+        let serve = server::serve(listener, router, limits, metrics, graceful);
+        // In-flight calls get a bounded time to finish once shutdown begins.
+        tokio::select! {
+            () = serve => {}
+            _ = async {
+                draining.cancelled().await;
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            } => {}
+        }
         let _ = rpc_server.stop();
         stop_tasks.cancel();
         sessions.close_all().await;
@@ -174,7 +178,7 @@ impl Application {
             let _ = task.await;
         }
         sessions.chromium().shutdown().await;
-        result
+        Ok(())
     }
 }
 

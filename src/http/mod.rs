@@ -1,6 +1,8 @@
 //! The HTTP side: the router and the layers in front of `/rpc`.
 //!
-//! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body cap (413).
+//! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body deadline
+//! (408) and cap (413). Connections are accepted by `server` (header deadline, a per-address cap
+//! on connections that have not authenticated yet).
 //! `/healthz`, `/readyz` and `/metrics` (see `probes`) need no API key. Every response carries an `x-request-id` (taken from
 //! the request or generated) and `cache-control: no-store`; everything logged while a request is
 //! handled carries that id (the `request` span).
@@ -13,6 +15,7 @@ pub mod probes;
 pub mod rate_limit;
 pub mod rejection;
 pub mod rpc_service;
+pub mod server;
 
 use std::sync::Arc;
 
@@ -24,6 +27,7 @@ use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::browser::SessionManager;
 use crate::config::ApiKey;
@@ -42,13 +46,19 @@ pub struct HttpParts {
     pub metrics_key: Option<Arc<ApiKey>>,
     /// With REPLICA_ID: `/mcp` requests for other replicas' MCP sessions go there.
     pub mcp_owners: Option<forwarded::McpOwners>,
+    /// READ_TIMEOUT_MS: a body that stalls this long is refused.
+    pub read_timeout: std::time::Duration,
 }
 
 pub fn router(parts: HttpParts) -> Router {
     let auth = auth::AuthState { key: parts.api_key.clone(), metrics: parts.metrics.clone() };
     // Only a replica has peers whose forwarded requests skip its rate limit.
     let peer_key = parts.mcp_owners.as_ref().map(|_| parts.api_key.clone());
-    let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
+    let body = body_limit::BodyLimitState {
+        max_bytes: parts.max_body_bytes,
+        read_timeout: parts.read_timeout,
+        metrics: parts.metrics.clone(),
+    };
     let rpc = parts.rpc;
     // /mcp: the same key, rate limit and body cap as /rpc (its transport streams, so its body is
     // not buffered first; rmcp enforces the cap while reading).
@@ -61,7 +71,8 @@ pub fn router(parts: HttpParts) -> Router {
             ))
             .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
             .layer(from_fn_with_state(parts.mcp_owners, forwarded::mcp_to_owner))
-            .layer(from_fn_with_state(body.clone(), body_limit::json_413))
+            .layer(from_fn_with_state(body.clone(), body_limit::json_rejections))
+            .layer(RequestBodyTimeoutLayer::new(parts.read_timeout))
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );
     // A call another replica forwarded was counted by the rate limit where the client sent it.
@@ -72,7 +83,8 @@ pub fn router(parts: HttpParts) -> Router {
             ServiceBuilder::new()
                 .layer(limit)
                 .layer(from_fn_with_state(auth, auth::require_api_key))
-                .layer(from_fn_with_state(body, body_limit::json_413))
+                .layer(from_fn_with_state(body, body_limit::json_rejections))
+                .layer(RequestBodyTimeoutLayer::new(parts.read_timeout))
                 .layer(RequestBodyLimitLayer::new(parts.max_body_bytes))
                 .map_request(|request: axum::http::Request<_>| request.map(axum::body::Body::new))
                 .layer(from_fn(body_limit::buffer_body)),

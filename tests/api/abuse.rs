@@ -275,3 +275,97 @@ async fn errors_quote_at_most_200_characters_of_any_input() {
         assert!(!echoed(&answer) && answer.len() < 8 * 1024, "{method}: {} bytes echoed", answer.len());
     }
 }
+
+/// Reads from `stream` until the service closes it; what it sent.
+async fn until_closed(stream: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_part_of_its_headers_is_closed_at_the_read_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let svc = Instance::start(&[("READ_TIMEOUT_MS", "1500")]);
+    let addr = svc.base.trim_start_matches("http://").to_owned();
+    let started = std::time::Instant::now();
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"POST /rpc HTTP/1.1\r\nhost: x\r\ncontent-type: appl").await.unwrap();
+    let mut silent = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(20), async {
+        until_closed(&mut slow).await;
+        until_closed(&mut silent).await;
+    })
+    .await;
+    let after = started.elapsed();
+    assert!(closed.is_ok(), "still open after 20 s");
+    assert!(after >= Duration::from_millis(1400), "closed by the deadline, not at once: {after:?}");
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_is_refused_with_408_at_the_read_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let svc = Instance::start(&[("READ_TIMEOUT_MS", "1500")]);
+    let addr = svc.base.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /rpc HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {API_KEY}\r\ncontent-type: application/json\r\n\
+         content-length: 100\r\n\r\n{{\"jsonrpc\":"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let started = std::time::Instant::now();
+    let answer = tokio::time::timeout(Duration::from_secs(20), until_closed(&mut stream)).await.expect("answered");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("READ_TIMEOUT_MS"), "{answer}");
+    assert!(started.elapsed() >= Duration::from_millis(1400), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn connections_that_have_not_authenticated_are_capped_per_address() {
+    use tokio::io::AsyncWriteExt;
+    let svc = Instance::start(&[("MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP", "4"), ("READ_TIMEOUT_MS", "60000")]);
+    let addr = svc.base.trim_start_matches("http://").to_owned();
+    let connect = || tokio::net::TcpStream::connect(addr.clone());
+    // Two clients that sent the key on their connection (kept open): they do not count.
+    let request = format!(
+        "POST /rpc HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {API_KEY}\r\ncontent-type: application/json\r\n\
+         content-length: 47\r\n\r\n{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rpc.discover\"}}"
+    );
+    let mut known = Vec::new();
+    for _ in 0..2 {
+        let mut stream = connect().await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut head = [0u8; 12];
+        tokio::io::AsyncReadExt::read_exact(&mut stream, &mut head).await.unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200");
+        known.push(stream);
+    }
+    // Four silent ones fill the cap; the fifth is closed at once, long before the read timeout.
+    let mut silent = Vec::new();
+    for _ in 0..4 {
+        silent.push(connect().await.unwrap());
+    }
+    let mut fifth = connect().await.unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(10), until_closed(&mut fifth)).await;
+    assert_eq!(closed.ok().as_deref(), Some(""), "the fifth unauthenticated connection is closed unanswered");
+    drop(silent);
+    // With the silent ones gone, a client connects again.
+    crate::helpers::eventually(Duration::from_secs(20), "a new connection once the silent ones closed", || async {
+        let answer = reqwest::Client::new()
+            .post(svc.rpc_url())
+            .header("x-api-key", API_KEY)
+            .header("content-type", "application/json")
+            .body(json!({ "jsonrpc": "2.0", "id": 1, "method": "rpc.discover" }).to_string())
+            .send()
+            .await;
+        answer.ok().filter(|r| r.status() == 200).map(|_| ())
+    })
+    .await;
+    let metrics = svc.metrics().await;
+    assert!(
+        crate::helpers::metric(&metrics, "text_browser_http_rejected_total{status=\"connection_cap\"}") >= Some(1.0),
+        "counted: {metrics}"
+    );
+    drop(known);
+}
