@@ -106,10 +106,13 @@ async fn a_panicking_call_answers_internal_error_alone_in_a_batch_a_run_and_a_we
 
     // The service is still whole, and the panic is one JSON log line saying where.
     svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "1" })).await;
-    let logs = svc.logs();
-    let panics: Vec<&str> = logs.lines().filter(|l| l.contains("\"panic\"")).collect();
-    assert!(!panics.is_empty(), "the panic is logged");
-    for line in panics {
+    // The service's log reaches the test through a pipe a reader thread drains: poll for it.
+    let logs = crate::helpers::eventually(Duration::from_secs(20), "the panic in the log", || async {
+        let logs = svc.logs();
+        logs.contains("a call panicked").then_some(logs)
+    })
+    .await;
+    for line in logs.lines().filter(|l| l.contains("\"panic\"")) {
         assert!(serde_json::from_str::<Value>(line).is_ok(), "not a JSON log line: {line}");
     }
 }
