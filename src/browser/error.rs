@@ -18,6 +18,11 @@ pub enum BrowserError {
     UrlNotAllowed(String),
     #[error("{0}")]
     Timeout(String),
+    /// The deadline passed (or chromiumoxide's 30 s per command) while a command waited for the
+    /// browser: a timeout that says nothing of what the call was waiting for. Methods that wait for
+    /// something (an element, an assertion) report that instead.
+    #[error("{0}")]
+    NoAnswer(String),
     #[error("all {max} sessions are in use{}", if *.waiting > 0 { format!(" and {} creates are already waiting for one (QUEUE_MAX)", .waiting) } else { String::new() })]
     CapacityExceeded { max: usize, waiting: usize },
     /// A create waited QUEUE_TIMEOUT_MS at the cap and no slot freed.
@@ -29,6 +34,15 @@ pub enum BrowserError {
     EvaluationFailed(String),
     #[error("the result cannot be returned as JSON: {0}")]
     NotSerializable(String),
+    /// An answer larger than its documented cap; the message says how large and which cap.
+    #[error("{0}")]
+    TooLarge(String),
+    /// `downloads.read` of a download still being received.
+    #[error("{0}")]
+    DownloadPending(String),
+    /// `downloads.read` of a download that ended without its file (cancelled).
+    #[error("{0}")]
+    DownloadCanceled(String),
     #[error("invalid selector {}: {reason}", quote(selector))]
     InvalidSelector { selector: String, reason: String },
     #[error("no element matches {}", clip(.0))]

@@ -25,8 +25,9 @@ use serde_json::{Map, Value, json};
 
 use crate::rpc::error::ErrorKind;
 
-/// Requests a batch may hold (each is a call, and each is counted by the rate limit).
-pub const MAX_BATCH: usize = 50;
+/// Requests a batch may hold (each is a call, and each is counted by the rate limit); the same cap
+/// holds over WebSocket, where `rpc::answers` checks it.
+pub use crate::rpc::answers::MAX_BATCH;
 
 /// What to do with a POSTed body.
 #[derive(Debug, PartialEq)]

@@ -13,13 +13,16 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, Response, StatusCode, header};
 use jsonrpsee::Methods;
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, StopHandle};
 use tower::Service;
+use tower::layer::util::{Identity, Stack};
 
 use super::conformance::{self, Prepared};
 use super::rate_limit::Prepaid;
 use super::rejection;
 use crate::metrics::Metrics;
+use crate::rpc::answers::{AnswersLayer, TRANSPORT_LIMIT};
 use crate::rpc::error::ErrorKind;
 
 /// Cheap to clone (one `Arc`): the router clones it for every request.
@@ -27,7 +30,7 @@ use crate::rpc::error::ErrorKind;
 pub struct RpcService(Arc<Inner>);
 
 struct Inner {
-    builder: jsonrpsee::server::TowerServiceBuilder<tower::layer::util::Identity, tower::layer::util::Identity>,
+    builder: jsonrpsee::server::TowerServiceBuilder<Stack<AnswersLayer, Identity>, Identity>,
     methods: Methods,
     stop: StopHandle,
     /// Every method's name, for calls to methods that do not exist.
@@ -44,13 +47,18 @@ impl RpcService {
         max_body_bytes: usize,
     ) -> Self {
         let max = u32::try_from(max_body_bytes).unwrap_or(u32::MAX);
+        // Batch lengths and answer sizes are checked by `rpc::answers` (a POSTed batch's length by
+        // `conformance` before that), which answers them in our error contract; jsonrpsee's own
+        // limits sit above it.
         let config = ServerConfig::builder()
             .max_request_body_size(max)
-            .max_response_body_size(64 * 1024 * 1024)
-            .set_batch_request_config(BatchRequestConfig::Limit(conformance::MAX_BATCH as u32))
+            .max_response_body_size(TRANSPORT_LIMIT as u32)
+            .set_batch_request_config(BatchRequestConfig::Unlimited)
             .build();
-        let builder = Server::builder().set_config(config).to_service_builder();
-        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names: names.into(), metrics }))
+        let names: Arc<[String]> = names.into();
+        let answers = RpcServiceBuilder::new().layer(AnswersLayer::new(names.clone(), max_body_bytes));
+        let builder = Server::builder().set_config(config).set_rpc_middleware(answers).to_service_builder();
+        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names, metrics }))
     }
 
     pub async fn handle(self, mut request: Request) -> Result<Response<Body>, Infallible> {
@@ -61,9 +69,24 @@ impl RpcService {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
-        if request.method() != Method::POST || !is_json {
-            // WebSocket upgrades, and what jsonrpsee refuses itself (415, 405).
-            return Ok(self.jsonrpsee(request).await);
+        if request.method() != Method::POST {
+            if jsonrpsee::server::ws::is_upgrade_request(&request) {
+                return Ok(self.jsonrpsee(request).await);
+            }
+            let mut refused = rejection::response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorKind::InvalidRequest,
+                "/rpc takes POST with a JSON body, or a WebSocket upgrade (GET with Upgrade: websocket)",
+            );
+            refused.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+            return Ok(refused);
+        }
+        if !is_json {
+            return Ok(rejection::response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorKind::InvalidRequest,
+                "send the body as JSON with the header content-type: application/json",
+            ));
         }
         let (mut parts, body) = request.into_parts();
         // The body was buffered (and capped) by the layers in front.

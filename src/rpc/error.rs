@@ -82,8 +82,10 @@ kinds! {
         "Check that the server behind the URL is running and reachable from the service, then retry."),
     EvaluationFailed => ("evaluation_failed", -32006,
         "Fix the JavaScript; the message carries the exception the page threw."),
-    ResultNotSerializable => ("result_not_serializable", -32007,
+    ResultNotSerializable => ("result_not_serializable", -32026,
         "Return plain JSON data from the expression, e.g. el.textContent instead of el."),
+    ResultTooLarge => ("result_too_large", -32023,
+        "Ask for less in one answer: a smaller maxChars, a narrower selector or expression, or one call at a time instead of a batch."),
     InvalidSelector => ("invalid_selector", -32008,
         "Fix the selector: CSS by default, or role=button[name=\"Save\"], text=Sign in, xpath=//button."),
     ElementNotFound => ("element_not_found", -32009,
@@ -98,6 +100,10 @@ kinds! {
         "Act on a different element: the message says why this one cannot take this action."),
     AssertionFailed => ("assertion_failed", -32019,
         "Read data.actual: it is what the page showed until the timeout; fix the app, or the expectation if the page is right."),
+    DownloadPending => ("download_pending", -32024,
+        "Wait until downloads.list shows the file as completed, then read it."),
+    DownloadCanceled => ("download_canceled", -32025,
+        "Start the download again if the page cancelled it; one that grew past DOWNLOAD_MAX_BYTES needs a larger limit from the operator."),
     AxeUnavailable => ("axe_unavailable", -32014,
         "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js."),
     BrowserUnavailable => ("browser_unavailable", -32010,
@@ -132,6 +138,8 @@ impl ErrorKind {
             | Self::UrlNotAllowed
             | Self::EvaluationFailed
             | Self::ResultNotSerializable
+            | Self::ResultTooLarge
+            | Self::DownloadCanceled
             | Self::InvalidSelector
             | Self::NotAllowed
             | Self::StaleRef
@@ -148,6 +156,7 @@ impl ErrorKind {
             | Self::NavigationFailed
             | Self::ElementNotFound
             | Self::AssertionFailed
+            | Self::DownloadPending
             | Self::AxeUnavailable
             | Self::BrowserUnavailable
             | Self::BrowserError
@@ -163,12 +172,15 @@ impl ErrorKind {
             BrowserError::SessionNotFound(_) => Self::SessionNotFound,
             BrowserError::SessionClosed(_) => Self::SessionClosed,
             BrowserError::UrlNotAllowed(_) => Self::UrlNotAllowed,
-            BrowserError::Timeout(_) => Self::Timeout,
+            BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => Self::Timeout,
             BrowserError::CapacityExceeded { .. } => Self::CapacityExceeded,
             BrowserError::QueueTimeout { .. } => Self::QueueTimeout,
             BrowserError::NavigationFailed { .. } => Self::NavigationFailed,
             BrowserError::EvaluationFailed(_) => Self::EvaluationFailed,
             BrowserError::NotSerializable(_) => Self::ResultNotSerializable,
+            BrowserError::TooLarge(_) => Self::ResultTooLarge,
+            BrowserError::DownloadPending(_) => Self::DownloadPending,
+            BrowserError::DownloadCanceled(_) => Self::DownloadCanceled,
             BrowserError::InvalidSelector { .. } => Self::InvalidSelector,
             BrowserError::ElementNotFound(_) => Self::ElementNotFound,
             BrowserError::Ambiguous { .. } => Self::AmbiguousSelector,
@@ -244,6 +256,20 @@ impl ApiError {
         let name = data.as_ref().and_then(|d| d["kind"].as_str()).unwrap_or_default();
         let kind = ErrorKind::from_name(name).unwrap_or(ErrorKind::InternalError);
         Self::Relayed { kind, code, message, data }
+    }
+
+    /// A timeout that only says the browser did not answer in time gets the method and how long
+    /// it ran, so the message says what timed out (never which browser command was waiting).
+    pub fn with_call_context(self, method: &str, ran: std::time::Duration) -> Self {
+        match self {
+            Self::Browser(BrowserError::NoAnswer(why)) => {
+                Self::Browser(BrowserError::Timeout(format!("{method} timed out after {} ms: {why}", ran.as_millis())))
+            }
+            Self::WithEvidence { error, evidence } => {
+                Self::WithEvidence { error: Box::new(error.with_call_context(method, ran)), evidence }
+            }
+            other => other,
+        }
     }
 
     /// Whether the page's state explains this failure, so what the page showed belongs in the

@@ -9,6 +9,7 @@
 //! and writes one log line per call.
 
 mod actions;
+pub mod answers;
 mod assertions;
 mod cookies;
 mod dialog;
@@ -282,6 +283,17 @@ async fn execute(
             ctx.max_call.as_millis()
         )))),
     };
+    let outcome = outcome.map_err(|err| err.with_call_context(name, started.elapsed()));
+    // No answer past its cap, whoever asked (a client, session.run, an MCP tool).
+    let outcome = outcome.and_then(|value| {
+        if answers::fits(&value, answers::MAX_ANSWER_BYTES) {
+            return Ok(value);
+        }
+        Err(ApiError::Browser(crate::browser::BrowserError::TooLarge(format!(
+            "the answer of {name} would be more than {} MiB of JSON, the most one answer may hold; ask for less",
+            answers::MAX_ANSWER_BYTES / (1024 * 1024)
+        ))))
+    });
     let elapsed = started.elapsed();
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
     ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();

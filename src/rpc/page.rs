@@ -4,8 +4,9 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::answers::{MAX_ANSWER_BYTES, fits};
 use super::error::ApiError;
 use super::registry::{Call, MethodSpec, Params, page_method};
 use crate::browser::{
@@ -238,15 +239,25 @@ pub struct TextResult {
     pub truncated: bool,
 }
 
-/// The document's current HTML (after JavaScript), with its doctype.
+/// The document's current HTML (after JavaScript), with its doctype. With `maxChars` it is cut
+/// to that many characters (and `truncated` says so). An answer holds at most 16 MiB of JSON: a
+/// larger document is `result_too_large` unless `maxChars` cuts it.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ContentParams {}
+#[serde(rename_all = "camelCase")]
+pub struct ContentParams {
+    /// Cut the HTML to this many characters, 1 to 10000000 (default: all of it; a document
+    /// too large for one answer is `result_too_large`).
+    pub max_chars: Option<u64>,
+}
 
 impl Params for ContentParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContentResult {
     pub html: String,
+    /// Present and true when the HTML was cut to maxChars.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// Runs `expression` in the page. A value is returned as JSON; a promise is awaited; top-level
@@ -432,11 +443,35 @@ async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams))
     let target = target.unwrap_or_else(Target::body);
     let format = p.format.unwrap_or_default();
     let text = page.text(&target, format, max_chars, p.normalize.unwrap_or(true), call.deadline).await?;
+    if !fits(&json!(text.text), MAX_ANSWER_BYTES - 1024) {
+        return Err(too_large("page.text", text.text.chars().count()));
+    }
     Ok(TextResult { text: text.text, truncated: text.truncated })
 }
 
-async fn content(call: Call, page: Page, _: ContentParams) -> Result<ContentResult, ApiError> {
-    Ok(ContentResult { html: page.content(call.deadline).await? })
+async fn content(call: Call, page: Page, p: ContentParams) -> Result<ContentResult, ApiError> {
+    let max_chars = match p.max_chars {
+        None => None,
+        Some(n) if (1..=10_000_000).contains(&n) => Some(n as usize),
+        Some(_) => return Err(ApiError::invalid("maxChars", "maxChars must be 1 to 10000000")),
+    };
+    // No document larger than an answer is read; what is read is measured exactly below.
+    let limit = MAX_ANSWER_BYTES;
+    let html = page.content(max_chars, limit, call.deadline).await?;
+    let result = ContentResult { html: html.text, truncated: html.truncated };
+    if !fits(&json!(result.html), MAX_ANSWER_BYTES - 1024) {
+        return Err(too_large("page.content", result.html.chars().count()));
+    }
+    Ok(result)
+}
+
+/// A text answer too large for one answer: how to ask for less.
+fn too_large(method: &str, chars: usize) -> ApiError {
+    ApiError::from(BrowserError::TooLarge(format!(
+        "{method} would answer {chars} characters, more than the {} MiB of JSON one answer may hold; pass a \
+         smaller maxChars, or a selector for one part of the page",
+        MAX_ANSWER_BYTES / (1024 * 1024)
+    )))
 }
 
 async fn evaluate(call: Call, page: Page, p: EvaluateParams) -> Result<EvaluateResult, ApiError> {
