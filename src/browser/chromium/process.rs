@@ -238,7 +238,7 @@ impl Chromium {
         match tokio::time::timeout_at(deadline, browser.execute(Raw::new(method, params))).await {
             Ok(Ok(resp)) => Ok(resp.result),
             Ok(Err(err)) => Err(cdp::map_cdp_error(method, err)),
-            Err(_) => Err(BrowserError::Timeout(format!("the browser did not answer {method} in time"))),
+            Err(_) => Err(cdp::deadline_passed(method)),
         }
     }
 

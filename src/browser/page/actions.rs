@@ -88,8 +88,9 @@ impl Page {
         let mut reason = String::from("was still being checked");
         loop {
             let args = [json!(action)];
+            // The deadline may pass during a look: the answer is still what the call waited for.
             let state = self.call_helper_on(PROBE_JS, target, &args, deadline).await.map_err(|err| match err {
-                BrowserError::Timeout(_) => still_waiting(what, target, &reason, started),
+                BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => still_waiting(what, target, &reason, started),
                 other => other,
             })?;
             if let Some(x) = state.get("x").and_then(Value::as_f64) {
@@ -97,7 +98,12 @@ impl Page {
                 // The probe measures in its own frame; a child frame's element is clicked where
                 // Chromium places it on the page.
                 let (x, y) = match self.ref_child_frame(target) {
-                    Some(child) => self.node_center(child.backend_node_id, deadline).await?,
+                    Some(child) => {
+                        self.node_center(child.backend_node_id, deadline).await.map_err(|err| match err {
+                            BrowserError::NoAnswer(_) => still_waiting(what, target, &reason, started),
+                            other => other,
+                        })?
+                    }
                     None => (x, num("y")),
                 };
                 return Ok(Ready {

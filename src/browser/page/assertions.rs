@@ -177,11 +177,26 @@ impl Page {
         let started = Instant::now();
         let mut last = None;
         loop {
+            let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
             let seen = match self.observe(target, expect, deadline).await {
                 Ok(seen) => seen,
                 // The deadline ran out during a look: what the page showed the time before is the
                 // answer (a busy browser must not turn a failed assertion into a timeout).
-                Err(BrowserError::Timeout(_)) if last.is_some() => last.take().unwrap_or_default(),
+                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) if last.is_some() => {
+                    last.take().unwrap_or_default()
+                }
+                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) => {
+                    return Err(BrowserError::AssertionFailed(Box::new(Failed {
+                        message: format!(
+                            "{name}{on} failed after {} ms: expected {}, and the page answered no look before the \
+                             deadline (a script is keeping it busy)",
+                            started.elapsed().as_millis(),
+                            expect.expected()
+                        ),
+                        expected: expect.expected(),
+                        actual: Value::Null,
+                    })));
+                }
                 Err(err) => return Err(err),
             };
             let (pass, actual) = expect.judge(&seen);
@@ -191,7 +206,6 @@ impl Page {
             let expected = expect.shown_expected(&seen);
             last = Some(seen);
             if Instant::now() + POLL >= deadline {
-                let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
                 return Err(BrowserError::AssertionFailed(Box::new(Failed {
                     message: format!(
                         "{name}{on} failed after {} ms: expected {expected}, the page shows {actual}",
