@@ -4,17 +4,19 @@
 //! - `session`: sessions' lives (manager, warm pool, janitor, options)
 //! - `page`: the [`Page`] handle and one file per capability (navigation, actions, reading …)
 //! - `error`: this layer's error type
+//! - `owned_dir`: temp directories marked with their owner, removed at a later start if it died
 //!
 //! The dependencies run one way: `session` → `page` → `chromium`. The layers above use what is
 //! re-exported here.
 
 mod chromium;
 mod error;
+mod owned_dir;
 mod page;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};
-pub use chromium::{Chromium, cdp};
+pub use chromium::{Chromium, Lifeline, cdp};
 pub use error::BrowserError;
 pub use page::{
     Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind, Expect,

@@ -224,8 +224,13 @@ impl Chromium {
 
     /// Resolves when the CDP connection ends (Chromium exited or crashed).
     pub async fn closed(&self) {
-        let mut alive = self.alive.clone();
-        let _ = alive.wait_for(|up| !*up).await;
+        self.lifeline().lost().await
+    }
+
+    /// A cheap handle that says whether this Chromium is still up, for what lives in it (a
+    /// session) to notice at once when it dies.
+    pub fn lifeline(&self) -> Lifeline {
+        Lifeline(self.alive.clone())
     }
 
     /// Sends a browser-level command (Target.*, Storage.*) with a deadline.
@@ -286,6 +291,23 @@ fn redact(url: &str) -> String {
     match url.split_once('?') {
         Some((base, _)) => format!("{base}?…"),
         None => url.to_owned(),
+    }
+}
+
+/// Whether one Chromium is still up (see [`Chromium::lifeline`]).
+#[derive(Clone)]
+pub struct Lifeline(watch::Receiver<bool>);
+
+impl Lifeline {
+    pub fn is_alive(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once that Chromium is gone (at once if it already is).
+    pub async fn lost(&self) {
+        let mut alive = self.0.clone();
+        // An error means the pump is gone without saying so: the browser is gone too.
+        let _ = alive.wait_for(|up| !*up).await;
     }
 }
 

@@ -24,8 +24,8 @@ use super::options::SessionOptions;
 use super::pool;
 use super::pool::WarmPool;
 use super::session::{CloseReason, Session};
-use crate::browser::chromium::Chromium;
 use crate::browser::chromium::supervisor::Host;
+use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::Page;
 use crate::egress::EgressPolicy;
@@ -52,6 +52,8 @@ pub struct SessionManager {
     limits: SessionLimits,
     /// Creates waiting for a slot now; at most `limits.queue_max` may wait.
     queued: AtomicUsize,
+    /// Creates running now (waiting or not): more than one means they overlap.
+    creating: AtomicUsize,
     metrics: Metrics,
     /// Told when a session closes, so the memory it held is handed back.
     trimmer: Arc<Trimmer>,
@@ -107,6 +109,7 @@ impl SessionManager {
             )),
             limits,
             queued: AtomicUsize::new(0),
+            creating: AtomicUsize::new(0),
             metrics,
         }
     }
@@ -161,36 +164,68 @@ impl SessionManager {
         self.map().len()
     }
 
+    /// Opens a session. While Chromium is down (dead, a new one starting) it waits for the new
+    /// one, and it never hands out a session whose Chromium died meanwhile: it opens another.
     pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
-        let chromium = self.chromium();
-        if !chromium.is_alive() {
-            return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let _creating = scopeguard(|| {
+            self.creating.fetch_sub(1, Ordering::SeqCst);
+        });
+        loop {
+            let chromium = self.opener.live_chromium(deadline).await?;
+            let opened = self.open(options, deadline).await;
+            let session = match opened {
+                Ok(session) => session,
+                // The browser died under this create: the next one will do.
+                Err(_) if !chromium.is_alive() && Instant::now() < deadline => continue,
+                Err(err) => return Err(err),
+            };
+            let id = session.id().to_owned();
+            {
+                // Under the map's lock: a Chromium that dies after this check takes the session
+                // out of the map with the others (`swap_browser`).
+                let mut map = self.map();
+                if !session.browser_alive() {
+                    continue;
+                }
+                map.insert(id.clone(), Arc::new(session));
+            }
+            self.metrics.sessions_created.inc();
+            self.metrics.sessions_open.set(self.open_count() as i64);
+            tracing::info!(session_id = %id, "session created");
+            return Ok(id);
         }
+    }
+
+    /// A session with `options`: a warm one, one made now, or one freed at the cap.
+    async fn open(&self, options: &SessionOptions, deadline: Instant) -> Result<Session, BrowserError> {
         let opener = &self.opener;
+        // Other creates running now: the pool is too small for demand, not just still refilling
+        // after this client's previous create.
+        let overlapping = self.creating.load(Ordering::SeqCst) > 1;
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;
             self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take() {
             opener.prepare(warm, options, deadline).await?
-        } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
-            // A slot was free but no warm session: the pool grows to meet such demand.
+        } else if overlapping && let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
+            // Creates overlap and found no warm session: the pool grows to meet such demand.
             self.pool.missed();
             self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
+            // One create at a time (a client's create/close loop): the warm session being opened
+            // since the last create comes sooner than a new one, and the pool keeps its size.
             opener.prepare(warm, options, deadline).await?
+        } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
+            self.open_on_demand(options, permit, deadline).await?
         } else {
             match self.queue(deadline).await? {
                 Slot::Warm(warm) => opener.prepare(*warm, options, deadline).await?,
                 Slot::Free(permit) => self.open_on_demand(options, permit, deadline).await?,
             }
         };
-        let id = session.id().to_owned();
-        self.map().insert(id.clone(), Arc::new(session));
-        self.metrics.sessions_created.inc();
-        self.metrics.sessions_open.set(self.open_count() as i64);
-        tracing::info!(session_id = %id, "session created");
-        Ok(id)
+        Ok(session)
     }
 
     /// Opens a session for a create that is waiting on it; warm-pool refills hold back meanwhile.
@@ -301,6 +336,22 @@ impl SessionManager {
         session.run_on_session(&chromium, deadline, op(session.clone(), chromium.clone())).await
     }
 
+    /// One of the session's tabs (`tab`, or the active one) and the Chromium it lives in, at once:
+    /// for watching the page (`events.subscribe`), which never waits for the session's turn.
+    pub fn watch_tab(&self, id: &str, tab: Option<&str>) -> Result<(Page, Lifeline), BrowserError> {
+        let session = self.get(id)?;
+        if !session.browser_alive() {
+            return Err(super::session::browser_lost());
+        }
+        Ok((session.tab(tab)?, session.lifeline()))
+    }
+
+    /// `session_not_found` (or `browser_unavailable` for one lost with Chromium) unless session
+    /// `id` is open.
+    pub fn ensure_open(&self, id: &str) -> Result<(), BrowserError> {
+        self.get(id).map(|_| ())
+    }
+
     /// Whether the session `id` is open.
     pub fn is_open(&self, id: &str) -> bool {
         self.map().contains_key(id)
@@ -386,4 +437,17 @@ impl Host for SessionManager {
     fn replace_browser(&self, replacement: Chromium) {
         self.swap_browser(replacement);
     }
+}
+
+/// Runs `done` when dropped (however the scope is left: an answer, an error, a cancelled call).
+fn scopeguard<F: FnOnce()>(done: F) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(done) = self.0.take() {
+                done();
+            }
+        }
+    }
+    Guard(Some(done))
 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::options::{Emulation, SessionOptions};
 use super::storage;
 use super::tab_list::Tabs;
-use crate::browser::chromium::Chromium;
+use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
 use crate::egress::EgressPolicy;
@@ -83,6 +83,9 @@ pub struct Session {
     /// Cancelled when the session starts closing; why is in `close_reason`.
     closing: CancellationToken,
     close_reason: Mutex<Option<CloseReason>>,
+    /// The Chromium this session's context lives in: when it dies, the call in flight ends at once
+    /// (`browser_unavailable`) instead of waiting out its timeout.
+    lifeline: Lifeline,
     /// The proxy all of this context's traffic goes through; stops when the session is dropped.
     _egress: EgressProxy,
     capacity: Option<OwnedSemaphorePermit>,
@@ -101,7 +104,7 @@ impl Session {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let EgressSetup { policy, at, upstream } = egress;
-        let egress = EgressProxy::start(policy.clone(), upstream, at)
+        let egress = EgressProxy::start(policy.clone(), upstream, at, download_cap)
             .await
             .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
         // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
@@ -146,6 +149,7 @@ impl Session {
                 last_used: Mutex::new(Instant::now()),
                 closing: CancellationToken::new(),
                 close_reason: Mutex::new(None),
+                lifeline: chromium.lifeline(),
                 _egress: egress,
                 capacity: Some(capacity),
             }),
@@ -308,16 +312,20 @@ impl Session {
         Fut: Future<Output = Result<T, E>>,
         E: From<BrowserError>,
     {
+        let lost = self.lifeline.lost();
+        tokio::pin!(lost);
         let turn = tokio::select! {
             turn = tokio::time::timeout_at(deadline, self.turn.lock()) => turn.map_err(|_| {
                 BrowserError::Timeout("timed out waiting for this session's previous call to finish".into())
             })?,
             _ = self.closing.cancelled() => return Err(self.closed_error().into()),
+            _ = &mut lost => return Err(browser_lost().into()),
         };
         self.touch();
         let result = tokio::select! {
             biased;
             _ = self.closing.cancelled() => Err(self.closed_error().into()),
+            _ = &mut lost => Err(browser_lost().into()),
             result = op => result,
         };
         self.touch();
@@ -336,6 +344,16 @@ impl Session {
         *self.close_reason.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason);
         self.closing.cancel();
         let _ = tokio::time::timeout(CLOSE_GRACE, self.turn.lock()).await;
+    }
+
+    /// Whether the Chromium this session lives in is still up.
+    pub fn browser_alive(&self) -> bool {
+        self.lifeline.is_alive()
+    }
+
+    /// The Chromium this session lives in, as a handle that says when it dies.
+    pub fn lifeline(&self) -> Lifeline {
+        self.lifeline.clone()
     }
 
     pub fn touch(&self) {
@@ -358,6 +376,14 @@ impl Session {
         }
         dispose_context(chromium, &self.context_id).await
     }
+}
+
+/// What a call on a session gets once the Chromium it lived in is gone.
+pub(super) fn browser_lost() -> BrowserError {
+    BrowserError::Unavailable(
+        "Chromium stopped unexpectedly and took this session's browser context with it (a new Chromium is starting)"
+            .into(),
+    )
 }
 
 async fn dispose_context(chromium: &Chromium, context_id: &str) -> Result<(), BrowserError> {
