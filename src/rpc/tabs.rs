@@ -104,9 +104,17 @@ async fn open(call: Call, s: SessionHandle, p: TabOpenParams) -> Result<TabOpene
     if let Some(url) = &p.url {
         call.ctx.sessions.policy().check(url).map_err(BrowserError::from)?;
     }
+    let previous = s.session.active_tab();
     let page = s.session.open_tab(&s.chromium, call.deadline).await?;
     let landed = match &p.url {
-        Some(url) => Some(navigate(&page, url, p.wait_until.unwrap_or_default(), call.deadline).await?),
+        Some(url) => match navigate(&page, url, p.wait_until.unwrap_or_default(), call.deadline).await {
+            Ok(landed) => Some(landed),
+            Err(err) => {
+                // A failed open leaves nothing behind: the tab goes, the one before is active.
+                s.session.abandon_tab(&s.chromium, &page, &previous).await;
+                return Err(err);
+            }
+        },
         None => None,
     };
     Ok(TabOpened { tab_id: page.tab_id(), landed })

@@ -43,7 +43,7 @@ impl Session {
     }
 
     /// The active tab.
-    pub(super) fn active_tab(&self) -> Page {
+    pub fn active_tab(&self) -> Page {
         let tabs = self.lock_tabs();
         tabs.list[tabs.active].clone()
     }
@@ -190,6 +190,26 @@ impl Session {
         tabs.list.push(page.clone());
         tabs.active = tabs.list.len() - 1;
         Ok(page)
+    }
+
+    /// Takes back a tab `open_tab` opened for a call that then failed (its URL did not load):
+    /// it is closed and `previous` (the tab active before) is active again, so the next call
+    /// without `tab_id` reads the page it read before and the cap does not count the dead tab.
+    pub async fn abandon_tab(&self, chromium: &Chromium, page: &Page, previous: &Page) {
+        // The call's own deadline has often passed: closing gets its own.
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        if let Err(err) = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await
+        {
+            tracing::debug!(error = %err, "closing a tab whose URL failed to load failed");
+        }
+        page.detach();
+        {
+            let mut tabs = self.lock_tabs();
+            tabs.list.retain(|p| p.tab_id() != page.tab_id());
+            tabs.active = position_after_loss(&tabs.list, previous);
+        }
+        // The foreground tab is the one whose animation frames run.
+        let _ = previous.cdp("Page.bringToFront", json!({}), deadline).await;
     }
 
     /// Makes `tab_id` the active tab (and brings it to the front, so it is the visible one).
