@@ -600,7 +600,7 @@ impl Reducer {
                 None => remember(&mut self.window_opens, url),
             },
             PageEvent::DialogOpening { kind, message, default_prompt } => {
-                let answer = self.env.dialogs.answer(Instant::now());
+                let answer = self.env.dialogs.answer(&kind, Instant::now());
                 let text = arms::describe(&kind, &message, &answer);
                 self.note(store, out, LiveKind::Dialog, Record::Dialog(text));
                 let prompt_text = (answer.accept && kind == super::kinds::DialogKind::Prompt)
