@@ -25,12 +25,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use super::download_cap::{self, CapError};
 use super::error::EgressError;
 use super::failures::{BLOCKED_BY_POLICY, FAILURE_HEADER, FailureLog};
 use super::policy::EgressPolicy;
 use super::upstream::Upstream;
 
-type Body = BoxBody<Bytes, hyper::Error>;
+type Body = BoxBody<Bytes, CapError>;
 
 /// Where the per-session proxies listen, and the host the browser is told to reach them at.
 ///
@@ -78,6 +79,8 @@ pub struct EgressProxy {
 struct Shared {
     policy: Arc<EgressPolicy>,
     upstream: Option<Upstream>,
+    /// DOWNLOAD_MAX_BYTES, held to where the bytes pass (see `download_cap`).
+    download_cap: u64,
     log: Arc<FailureLog>,
     stop: watch::Receiver<()>,
 }
@@ -87,12 +90,13 @@ impl EgressProxy {
         policy: Arc<EgressPolicy>,
         upstream: Option<Upstream>,
         at: &ProxyAddress,
+        download_cap: u64,
     ) -> std::io::Result<Self> {
         let listener = TcpListener::bind((at.bind, 0)).await?;
         let server = at.server(listener.local_addr()?.port());
         let log = Arc::new(FailureLog::default());
         let (stop_tx, stop) = watch::channel(());
-        let shared = Arc::new(Shared { policy, upstream, log: log.clone(), stop });
+        let shared = Arc::new(Shared { policy, upstream, download_cap, log: log.clone(), stop });
         let accept = tokio::spawn(accept_loop(listener, shared));
         Ok(Self { server, log, accept, _stop: stop_tx })
     }
@@ -221,7 +225,11 @@ async fn forward(mut req: Request<Incoming>, shared: Arc<Shared>) -> Response<Bo
     req.headers_mut().remove("proxy-connection");
     req.headers_mut().remove("proxy-authorization");
     match sender.send_request(req).await {
-        Ok(resp) => resp.map(|body| body.boxed()),
+        Ok(resp) if download_cap::is_attachment(resp.headers()) => {
+            let cap = shared.download_cap;
+            resp.map(|body| download_cap::capped(body, cap))
+        }
+        Ok(resp) => resp.map(|body| body.map_err(CapError::from).boxed()),
         Err(err) => shared.unreachable(&target, EMPTY_RESPONSE, format!("{host}:{port} did not answer: {err}")),
     }
 }
