@@ -65,6 +65,7 @@ pub fn router(parts: HttpParts) -> Router {
     let mcp_routes = Router::new().nest_service("/mcp", parts.mcp).layer(
         ServiceBuilder::new()
             .layer(from_fn(session_deleted_is_204))
+            .layer(from_fn(crate::mcp::errors::in_contract))
             .layer(forwarded::UnlessForwardedLayer::new(
                 rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
                 peer_key.clone(),
@@ -98,6 +99,14 @@ pub fn router(parts: HttpParts) -> Router {
         .with_state(probes)
         .merge(rpc_routes)
         .merge(mcp_routes)
+        .fallback(|| async {
+            rejection::response(
+                axum::http::StatusCode::NOT_FOUND,
+                crate::rpc::error::ErrorKind::InvalidRequest,
+                "no such endpoint: the service answers POST /rpc (and a WebSocket there), /mcp, /healthz, /readyz \
+                 and /metrics",
+            )
+        })
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -82,8 +82,8 @@ async fn set_viewport(call: Call, page: Page, p: SetViewportParams) -> Result<Se
         device_scale_factor: p.device_scale_factor,
         is_mobile: p.is_mobile,
     };
-    let param =
-        if p.device_scale_factor.is_some_and(|f| !(0.5..=4.0).contains(&f)) { "deviceScaleFactor" } else { "width" };
+    // The param to change: the scale when it is out of range or what makes the area too large.
+    let param = if p.device_scale_factor.is_some_and(|f| f != 1.0) { "deviceScaleFactor" } else { "width" };
     viewport.validate().map_err(|message| ApiError::invalid(param, message))?;
     page.set_viewport(viewport, call.deadline).await?;
     Ok(SetViewportResult { viewport })

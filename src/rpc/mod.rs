@@ -20,6 +20,7 @@ pub mod error;
 mod events;
 mod file_chooser;
 mod gestures;
+mod header_text;
 mod inspect;
 pub mod openrpc;
 mod page;
@@ -96,6 +97,15 @@ pub struct Registered {
     known: Arc<[String]>,
     /// It works on a session's page (it may be a step of `session.run`).
     pub page_method: bool,
+    /// The default of its `timeout` param (page methods).
+    pub default_timeout_ms: Option<u64>,
+}
+
+impl Registered {
+    /// Checks `raw` params for keys the method does not take (values are checked when it runs).
+    pub fn check_params(&self, raw: Option<&str>) -> Result<(), ApiError> {
+        params::object(raw, &self.known).map(|_| ())
+    }
 }
 
 impl RpcContext {
@@ -191,6 +201,7 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
             handler: spec.handler.clone(),
             known: spec.param_names().into(),
             page_method: spec.is_page_method(),
+            default_timeout_ms: spec.default_timeout_ms,
         };
         registry.insert(spec.name, registered);
     }
