@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use hyper::body::{Bytes, Frame};
 use serde_json::{Value, json};
 
-use crate::http::rejection;
+use super::rejection;
 use crate::rpc::error::ErrorKind;
 
 /// The most of a refusal's plain-text body that is kept as the error's message.

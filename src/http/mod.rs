@@ -2,7 +2,8 @@
 //!
 //! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body deadline
 //! (408) and cap (413). Connections are accepted by `server` (header deadline, a per-address cap
-//! on connections that have not authenticated yet).
+//! on connections that have not authenticated yet). What rmcp answers itself on `/mcp` is put
+//! into the error contract (`mcp_errors`).
 //! `/healthz`, `/readyz` and `/metrics` (see `probes`) need no API key. Every response carries an `x-request-id` (taken from
 //! the request or generated) and `cache-control: no-store`; everything logged while a request is
 //! handled carries that id (the `request` span).
@@ -11,6 +12,7 @@ pub mod auth;
 pub mod body_limit;
 pub mod conformance;
 pub mod forwarded;
+pub mod mcp_errors;
 pub mod probes;
 pub mod rate_limit;
 pub mod rejection;
@@ -65,7 +67,7 @@ pub fn router(parts: HttpParts) -> Router {
     let mcp_routes = Router::new().nest_service("/mcp", parts.mcp).layer(
         ServiceBuilder::new()
             .layer(from_fn(session_deleted_is_204))
-            .layer(from_fn(crate::mcp::errors::in_contract))
+            .layer(from_fn(mcp_errors::in_contract))
             .layer(forwarded::UnlessForwardedLayer::new(
                 rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
                 peer_key.clone(),

@@ -25,6 +25,10 @@ use crate::metrics::Metrics;
 use crate::rpc::answers::{AnswersLayer, TRANSPORT_LIMIT};
 use crate::rpc::error::ErrorKind;
 
+/// How many times MAX_BODY_BYTES a WebSocket message may be before jsonrpsee itself refuses it
+/// (HTTP bodies are capped at MAX_BODY_BYTES before jsonrpsee sees them).
+pub const WS_MESSAGE_FACTOR: usize = 4;
+
 /// Cheap to clone (one `Arc`): the router clones it for every request.
 #[derive(Clone)]
 pub struct RpcService(Arc<Inner>);
@@ -46,10 +50,12 @@ impl RpcService {
         stop: StopHandle,
         max_body_bytes: usize,
     ) -> Self {
-        let max = u32::try_from(max_body_bytes).unwrap_or(u32::MAX);
-        // Batch lengths and answer sizes are checked by `rpc::answers` (a POSTed batch's length by
-        // `conformance` before that), which answers them in our error contract; jsonrpsee's own
-        // limits sit above it.
+        // Batch lengths, answer sizes and a WebSocket call's size (MAX_BODY_BYTES, as an HTTP
+        // body) are checked by `rpc::answers` (a POSTed batch's length by `conformance` before
+        // that), which answers them in our error contract; jsonrpsee's own limits sit above it.
+        // jsonrpsee reads a WebSocket message up to its request limit: past WS_MESSAGE_FACTOR ×
+        // MAX_BODY_BYTES it answers `-32007` itself.
+        let max = u32::try_from(max_body_bytes.saturating_mul(WS_MESSAGE_FACTOR)).unwrap_or(u32::MAX);
         let config = ServerConfig::builder()
             .max_request_body_size(max)
             .max_response_body_size(TRANSPORT_LIMIT as u32)

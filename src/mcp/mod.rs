@@ -4,12 +4,13 @@
 //! - `tools`: the tools, derived from the method registry and its OpenRPC document
 //! - `server`: one MCP session, owning one browser session, running tools as JSON-RPC methods
 //! - `sessions`: rmcp's session store, with ids that name their replica (REPLICA_ID)
-//! - `errors`: what rmcp answers itself, put into the service's error contract
+//!
+//! What rmcp answers itself (plain-text refusals, JSON-RPC errors without data) is put into the
+//! service's error contract in front of it (`http::mcp_errors`).
 //!
 //! rmcp's transport checks `Host` and `Origin` (its DNS-rebinding rule): MCP_ALLOWED_HOSTS and
 //! MCP_ALLOWED_ORIGINS (none by default: a request carrying any `Origin` is refused).
 
-pub mod errors;
 mod server;
 mod sessions;
 mod tools;

@@ -14,8 +14,9 @@ const TIMEOUT_MS: u64 = 5_000;
 /// Arms the answer to the page's next dialog: `accept` it (a `confirm` returns true, a `prompt`
 /// returns `promptText` or its default text, a `beforeunload` lets the page go) or dismiss it.
 /// Arm first, then act: the action's `effects.dialogs` says which dialog opened and how it was
-/// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one; each
-/// dialog is also filed in `logs.pull` (kind `dialog`). The last arm wins; an arm answers one
+/// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one —
+/// except `beforeunload` ("Leave site?"), which is accepted, so a navigation is never held up;
+/// each dialog is also filed in `logs.pull` (kind `dialog`). The last arm wins; an arm answers one
 /// dialog and expires after `timeoutMs` (default and at most 120000).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

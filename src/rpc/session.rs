@@ -30,9 +30,13 @@ use crate::egress::Upstream;
 /// storage or cache from anyone). Warm sessions count toward `MAX_SESSIONS`, and when the cap is
 /// reached a `session.create` takes a warm session rather than failing. A session with its own
 /// `proxy` is always made fresh (the upstream is fixed when the context is created). The pool
-/// grows while creates outpace it: each create that finds it empty adds one warm session, up to
-/// 8 × `WARM_SESSIONS` and never past `MAX_SESSIONS`, refilled several at once; after a minute
-/// without such a miss it shrinks back to `WARM_SESSIONS`.
+/// grows while creates outpace it: each create that finds it empty while other creates run adds
+/// one warm session, up to 8 × `WARM_SESSIONS` and never past `MAX_SESSIONS`, refilled several at
+/// once; after a minute without such a miss it shrinks back to `WARM_SESSIONS`. One client
+/// creating sessions one after another keeps it at its size.
+///
+/// While Chromium is being restarted after it died, `session.create` waits for the new one (up to
+/// its `timeout`, else `browser_unavailable`); it never hands out a session of a Chromium that died.
 ///
 /// At `MAX_SESSIONS`, a create fails at once with `capacity_exceeded` — unless the operator set
 /// `QUEUE_TIMEOUT_MS`: then it waits in line (at most `QUEUE_MAX` creates wait at once; one more

@@ -83,20 +83,20 @@ fn check_size(width: f64, height: f64, scale: f64, mime: ImageType, param: &str)
     let problem = if w * h > MAX_DEVICE_PIXELS {
         format!(
             "{what} is {width:.0}x{height:.0} CSS px ({:.0} megapixels at scale {scale}); a screenshot holds at most \
-             {:.0}",
+             {:.0} megapixels: take",
             w * h / 1e6,
             MAX_DEVICE_PIXELS / 1e6
         )
     } else if mime == ImageType::Jpeg && w.max(h) > MAX_JPEG_SIDE {
         format!(
-            "{what} is {width:.0}x{height:.0} CSS px; a JPEG holds at most {MAX_JPEG_SIDE} px on a side: take image/png"
+            "{what} is {width:.0}x{height:.0} CSS px; a JPEG holds at most {MAX_JPEG_SIDE} px on a side: take image/png,"
         )
     } else {
         return Ok(());
     };
     Err(BrowserError::InvalidParam {
         param: param.to_owned(),
-        message: format!("{problem}, or a part of the page (a selector), or the viewport after page.scroll"),
+        message: format!("{problem} a part of the page (a selector), or the viewport after page.scroll"),
     })
 }
 
