@@ -378,4 +378,29 @@ async fn an_allowed_upstream_proxy_gets_the_sessions_plain_http_requests_whole()
     // A refused URL never reaches the upstream: the egress policy comes first.
     let err = svc.err("page.goto", json!({ "session_id": sid, "url": "http://127.0.0.2/" })).await;
     assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+
+#[tokio::test]
+async fn a_service_worker_registers_runs_and_its_requests_pass_the_egress_policy() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/notes/"), "waitUntil": "load" })).await;
+    svc.ok(
+        "assert.text",
+        json!({ "session_id": sid, "selector": "#offline", "text": "Ready for offline use", "timeout": 15000 }),
+    )
+    .await;
+    // From now on the worker answers the page's requests: the page itself from its cache, others
+    // by fetching them itself, through the session's egress proxy like any request.
+    let reloaded = svc.ok("page.reload", json!({ "session_id": sid, "waitUntil": "load", "timeout": 15000 })).await;
+    assert_eq!(reloaded["title"], "Notes", "{reloaded}");
+    let controlled = svc
+        .ok("page.evaluate", json!({ "session_id": sid, "expression": "!!navigator.serviceWorker.controller" }))
+        .await;
+    assert_eq!(controlled["result"], true);
+    let allowed = "fetch('/api/projects').then((r) => r.status)";
+    assert_eq!(svc.ok("page.evaluate", json!({ "session_id": sid, "expression": allowed })).await["result"], 200);
+    let refused =
+        "fetch('http://127.0.0.2:9/steal').then((r) => 'reached: ' + r.status, (e) => 'refused: ' + e.message)";
+    let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": refused })).await;
+    assert!(answer["result"].as_str().unwrap().starts_with("refused"), "{answer}");
 }

@@ -145,3 +145,26 @@ async fn a_subscriber_that_never_reads_holds_up_nobody_and_learns_how_many_it_lo
     };
     assert!(dropped > 0, "it lost some and was told");
 }
+
+#[tokio::test]
+async fn a_subscription_taken_during_a_long_evaluate_starts_at_once_and_sees_what_it_does() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let long =
+        "new Promise((resolve) => setTimeout(() => { console.log('halfway'); setTimeout(resolve, 1500); }, 2500))";
+    let evaluating = svc.call("page.evaluate", json!({ "session_id": sid, "expression": long, "timeout": 30000 }));
+    tokio::pin!(evaluating);
+    let subscribing = async {
+        // The evaluate holds the session's turn; subscribing must not wait for it.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let asked = Instant::now();
+        let mut ws = subscribe(json!({ "session_id": sid, "kinds": ["console"] })).await;
+        let took = asked.elapsed();
+        (next_event(&mut ws).await, took)
+    };
+    let ((event, took), evaluated) = tokio::join!(subscribing, &mut evaluating);
+    assert!(evaluated.is_ok(), "{evaluated:?}");
+    assert!(took < Duration::from_secs(2), "subscribed in {took:?}, not after the evaluate");
+    assert_eq!(event["text"], "halfway", "{event}");
+}

@@ -289,6 +289,25 @@ pub fn chromium_child(service_pid: u32) -> (u32, String) {
     panic!("no Chromium child found under the service (pid {service_pid})");
 }
 
+/// Chromium's own list of page targets, read through its DevTools HTTP endpoint.
+pub async fn chromium_page_targets(service_pid: u32) -> usize {
+    let port = devtools_port(service_pid);
+    let list: Vec<Value> = reqwest::get(format!("http://127.0.0.1:{port}/json/list"))
+        .await
+        .expect("Chromium's DevTools endpoint answers")
+        .json()
+        .await
+        .expect("a JSON target list");
+    list.iter().filter(|t| t["type"] == "page").count()
+}
+
+/// Reads the DevTools port from the service's Chromium's profile (DevToolsActivePort).
+pub fn devtools_port(service_pid: u32) -> u16 {
+    let (_, dir) = chromium_child(service_pid);
+    let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
+    file.lines().next().unwrap().trim().parse().expect("a port number")
+}
+
 /// The value of a metric line `name` (with its labels, exactly as exposed), if present.
 pub fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())

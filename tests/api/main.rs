@@ -20,6 +20,7 @@ mod evidence;
 mod gestures;
 mod http_layers;
 mod inspect;
+mod limits;
 mod mcp;
 mod navigation;
 mod pool;
