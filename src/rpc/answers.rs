@@ -178,47 +178,49 @@ where
         }
     }
 
-    /// `answer` with jsonrpsee's own errors put into our contract (a kind and a remediation, our
-    /// codes), and a success larger than MAX_ANSWER_BYTES refused.
     fn in_contract(&self, answer: MethodResponse, id: Id<'static>, method: &str) -> MethodResponse {
-        if answer.is_subscription() {
-            return answer;
-        }
-        if answer.is_success() {
-            let size = answer.as_json().get().len();
-            if size <= MAX_ANSWER_BYTES + 1024 {
-                return answer;
-            }
-            let why =
-                format!("the answer of {method} is {size} bytes, more than an answer may hold ({MAX_ANSWER_BYTES})");
-            return error(id, ErrorKind::ResultTooLarge, why).with_extensions(answer.extensions().clone());
-        }
-        let Some(wire) = wire_error(&answer) else { return answer };
-        if wire.data.as_ref().is_some_and(|d| d.get("kind").is_some()) {
-            return answer;
-        }
-        let (kind, why) = match wire.code {
-            OVERSIZED_RESPONSE_CODE => (
-                ErrorKind::ResultTooLarge,
-                format!("the answer of {method} is more than an answer may hold ({MAX_ANSWER_BYTES} bytes)"),
-            ),
-            METHOD_NOT_FOUND_CODE => {
-                let hint = super::suggest_method(method, &self.names)
-                    .map(|m| format!(" (did you mean {m}?)"))
-                    .unwrap_or_default();
-                (ErrorKind::MethodNotFound, format!("there is no method {method:?}{hint}; rpc.discover lists them all"))
-            }
-            INVALID_PARAMS_CODE => (ErrorKind::InvalidParams, wire.message),
-            INVALID_REQUEST_CODE => (ErrorKind::InvalidRequest, wire.message),
-            PARSE_ERROR_CODE => (ErrorKind::ParseError, wire.message),
-            TOO_MANY_SUBSCRIPTIONS_CODE => (
-                ErrorKind::CapacityExceeded,
-                format!("{}: unsubscribe (events.unsubscribe) before subscribing again", wire.message),
-            ),
-            _ => (ErrorKind::InternalError, wire.message),
-        };
-        error(id, kind, why).with_extensions(answer.extensions().clone())
+        in_contract(answer, id, method, &self.names)
     }
+}
+
+/// `answer` with jsonrpsee's own errors put into our contract (a kind and a remediation, our
+/// codes), and a success larger than MAX_ANSWER_BYTES refused.
+fn in_contract(answer: MethodResponse, id: Id<'static>, method: &str, names: &[String]) -> MethodResponse {
+    if answer.is_subscription() {
+        return answer;
+    }
+    if answer.is_success() {
+        let size = answer.as_json().get().len();
+        if size <= MAX_ANSWER_BYTES + 1024 {
+            return answer;
+        }
+        let why = format!("the answer of {method} is {size} bytes, more than an answer may hold ({MAX_ANSWER_BYTES})");
+        return error(id, ErrorKind::ResultTooLarge, why).with_extensions(answer.extensions().clone());
+    }
+    let Some(wire) = wire_error(&answer) else { return answer };
+    if wire.data.as_ref().is_some_and(|d| d.get("kind").is_some()) {
+        return answer;
+    }
+    let (kind, why) = match wire.code {
+        OVERSIZED_RESPONSE_CODE => (
+            ErrorKind::ResultTooLarge,
+            format!("the answer of {method} is more than an answer may hold ({MAX_ANSWER_BYTES} bytes)"),
+        ),
+        METHOD_NOT_FOUND_CODE => {
+            let hint =
+                super::suggest_method(method, names).map(|m| format!(" (did you mean {m}?)")).unwrap_or_default();
+            (ErrorKind::MethodNotFound, format!("there is no method {method:?}{hint}; rpc.discover lists them all"))
+        }
+        INVALID_PARAMS_CODE => (ErrorKind::InvalidParams, wire.message),
+        INVALID_REQUEST_CODE => (ErrorKind::InvalidRequest, wire.message),
+        PARSE_ERROR_CODE => (ErrorKind::ParseError, wire.message),
+        TOO_MANY_SUBSCRIPTIONS_CODE => (
+            ErrorKind::CapacityExceeded,
+            format!("{}: unsubscribe (events.unsubscribe) before subscribing again", wire.message),
+        ),
+        _ => (ErrorKind::InternalError, wire.message),
+    };
+    error(id, kind, why).with_extensions(answer.extensions().clone())
 }
 
 /// The error object of an error answer.
@@ -264,6 +266,30 @@ pub fn fits(value: &Value, cap: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn code_and_data(answer: &MethodResponse) -> (i64, Value) {
+        let wire: Value = serde_json::from_str(answer.as_json().get()).unwrap();
+        (wire["error"]["code"].as_i64().unwrap(), wire["error"]["data"].clone())
+    }
+
+    #[test]
+    fn jsonrpsees_own_errors_get_our_kinds_and_codes() {
+        let names: Vec<String> = vec!["page.text".into(), "rpc.discover".into()];
+        let own = |code: i32, message: &str| {
+            let object = ErrorObjectOwned::owned(code, message.to_owned(), Some("Exceeded max limit of 1"));
+            in_contract(MethodResponse::error(Id::Number(1), object), Id::Number(1), "page.txt", &names)
+        };
+        let (code, data) = code_and_data(&own(OVERSIZED_RESPONSE_CODE, "Response is too big"));
+        assert_eq!((code, data["kind"].as_str()), (-32023, Some("result_too_large")));
+        let (code, data) = code_and_data(&own(METHOD_NOT_FOUND_CODE, "Method not found"));
+        assert_eq!((code, data["kind"].as_str()), (-32601, Some("method_not_found")));
+        let (code, data) = code_and_data(&own(TOO_MANY_SUBSCRIPTIONS_CODE, "Too many subscriptions on the connection"));
+        assert_eq!((code, data["kind"].as_str()), (-32004, Some("capacity_exceeded")));
+        // An error that is ours already passes as it is.
+        let ours = crate::rpc::error::ApiError::invalid("selector", "bad").to_error_object();
+        let answer = in_contract(MethodResponse::error(Id::Number(2), ours), Id::Number(2), "page.text", &names);
+        assert_eq!(code_and_data(&answer).1["param"], "selector");
+    }
 
     #[test]
     fn the_size_check_counts_json_bytes_escapes_included() {

@@ -173,7 +173,21 @@ impl SessionManager {
         });
         loop {
             let chromium = self.opener.live_chromium(deadline).await?;
-            let opened = self.open(options, deadline).await;
+            // One round trip proves the session's Chromium answers now: one killed a moment ago
+            // may not have been noticed yet, and its warm session needs no command to be handed out.
+            let opened = match self.open(options, deadline).await {
+                Ok(session) => match session.ping(deadline).await {
+                    Ok(()) => Ok(session),
+                    Err(err) => {
+                        // Nothing half-made stays in a Chromium that is still up.
+                        if chromium.is_alive() {
+                            let _ = self.opener.dispose(&session).await;
+                        }
+                        Err(err)
+                    }
+                },
+                Err(err) => Err(err),
+            };
             let session = match opened {
                 Ok(session) => session,
                 // The browser died under this create: the next one will do.
@@ -200,9 +214,10 @@ impl SessionManager {
     /// A session with `options`: a warm one, one made now, or one freed at the cap.
     async fn open(&self, options: &SessionOptions, deadline: Instant) -> Result<Session, BrowserError> {
         let opener = &self.opener;
-        // Other creates running now: the pool is too small for demand, not just still refilling
-        // after this client's previous create.
-        let overlapping = self.creating.load(Ordering::SeqCst) > 1;
+        // Other creates running now, or sessions open: the pool is too small for demand, not just
+        // still refilling after one client's previous create (a create/close loop holds no
+        // session when it creates the next).
+        let overlapping = self.creating.load(Ordering::SeqCst) > 1 || self.open_count() > 0;
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;

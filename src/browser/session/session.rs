@@ -346,6 +346,11 @@ impl Session {
         let _ = tokio::time::timeout(CLOSE_GRACE, self.turn.lock()).await;
     }
 
+    /// One round trip to the browser through the session's page: an error if its Chromium is gone.
+    pub(super) async fn ping(&self, deadline: Instant) -> Result<(), BrowserError> {
+        self.active_tab().cdp("Target.getTargetInfo", json!({}), deadline).await.map(|_| ())
+    }
+
     /// Whether the Chromium this session lives in is still up.
     pub fn browser_alive(&self) -> bool {
         self.lifeline.is_alive()
