@@ -118,17 +118,17 @@ impl Page {
                 "awaitPromise": true,
                 "userGesture": true,
             });
-            let settled = self
-                .cdp("Runtime.callFunctionOn", params, deadline)
-                .await
-                .map_err(timeout_says("the expression's promise"))?;
+            // The deadline passing during this wait (a busy machine answers the slice late) is
+            // still the promise not settling in time.
+            let settled = self.cdp("Runtime.callFunctionOn", params, deadline).await.map_err(|err| match err {
+                BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => unsettled(),
+                other => other,
+            })?;
             threw(&settled)?;
             let value = &settled["result"]["value"];
             if value.get("pending").is_some() {
                 if Instant::now() >= deadline {
-                    return Err(BrowserError::Timeout(
-                        "the expression's promise did not settle before the timeout".into(),
-                    ));
+                    return Err(unsettled());
                 }
                 continue;
             }
@@ -166,6 +166,10 @@ fn threw(answer: &Value) -> Result<(), BrowserError> {
         }
         None => Ok(()),
     }
+}
+
+fn unsettled() -> BrowserError {
+    BrowserError::Timeout("the expression's promise did not settle before the timeout".into())
 }
 
 fn too_large(length: usize) -> BrowserError {
