@@ -98,7 +98,10 @@ impl Session {
         let alive: Vec<&str> = ours.iter().filter_map(|t| t["targetId"].as_str()).collect();
         self.drop_gone(&alive);
         for target in alive {
-            let known = self.lock_tabs().list.iter().any(|p| p.target_id_is(target));
+            let known = {
+                let tabs = self.lock_tabs();
+                tabs.list.iter().any(|p| p.target_id_is(target)) || tabs.was_closed(target)
+            };
             if known {
                 continue;
             }
@@ -184,6 +187,7 @@ impl Session {
         if let Err(err) = self.set_up(&page, &from, deadline).await {
             let _ = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await;
             page.detach();
+            self.lock_tabs().remember_closed(page.tab_target());
             return Err(err);
         }
         let mut tabs = self.lock_tabs();
@@ -205,6 +209,7 @@ impl Session {
         page.detach();
         {
             let mut tabs = self.lock_tabs();
+            tabs.remember_closed(page.tab_target());
             tabs.list.retain(|p| p.tab_id() != page.tab_id());
             tabs.active = position_after_loss(&tabs.list, previous);
         }
@@ -236,6 +241,7 @@ impl Session {
         chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await?;
         page.detach();
         let mut tabs = self.lock_tabs();
+        tabs.remember_closed(page.tab_target());
         let active = tabs.list[tabs.active].clone();
         tabs.list.retain(|p| p.tab_id() != page.tab_id());
         tabs.active = position_after_loss(&tabs.list, &active);
