@@ -36,9 +36,21 @@ fn remove_stale(prefix: &str) {
         let owner: Option<u32> = owner.and_then(|pid| pid.trim().parse().ok());
         if owner.is_some_and(|pid| !process_exists(pid)) {
             tracing::info!(dir = %entry.path().display(), "removing the directory of a service that is gone");
-            let _ = std::fs::remove_dir_all(entry.path());
+            remove(&entry.path());
         }
     }
+}
+
+/// Removes `dir`, trying again briefly while it keeps filling: the helper processes of a Chromium
+/// whose service was killed can still be writing its profile for a moment after it died.
+fn remove(dir: &std::path::Path) {
+    for _ in 0..10 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    tracing::warn!(dir = %dir.display(), "could not remove the directory of a service that is gone");
 }
 
 /// Whether `pid` is a running process (a zombie, dead but not yet reaped, is not).
