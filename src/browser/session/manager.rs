@@ -427,15 +427,14 @@ impl Expiring for SessionManager {
 
     /// Closes every session idle past the TTL (sessions in the middle of a call are left alone).
     async fn close_expired(&self) {
-        let now = Instant::now();
-        let expired: Vec<String> = self
-            .map()
-            .values()
-            .filter(|s| s.last_used() + self.limits.ttl <= now && !s.is_busy())
-            .map(|s| s.id().to_owned())
-            .collect();
+        let idle = |s: &Session| s.last_used() + self.limits.ttl <= Instant::now() && !s.is_busy();
+        let expired: Vec<String> = self.map().values().filter(|s| idle(s)).map(|s| s.id().to_owned()).collect();
         for id in expired {
-            let _ = self.close(&id, CloseReason::Expired).await;
+            // Closing the ones before may have taken a while: one a call reached meanwhile stays.
+            let still_idle = self.map().get(&id).is_some_and(|s| idle(s));
+            if still_idle {
+                let _ = self.close(&id, CloseReason::Expired).await;
+            }
         }
     }
 }
