@@ -70,8 +70,17 @@ pub struct Answers<S> {
     max_request_bytes: usize,
 }
 
-impl<S> RpcServiceT for Answers<S>
-where
+/// jsonrpsee's RPC service, as this layer wraps it.
+pub trait Inner:
+    RpcServiceT<MethodResponse = MethodResponse, BatchResponse = MethodResponse, NotificationResponse = MethodResponse>
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> Inner for S where
     S: RpcServiceT<
             MethodResponse = MethodResponse,
             BatchResponse = MethodResponse,
@@ -79,8 +88,11 @@ where
         > + Clone
         + Send
         + Sync
-        + 'static,
+        + 'static
 {
+}
+
+impl<S: Inner> RpcServiceT for Answers<S> {
     type MethodResponse = MethodResponse;
     type BatchResponse = MethodResponse;
     type NotificationResponse = MethodResponse;
@@ -100,17 +112,7 @@ where
     }
 }
 
-impl<S> Answers<S>
-where
-    S: RpcServiceT<
-            MethodResponse = MethodResponse,
-            BatchResponse = MethodResponse,
-            NotificationResponse = MethodResponse,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-{
+impl<S: Inner> Answers<S> {
     async fn answer(&self, request: Request<'_>) -> MethodResponse {
         let id = request.id().into_owned();
         let method = request.method_name().to_owned();

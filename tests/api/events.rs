@@ -5,32 +5,15 @@
 use std::time::{Duration, Instant};
 
 use async_tungstenite::tungstenite::Message;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::helpers::{API_KEY, page, shared};
-
-type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
+use crate::helpers::{Socket, next_json, page, shared, subscribe_on, websocket};
 
 /// A WebSocket on /rpc subscribed to `params` (plus the session); returns it once subscribed.
 async fn subscribe(params: Value) -> Socket {
-    let url = format!("{}?api_key={API_KEY}", shared().rpc_url().replace("http://", "ws://"));
-    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted");
-    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": params });
-    ws.send(Message::text(request.to_string())).await.unwrap();
-    let answer = next_json(&mut ws).await;
-    assert!(answer["result"].is_u64() || answer["result"].is_string(), "subscribed: {answer}");
+    let mut ws = websocket(shared()).await;
+    subscribe_on(&mut ws, params).await;
     ws
-}
-
-async fn next_json(ws: &mut Socket) -> Value {
-    loop {
-        let message =
-            tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("a message").unwrap().unwrap();
-        if let Message::Text(text) = message {
-            return serde_json::from_str(&text).unwrap();
-        }
-    }
 }
 
 /// The next `events.event` notification's payload.
@@ -70,9 +53,7 @@ async fn a_subscriber_gets_console_and_network_events_in_order_with_timestamps()
 
 #[tokio::test]
 async fn a_bad_subscription_is_refused_with_the_param_named() {
-    let svc = shared();
-    let url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));
-    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.unwrap();
+    let mut ws = websocket(shared()).await;
     let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe",
                           "params": { "session_id": "nope", "kinds": ["console", "sparks"] } });
     ws.send(Message::text(request.to_string())).await.unwrap();

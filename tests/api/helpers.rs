@@ -251,6 +251,35 @@ impl Service {
     }
 }
 
+/// A WebSocket on a service's /rpc.
+pub type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
+
+/// Opens a WebSocket on `svc`'s /rpc (the key in the query, as browsers must send it).
+pub async fn websocket(svc: &Service) -> Socket {
+    let url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));
+    async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted").0
+}
+
+/// The next JSON message on `ws` (within 60 s).
+pub async fn next_json(ws: &mut Socket) -> Value {
+    use futures_util::StreamExt;
+    loop {
+        let message =
+            tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("a message").unwrap().unwrap();
+        if let async_tungstenite::tungstenite::Message::Text(text) = message {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+/// Subscribes `ws` to a session's events (`params` of events.subscribe); returns once subscribed.
+pub async fn subscribe_on(ws: &mut Socket, params: Value) {
+    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": params });
+    ws.send(async_tungstenite::tungstenite::Message::text(request.to_string())).await.unwrap();
+    let answer = next_json(ws).await;
+    assert!(answer["result"].is_u64() || answer["result"].is_string(), "subscribed: {answer}");
+}
+
 /// Polls `check` every 50 ms until it returns `Some`, or panics after `limit` naming `what`.
 pub async fn eventually<T, F, Fut>(limit: Duration, what: &str, mut check: F) -> T
 where

@@ -2,13 +2,10 @@
 //! answer, or a batch's answers together, at most 16 MiB of JSON), and what is refused says why
 //! and what to ask instead — on every transport, in the one error contract.
 
-use std::time::Duration;
-
 use async_tungstenite::tungstenite::Message;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::helpers::{API_KEY, SessionGuard, page, shared};
+use crate::helpers::{API_KEY, SessionGuard, Socket, next_json, page, shared, websocket};
 
 /// A session on a page whose body text is `chars` copies of `ch`.
 async fn page_of(ch: char, chars: usize) -> SessionGuard {
@@ -82,21 +79,9 @@ async fn a_batch_of_large_answers_gets_each_its_own_honest_answer() {
     assert_eq!(answers[0]["result"]["text"].as_str().unwrap().len(), 6 * 1024 * 1024);
 }
 
-type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
-
-async fn socket() -> Socket {
-    let url = format!("{}?api_key={API_KEY}", shared().rpc_url().replace("http://", "ws://"));
-    async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted").0
-}
-
 async fn ask(ws: &mut Socket, message: String) -> Value {
     ws.send(Message::text(message)).await.unwrap();
-    loop {
-        let got = tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("an answer").unwrap().unwrap();
-        if let Message::Text(text) = got {
-            return serde_json::from_str(&text).unwrap();
-        }
-    }
+    next_json(ws).await
 }
 
 /// The kind the README's error table gives `code`.
@@ -118,7 +103,7 @@ fn in_contract(answer: &Value) -> &str {
 
 #[tokio::test]
 async fn errors_on_a_websocket_carry_kind_and_remediation_with_codes_of_our_table() {
-    let mut ws = socket().await;
+    let mut ws = websocket(shared()).await;
     let unknown = ask(&mut ws, json!({ "jsonrpc": "2.0", "id": 1, "method": "page.txt" }).to_string()).await;
     assert_eq!(in_contract(&unknown), "method_not_found");
     assert!(unknown["error"]["message"].as_str().unwrap().contains("did you mean page.text"), "{unknown}");

@@ -2,10 +2,9 @@
 
 use std::time::Duration;
 
-use async_tungstenite::tungstenite::Message;
 use serde_json::json;
 
-use crate::helpers::{Instance, chromium_child, eventually, metric, page, shared};
+use crate::helpers::{Instance, chromium_child, eventually, metric, next_json, page, shared, subscribe_on, websocket};
 
 #[tokio::test]
 async fn after_chromium_is_killed_old_sessions_say_so_and_new_ones_work() {
@@ -208,36 +207,13 @@ async fn creates_beyond_max_sessions_wait_in_line_up_to_queue_max_for_their_full
     svc.ok("session.close", json!({ "session_id": id })).await;
 }
 
-/// A WebSocket on `svc`'s /rpc subscribed to the session's events.
-async fn subscribed(svc: &crate::helpers::Service, sid: &str) -> Socket {
-    let url = format!("{}?api_key={}", svc.rpc_url().replace("http://", "ws://"), crate::helpers::API_KEY);
-    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted");
-    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": { "session_id": sid } });
-    ws.send(Message::text(request.to_string())).await.unwrap();
-    let answer = next_json(&mut ws).await;
-    assert!(answer["result"].is_u64() || answer["result"].is_string(), "subscribed: {answer}");
-    ws
-}
-
-type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
-
-async fn next_json(ws: &mut Socket) -> serde_json::Value {
-    use futures_util::StreamExt;
-    loop {
-        let message =
-            tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("a message").unwrap().unwrap();
-        if let Message::Text(text) = message {
-            return serde_json::from_str(&text).unwrap();
-        }
-    }
-}
-
 #[tokio::test]
 async fn chromium_killed_mid_goto_ends_that_call_at_once_and_the_next_create_works() {
     let svc = Instance::start(&[]);
     let sid = svc.session().await;
     svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
-    let mut events = subscribed(&svc, &sid).await;
+    let mut events = websocket(&svc).await;
+    subscribe_on(&mut events, json!({ "session_id": sid })).await;
     // A page that answers after 20 s: the call is still waiting for it when Chromium dies.
     let slow = json!({ "session_id": sid, "url": page("/slow?ms=20000"), "timeout": 30000 });
     let goto = svc.call("page.goto", slow);
