@@ -157,10 +157,31 @@ async fn chromium_dies_with_the_service_even_when_the_service_is_killed() {
         })
         .await;
     }
+    // Its helper processes (zygote, renderers) end on their own a moment later; one still shutting
+    // down can write into the profile again, so the next start is made once they are gone.
+    let using_profile = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+            let cmdline = std::fs::read_to_string(p.path().join("cmdline")).unwrap_or_default();
+            cmdline.split('\0').any(|arg| arg == format!("--user-data-dir={profile}"))
+        })
+    };
+    eventually(Duration::from_secs(20), "the killed Chromium's helpers to exit", || async {
+        (!using_profile()).then_some(())
+    })
+    .await;
     assert!(std::path::Path::new(&profile).exists(), "nothing cleaned up after the kill");
     assert!(downloads.iter().all(|d| d.exists()), "nor its download directories");
     let next = Instance::start(&[]);
-    assert!(!std::path::Path::new(&profile).exists(), "the next start removed the dead service's profile directory");
+    let left: Vec<String> = std::fs::read_dir(&profile)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(
+        !std::path::Path::new(&profile).exists(),
+        "the next start removed the dead service's profile directory; left in it: {left:?}; owner {:?}; the next \
+         service said: {}",
+        std::fs::read_to_string(format!("{profile}/owner.pid")),
+        next.logs().lines().filter(|l| l.contains("directory")).collect::<Vec<_>>().join("\n")
+    );
     // Download directories are made (and the dead's removed) when the first session opens.
     next.session().await;
     assert!(downloads.iter().all(|d| !d.exists()), "and its download directories: {downloads:?}");
