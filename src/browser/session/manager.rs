@@ -131,11 +131,14 @@ impl SessionManager {
     /// Forgets every session and warm session of the Chromium that went away (their contexts went
     /// with it); calls on them say so.
     fn forget_lost(&self) {
-        let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
-        drop(self.pool.drain());
+        // Each is recorded lost before it leaves the map: a call looking for it in between finds
+        // it in one or the other, never in neither (which would read as session_not_found).
+        let lost: Vec<String> = self.map().keys().cloned().collect();
         for id in &lost {
             self.remember_end(id, CloseReason::BrowserLost);
         }
+        self.map().retain(|id, _| !lost.contains(id));
+        drop(self.pool.drain());
         self.metrics.sessions_open.set(0);
         self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
         if !lost.is_empty() {
@@ -318,11 +321,7 @@ impl SessionManager {
             return Ok(session);
         }
         if self.close_reason(id) == Some(CloseReason::BrowserLost) {
-            return Err(BrowserError::Unavailable(
-                "the browser went away (Chromium stopped, or the connection to it broke) and this session's \
-                 browser context went with it (browser_lost)"
-                    .into(),
-            ));
+            return Err(super::session::browser_lost());
         }
         Err(BrowserError::SessionNotFound(id.to_owned()))
     }

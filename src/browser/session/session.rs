@@ -386,7 +386,8 @@ impl Session {
 /// What a call on a session gets once the Chromium it lived in is gone.
 pub(super) fn browser_lost() -> BrowserError {
     BrowserError::Unavailable(
-        "Chromium stopped unexpectedly and took this session's browser context with it (a new Chromium is starting)"
+        "the browser went away (Chromium stopped, or the connection to it broke) and this session's browser \
+         context went with it (browser_lost)"
             .into(),
     )
 }
