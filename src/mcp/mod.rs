@@ -27,6 +27,11 @@ pub use server::BrowserTools;
 use sessions::ReplicaSessions;
 pub use tools::Toolbox;
 
+/// The most bytes `tools/list` may answer with, every tool included: an agent pays them in its
+/// context on every turn (issue 27: half of what the tools cost before, and less than Playwright
+/// MCP's 17.6 KB). A unit test and the MCP SDK test fail past it.
+pub const TOOLS_LIST_BUDGET: usize = 16_000;
+
 /// The /mcp service type, as the router mounts it.
 pub type McpService = StreamableHttpService<BrowserTools, ReplicaSessions>;
 

@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{BlockRole, Call, MethodSpec, Params, page_method};
+use super::registry::{BlockRole, Call, Hints, MethodSpec, Params, page_method};
 use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
 use crate::browser::{
@@ -279,13 +279,13 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.click", "Click an element once it is visible, enabled, stable and not covered.", click)
             .example(r#"{"selector":"role=button[name=\"New Project\"]"}"#)
-            .tool("click"),
+            .tool("click", Hints::ACT),
         action("page.fill", "Replace an input's value, typing like a user.", fill)
             .example(r##"{"selector":"#project-name","value":"Zephyr"}"##)
-            .tool("fill"),
+            .tool("fill", Hints::ACT),
         action("page.press", "Press a key or combination (Enter, Control+A) on an element.", press)
             .example(r##"{"selector":"#project-name","key":"Enter"}"##)
-            .tool("press"),
+            .tool("press", Hints::ACT),
         page_method(
             "page.fillForm",
             "Fill text fields, selects, checkboxes and radios in one call, optionally submit; returns the effects.",
@@ -294,7 +294,8 @@ pub fn methods() -> Vec<MethodSpec> {
         )
         .example(
             r##"{"fields":[{"selector":"#email","value":"ada@example.com"},{"selector":"#plan","value":"Pro"},{"selector":"#terms","value":true}],"submit":"role=button[name=\"Sign up\"]"}"##,
-        ),
+        )
+        .tool("fill_form", Hints::ACT),
     ]
 }
 

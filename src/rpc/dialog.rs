@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{MAX_DIALOG_ARM, Page};
 
 const TIMEOUT_MS: u64 = 5_000;
@@ -21,7 +21,7 @@ const TIMEOUT_MS: u64 = 5_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DialogArmParams {
-    /// true: accept (OK); false: dismiss (Cancel).
+    /// true accepts (OK), false dismisses (Cancel).
     pub accept: bool,
     /// What an accepted prompt returns (default: the prompt's default text).
     pub prompt_text: Option<String>,
@@ -47,7 +47,8 @@ pub fn methods() -> Vec<MethodSpec> {
             TIMEOUT_MS,
             arm,
         )
-        .example(r#"{"accept":true,"promptText":"Zephyr"}"#),
+        .example(r#"{"accept":true,"promptText":"Zephyr"}"#)
+        .tool("dialog", Hints::SET),
     ]
 }
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{ColorScheme, Media, MediaType, Page, ReducedMotion, Viewport};
 
 const TIMEOUT_MS: u64 = 10_000;
@@ -23,7 +23,7 @@ pub struct SetViewportParams {
     pub height: u32,
     /// 0.5 to 4 (default 1).
     pub device_scale_factor: Option<f64>,
-    /// Default false.
+    /// Lay the page out as a phone does (default false).
     pub is_mobile: Option<bool>,
 }
 
@@ -64,14 +64,16 @@ pub struct EmulateMediaResult {
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("page.setViewport", "Resize the viewport; optionally emulate a phone.", TIMEOUT_MS, set_viewport)
-            .example(r#"{"width":390,"height":844,"deviceScaleFactor":3,"isMobile":true}"#),
+            .example(r#"{"width":390,"height":844,"deviceScaleFactor":3,"isMobile":true}"#)
+            .tool("viewport", Hints::SET),
         page_method(
             "page.emulateMedia",
             "Emulate dark mode, reduced motion or print media.",
             TIMEOUT_MS,
             emulate_media,
         )
-        .example(r#"{"colorScheme":"dark"}"#),
+        .example(r#"{"colorScheme":"dark"}"#)
+        .tool("emulate", Hints::SET),
     ]
 }
 

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{BrowserError, ImageType, Inspection, Page, ShotOptions, SourceView, Target};
 
 /// A PNG (default) or JPEG (`mime: "image/jpeg"`, `quality` 0–100) of the viewport, of the whole
@@ -95,7 +95,7 @@ impl Params for InspectParams {}
 /// `document.scripts` or fetching the file again.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SourceParams {
-    /// The script's URL, as errors, initiators and listeners name it (relative to the page is fine).
+    /// The script's URL as errors and listeners name it (relative to the page is fine).
     pub url: String,
     /// 1-based line to show, with `context` lines each side; without it, the whole file (up to 300
     /// lines).
@@ -115,13 +115,13 @@ pub fn methods() -> Vec<MethodSpec> {
             inspect,
         )
         .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#)
-        .tool("inspect"),
+        .tool("inspect", Hints::READ),
         page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
             .example(r#"{"url":"/order/app.js","line":24,"context":5}"#)
-            .tool("source"),
+            .tool("source", Hints::READ),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
             .example(r#"{"fullPage":true}"#)
-            .tool("screenshot"),
+            .tool("screenshot", Hints::READ),
         page_method(
             "find.byRole",
             "Find an element by accessible role and name; returns a selector for it.",
@@ -135,7 +135,7 @@ pub fn methods() -> Vec<MethodSpec> {
             60_000,
             axe_run,
         )
-        .tool("axe"),
+        .tool("axe", Hints::READ),
     ]
 }
 

@@ -5,19 +5,72 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use super::answers::{MAX_ANSWER_BYTES, fits};
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{
-    BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat, WaitUntil,
-};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
+use crate::browser::{BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat};
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
 const TIMEOUT_MS: u64 = 30_000;
+/// How long `settled` waits after the load for the page's own requests, at most.
+const SETTLE_AFTER_LOAD: Duration = Duration::from_secs(2);
+/// What an agent's `navigate` and `reload` wait for when it does not say: the page as it reads
+/// once its data has arrived, without the fixed idle time of `networkidle`.
+const MCP_NAVIGATION: &str = r#"{"waitUntil":"settled"}"#;
 
-/// Navigates and waits. `waitUntil`: `load`, `domcontentloaded` or `networkidle` (default: no
-/// request in flight for 500 ms). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
+/// When a navigation counts as done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+pub enum WaitUntil {
+    /// The load event.
+    #[serde(rename = "load")]
+    Load,
+    /// The DOMContentLoaded event.
+    #[serde(rename = "domcontentloaded")]
+    DomContentLoaded,
+    /// Loaded, then no request in flight for 500 ms.
+    #[default]
+    #[serde(rename = "networkidle")]
+    NetworkIdle,
+    /// Loaded, then the page's own requests settled: those in flight at the load (the data its
+    /// scripts fetch) and those they lead to have ended and nothing started for 100 ms; at most
+    /// 2 s more. A page that fetches nothing returns at its load.
+    #[serde(rename = "settled")]
+    Settled,
+}
+
+impl WaitUntil {
+    /// The state the browser waits for before any settling.
+    fn browser(self) -> crate::browser::WaitUntil {
+        match self {
+            Self::Load | Self::Settled => crate::browser::WaitUntil::Load,
+            Self::DomContentLoaded => crate::browser::WaitUntil::DomContentLoaded,
+            Self::NetworkIdle => crate::browser::WaitUntil::NetworkIdle,
+        }
+    }
+
+    /// After the browser's state: for `settled`, waits for the page's own requests (see the
+    /// variant) and says where the page is then; otherwise `landed` as it is.
+    async fn finish(self, page: &Page, landed: Landed, deadline: Instant) -> Result<Landed, BrowserError> {
+        if self != Self::Settled {
+            return Ok(landed);
+        }
+        let until = (Instant::now() + SETTLE_AFTER_LOAD).min(deadline);
+        let mark = page.mark();
+        // The load event does not wait for fetches: the ones in flight now end first (a page
+        // holding a stream open keeps this waiting until `until`, and then it is no error).
+        let _ = page.wait_for_quiet_network(Duration::ZERO, until, "settling").await;
+        // Then what the page started since the load, answers to that data included, settles like
+        // an action's requests; nothing started means no wait.
+        page.settle(&mark, until.saturating_duration_since(Instant::now()), until).await;
+        page.landed(deadline).await
+    }
+}
+
+/// Navigates and waits. `waitUntil`: `load`, `domcontentloaded`, `networkidle` (default: no
+/// request in flight for 500 ms) or `settled` (the page's own requests ended, then 100 ms quiet;
+/// the default of the MCP `navigate` tool). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
 /// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
 /// connection that fails is `navigation_failed` with Chromium's reason
 /// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` says how the page loaded, in ms since the
@@ -29,7 +82,7 @@ const TIMEOUT_MS: u64 = 30_000;
 pub struct GotoParams {
     /// An http(s) URL matching ALLOW_HOST_REGEX.
     pub url: String,
-    /// When the navigation counts as done (default networkidle: no request in flight for 500 ms).
+    /// When the navigation counts as done: load, domcontentloaded, networkidle (default) or settled.
     pub wait_until: Option<WaitUntil>,
 }
 
@@ -271,7 +324,7 @@ pub struct ContentResult {
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
     pub expression: String,
-    /// Any JSON value: a variable `arg` of the expression, or the argument of a function expression.
+    /// Any JSON value: `arg` in the expression, or the argument of a function expression.
     #[serde(default, deserialize_with = "present")]
     pub arg: Option<Value>,
 }
@@ -292,7 +345,8 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("page.goto", "Navigate to a URL and wait until it has loaded.", NAV_TIMEOUT_MS, goto)
             .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#)
-            .tool("navigate"),
+            .tool("navigate", Hints::LOAD)
+            .tool_defaults(MCP_NAVIGATION),
         page_method(
             "page.waitFor",
             "Wait for a load state, an idle network, or an element to show or go.",
@@ -300,7 +354,7 @@ pub fn methods() -> Vec<MethodSpec> {
             wait_for,
         )
         .example(r##"{"selector":"#report","state":"visible"}"##)
-        .tool("wait_for"),
+        .tool("wait_for", Hints::READ),
         page_method(
             "page.timeline",
             "What happened on the page, when: requests, errors, DOM changes, as lines.",
@@ -308,19 +362,22 @@ pub fn methods() -> Vec<MethodSpec> {
             timeline,
         )
         .example(r#"{"since":"lastAction","kinds":["request","dom"]}"#)
-        .tool("timeline"),
+        .tool("timeline", Hints::READ),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
             .example(r#"{"waitUntil":"load"}"#)
-            .tool("reload"),
-        page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back),
-        page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward),
+            .tool("reload", Hints::LOAD)
+            .tool_defaults(MCP_NAVIGATION),
+        page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back)
+            .tool("back", Hints::LOAD.repeating()),
+        page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward)
+            .tool("forward", Hints::LOAD.repeating()),
         page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)
             .example(r##"{"selector":"#project-list","maxChars":2000}"##)
-            .tool("text"),
+            .tool("text", Hints::READ),
         page_method("page.content", "The page's current HTML, after JavaScript.", TIMEOUT_MS, content),
         page_method("page.evaluate", "Run JavaScript in the page and return its JSON result.", TIMEOUT_MS, evaluate)
             .example(r#"{"expression":"(sel) => document.querySelector(sel).textContent","arg":"h1"}"#)
-            .tool("evaluate"),
+            .tool("evaluate", Hints::ACT),
     ]
 }
 
@@ -334,14 +391,17 @@ pub(super) async fn navigate(
     page: &Page,
     url: &str,
     wait_until: WaitUntil,
-    deadline: tokio::time::Instant,
+    deadline: Instant,
 ) -> Result<NavigationResult, ApiError> {
-    let landed = page.goto(url, wait_until, deadline).await?;
+    let landed = page.goto(url, wait_until.browser(), deadline).await?;
+    let landed = wait_until.finish(page, landed, deadline).await?;
     Ok(NavigationResult::of(page, landed, deadline).await)
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
-    let landed = page.reload(p.wait_until.unwrap_or_default(), call.deadline).await?;
+    let wait_until = p.wait_until.unwrap_or_default();
+    let landed = page.reload(wait_until.browser(), call.deadline).await?;
+    let landed = wait_until.finish(&page, landed, call.deadline).await?;
     Ok(NavigationResult::of(&page, landed, call.deadline).await)
 }
 
@@ -403,9 +463,9 @@ async fn wait_for(
         (_, Some(_)) => {
             return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
         }
-        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load, deadline).await?,
-        (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded, deadline).await?,
-        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle, deadline).await?,
+        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load.browser(), deadline).await?,
+        (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?,
+        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle.browser(), deadline).await?,
         (WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached, None) => {
             return Err(ApiError::invalid("state", "element states need selector or ref"));
         }

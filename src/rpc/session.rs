@@ -13,11 +13,11 @@ use tokio::time::Instant;
 use super::RpcContext;
 use super::error::{ApiError, ErrorKind};
 use super::header_text;
-use super::page::{NavigationResult, navigate};
-use super::registry::{MethodSpec, Params, method};
+use super::page::{NavigationResult, WaitUntil, navigate};
+use super::registry::{Hints, MethodSpec, Params, method};
 use crate::browser::{
     BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, HttpCredentials, Proxy, SessionOptions,
-    StorageState, Viewport, WaitUntil, cdp,
+    StorageState, Viewport, cdp,
 };
 use crate::egress::Upstream;
 
@@ -191,7 +191,7 @@ pub fn methods() -> Vec<MethodSpec> {
             create,
         )
         .example(r#"{"url":"http://127.0.0.1:3338/projects","viewport":{"width":1024,"height":768}}"#),
-        method("session.close", "Close a session and free everything it held.", close).tool("close"),
+        method("session.close", "Close a session and free everything it held.", close).tool("close", Hints::END),
         method("session.run", "Run page methods in order on one session, in one call.", run).example(
             r##"{"steps":[{"method":"page.goto","params":{"url":"http://127.0.0.1:3338/login"}},{"method":"page.fill","params":{"selector":"#username","value":"ada"}},{"method":"page.click","params":{"selector":"role=button[name=\"Login\"]"}},{"method":"page.text","params":{"selector":"#login-result"}}]}"##,
         ),

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, PageError, PendingView, ResourceType};
 
 /// How long a pull may take by default (it only waits for events already sent to arrive).
@@ -113,7 +113,7 @@ pub fn methods() -> Vec<MethodSpec> {
             logs_pull,
         )
         .example(r#"{"level":"warning"}"#)
-        .tool("console"),
+        .tool("console", Hints::READ),
         page_method(
             "network.pull",
             "The requests answered since the last pull (by default only failed ones); those in flight.",
@@ -121,9 +121,10 @@ pub fn methods() -> Vec<MethodSpec> {
             network_pull,
         )
         .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#)
-        .tool("network"),
+        .tool("network", Hints::READ),
         page_method("network.body", "The whole captured response body of one request.", PULL_TIMEOUT_MS, network_body)
-            .example(r#"{"requestId":"1234.56"}"#),
+            .example(r#"{"requestId":"1234.56"}"#)
+            .tool("response_body", Hints::READ),
         page_method("network.har", "The session's requests as a HAR 1.2 log.", PULL_TIMEOUT_MS, network_har)
             .example(r#"{"bodies":true}"#),
     ]
