@@ -8,7 +8,7 @@
 //!   world, and finding the element a method names
 //! - one file per capability: `navigation` (+ `load`: the load breakdown), `actions` (+ `keys`,
 //!   `gestures`), `forms`, `effects`, `reading`, `evaluate`, `screenshot`, `snapshot` (+
-//!   `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
+//!   `ax_fetch`, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
 //!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
 //!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
 //!   `upload_dir`), `routing` (+ `route_table`), `first_load` (a popup's first load), `inherit`
@@ -20,6 +20,7 @@
 mod action;
 mod actions;
 mod assertions;
+mod ax_fetch;
 mod ax_render;
 mod axe;
 mod code;
