@@ -6,8 +6,8 @@
 // document). Listeners added with addEventListener are invisible here: ax_fetch.rs asks the
 // browser about each run's parent.
 //
-// Returns an array: [summary, ...pointers, ...runElements], summary being a JSON string
-// {"pointers": P, "runs": [count, …], "overflow": bool}:
+// Returns an array: [summary, ...pointers, ...runElements, ...shadowRoots], summary being a JSON
+// string {"pointers": P, "runs": [count, …], "overflow": bool}:
 // - pointers: elements showing a pointer cursor where their parent does not (what a user takes for
 //   clickable), except links, buttons and fields, which are acted on by nature anyway (overflow:
 //   more than maxPointers of them; none are returned then);
@@ -16,7 +16,9 @@
 //   of one tag that the accessibility tree gives one role (li, tr, p, article, dt, dd), rendered
 //   and visible, with no text between them and nothing inside any of them an agent could act on
 //   (a link, a field, a tabindex, a role, an inline handler, a pointer cursor, a custom element),
-//   in the main document and outside shadow trees.
+//   in the main document and outside shadow trees;
+// - shadowRoots: the open shadow roots it went through (their listeners are asked for one by
+//   one: a listener query that pierces them hangs Chromium, see ax_fetch.rs).
 function (runKeep, minRun, maxPointers, root) {
   const RUN_TAGS = new Set(['LI', 'TR', 'P', 'ARTICLE', 'DT', 'DD']);
   // Elements that are acted on by nature, or may hold something that is.
@@ -32,6 +34,7 @@ function (runKeep, minRun, maxPointers, root) {
   if (!start) return [JSON.stringify({ pointers: 0, runs: [], overflow: false })];
 
   const style = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
+  const shadowRoots = [];
   // Every element under `top`, through open shadow roots and same-origin frames, parents first.
   function* elements(top) {
     const stack = [top];
@@ -39,7 +42,10 @@ function (runKeep, minRun, maxPointers, root) {
       const el = stack.pop();
       yield el;
       const kids = [];
-      if (el.shadowRoot) kids.push(...el.shadowRoot.children);
+      if (el.shadowRoot) {
+        shadowRoots.push(el.shadowRoot);
+        kids.push(...el.shadowRoot.children);
+      }
       if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
         try {
           const inner = el.contentDocument && el.contentDocument.documentElement;
@@ -102,5 +108,5 @@ function (runKeep, minRun, maxPointers, root) {
     close();
   }
   const summary = JSON.stringify({ pointers: overflow ? 0 : pointers.length, runs: counts, overflow });
-  return [summary, ...(overflow ? [] : pointers), ...runs];
+  return [summary, ...(overflow ? [] : pointers), ...runs, ...shadowRoots];
 }

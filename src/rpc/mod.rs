@@ -99,6 +99,9 @@ pub struct Registered {
     pub page_method: bool,
     /// The default of its `timeout` param (page methods).
     pub default_timeout_ms: Option<u64>,
+    /// Its metrics, looked up once rather than by label on every call.
+    succeeded: prometheus::IntCounter,
+    duration: prometheus::Histogram,
 }
 
 impl Registered {
@@ -202,6 +205,8 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
             known: spec.param_names().into(),
             page_method: spec.is_page_method(),
             default_timeout_ms: spec.default_timeout_ms,
+            succeeded: ctx.metrics.rpc_requests.with_label_values(&[spec.name, "ok"]),
+            duration: ctx.metrics.rpc_duration.with_label_values(&[spec.name]),
         };
         registry.insert(spec.name, registered);
     }
@@ -244,6 +249,10 @@ struct Origin<'a> {
 /// for another replica's session goes to that replica instead (see [`forward`]). A call the rate
 /// limit refused (`admitted`) never runs or leaves; one for this replica is counted and logged
 /// like any other.
+///
+/// It runs on every call, so it does each thing once: the params are parsed once (the log line's
+/// `session_id` comes from them), the method's metrics were looked up at registration, and the
+/// `call` span is only opened where no request span carries the request id already.
 async fn execute(
     name: &'static str,
     registered: Registered,
@@ -253,14 +262,19 @@ async fn execute(
     admitted: Result<(), ApiError>,
 ) -> Result<Value, ApiError> {
     let request_id = from.request_id;
-    let session_id = raw.and_then(session_id_of).unwrap_or_default();
+    let started = Instant::now();
+    let params = params::object(raw, &registered.known);
+    let session_id = match &params {
+        Ok(params) => params.get("session_id").and_then(Value::as_str).map(|id| id.chars().take(64).collect()),
+        Err(_) => raw.and_then(session_id_of),
+    }
+    .unwrap_or_default();
     if let Some(forwarder) = &ctx.replicas
         && let Owner::Peer(owner) = forwarder.topology().owner(&session_id)
     {
         admitted?;
         return forward(forwarder, owner, name, raw, from, &ctx, &session_id).await;
     }
-    let started = Instant::now();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
     let call = REQUEST_ID.scope(request_id.to_owned(), async {
@@ -268,7 +282,7 @@ async fn execute(
         if ctx.panic_method.as_deref() == Some(name) {
             panic!("TEST_PANIC_METHOD={name}: this call panics on purpose");
         }
-        let params = params::object(raw, &registered.known)?;
+        let params = params?;
         (registered.handler)(ctx.clone(), params).await
     });
     // A panic anywhere in the call (a bug) answers this call alone with internal_error: the other
@@ -285,7 +299,10 @@ async fn execute(
     });
     // What the call logs carries its request id. Over HTTP the request's own span does that
     // already; a WebSocket's calls run after their upgrade request's span has ended.
-    let span = tracing::info_span!("call", request_id);
+    let span = match tracing::Span::current().is_none() {
+        true => tracing::info_span!("call", request_id),
+        false => tracing::Span::none(),
+    };
     let call = tracing::Instrument::instrument(call, span.clone());
     let outcome = match tokio::time::timeout(bound, call).await {
         Ok(outcome) => outcome,
@@ -307,8 +324,11 @@ async fn execute(
     });
     let elapsed = started.elapsed();
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
-    ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();
-    ctx.metrics.rpc_duration.with_label_values(&[name]).observe(elapsed.as_secs_f64());
+    match outcome {
+        Ok(_) => registered.succeeded.inc(),
+        Err(_) => ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc(),
+    }
+    registered.duration.observe(elapsed.as_secs_f64());
     ctx.trimmer.activity();
     span.in_scope(|| {
         tracing::info!(

@@ -92,7 +92,8 @@ impl Page {
             Some(target) => Some(self.element_backend_id(target, deadline).await?),
             None => None,
         };
-        let scan = self.scan(document, deadline).await?;
+        let child_frames: Vec<&String> = frames.iter().filter(|f| **f != main).collect();
+        let scan = self.scan(document, &child_frames, deadline).await?;
         let mut forest = Forest::default();
         let pruned = match scan.runs.is_empty() {
             true => None,
@@ -157,8 +158,10 @@ impl Page {
     }
 
     /// Looks at the DOM (see `snapshot_scan.js`): the actionable elements, and the runs worth
-    /// leaving out of the fetch.
-    async fn scan(&self, document: i64, deadline: Instant) -> Result<Scan, BrowserError> {
+    /// leaving out of the fetch. Listeners are asked for document by document, shadow root by
+    /// shadow root (see `listening`): the main document, each child frame's, each open shadow
+    /// root the scan went through.
+    async fn scan(&self, document: i64, frames: &[&String], deadline: Instant) -> Result<Scan, BrowserError> {
         let context = self.helper_context(deadline).await?;
         let resolve = |backend: i64| {
             self.cdp(
@@ -170,7 +173,13 @@ impl Page {
         let found = async {
             let doc = resolve(document).await?;
             let doc = doc.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let clickable = self.listening(&doc, true, deadline).await?;
+            let (clickable, in_frames) = join(
+                self.listening(&doc, deadline),
+                join_all(frames.iter().map(|f| self.frame_listening(f, deadline))),
+            )
+            .await;
+            let mut clickable = clickable?;
+            clickable.extend(in_frames.into_iter().flatten());
             // The whole document is scanned even for one element's snapshot: its element is not
             // resolved into the helper world (see `listening`); `pruned` keeps the runs under it.
             let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| json!({ "value": n }));
@@ -211,14 +220,23 @@ impl Page {
             }))
             .await;
             let split = summary.pointers.min(ids.len());
-            let (pointers, runs) = ids.split_at(split);
+            let roots_at = (split + 4 * summary.runs.len()).min(ids.len());
+            let (pointers, runs) = ids[..roots_at].split_at(split);
+            let roots = join_all(
+                items[1 + roots_at..]
+                    .iter()
+                    .filter_map(|(_, v)| v["objectId"].as_str())
+                    .map(|root| self.listening(root, deadline)),
+            )
+            .await;
+            clickable.extend(roots.into_iter().flatten().flatten());
             let actionable = (!summary.overflow)
                 .then(|| clickable.iter().copied().chain(pointers.iter().flatten().copied()).collect());
             // A run stays out of the fetch only if nothing in it listens for clicks: its parent
             // may (a delegated handler), its items and what they hold may not.
             let parents: Vec<&str> =
                 items[1 + split..].chunks(4).map(|run| run[0].1["objectId"].as_str().unwrap_or_default()).collect();
-            let quiet = join_all(parents.iter().map(|parent| self.listening(parent, false, deadline))).await;
+            let quiet = join_all(parents.iter().map(|parent| self.listening(parent, deadline))).await;
             let runs = runs
                 .chunks(4)
                 .zip(summary.runs)
@@ -239,20 +257,16 @@ impl Page {
         found
     }
 
-    /// The nodes under `object` (itself included) with click-ish listeners; `pierce` goes into
-    /// shadow roots and frames.
+    /// The nodes under `object` (a node, itself included) with click-ish listeners, not going
+    /// into shadow roots or frames.
     ///
-    /// Nodes are only ever named by backend id here, never resolved into the helper world:
-    /// Chromium 156 hangs the helper world's next script after a listener node inside a shadow
-    /// root was resolved into it following a piercing listener query (the renderer then runs out
-    /// of memory).
-    async fn listening(&self, object: &str, pierce: bool, deadline: Instant) -> Result<HashSet<i64>, BrowserError> {
+    /// Never with `pierce`: on Chromium 156 a piercing listener query of a document with a
+    /// listener in a shadow root makes the helper world's next scripts hang after a while (a
+    /// dozen documents in the same renderer), until the renderer runs out of memory. Nodes are
+    /// named by backend id only, never resolved into the helper world.
+    async fn listening(&self, object: &str, deadline: Instant) -> Result<HashSet<i64>, BrowserError> {
         let listeners = self
-            .cdp(
-                "DOMDebugger.getEventListeners",
-                json!({ "objectId": object, "depth": -1, "pierce": pierce }),
-                deadline,
-            )
+            .cdp("DOMDebugger.getEventListeners", json!({ "objectId": object, "depth": -1, "pierce": false }), deadline)
             .await?;
         Ok(listeners["listeners"]
             .as_array()
@@ -261,6 +275,27 @@ impl Page {
             .filter(|l| l["type"].as_str().is_some_and(|t| CLICK_EVENTS.contains(&t)))
             .filter_map(|l| l["backendNodeId"].as_i64())
             .collect())
+    }
+
+    /// The listening nodes of a child frame's document (reached through its `<iframe>`, so
+    /// cross-origin frames count too); none if the frame went away.
+    async fn frame_listening(&self, frame: &str, deadline: Instant) -> HashSet<i64> {
+        let found = async {
+            let owner = self.cdp("DOM.getFrameOwner", json!({ "frameId": frame }), deadline).await.ok()?;
+            let owner = owner["backendNodeId"].as_i64()?;
+            let described = self
+                .cdp("DOM.describeNode", json!({ "backendNodeId": owner, "depth": 0, "pierce": true }), deadline)
+                .await
+                .ok()?;
+            let document = described.pointer("/node/contentDocument/backendNodeId")?.as_i64()?;
+            let resolved = self
+                .cdp("DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": GROUP }), deadline)
+                .await
+                .ok()?;
+            let object = resolved.pointer("/object/objectId")?.as_str()?.to_owned();
+            self.listening(&object, deadline).await.ok()
+        };
+        found.await.unwrap_or_default()
     }
 
     /// The main frame's tree without the runs' items past the first few: None when the tree is
