@@ -2,12 +2,12 @@
 // Runs in the helper world; answered by reference (not by value): the elements are what matter.
 //
 // Arguments: runKeep (items of a long run the snapshot shows), minRun (the shortest run worth
-// leaving out of the fetch), maxPointers, root (the element the snapshot is of, or null for the
-// document). Listeners added with addEventListener are invisible here: ax_fetch.rs asks the
+// leaving out of the fetch), maxPointers. The whole document is scanned, even for one element's
+// snapshot. Listeners added with addEventListener are invisible here: ax_fetch.rs asks the
 // browser about each run's parent.
 //
-// Returns an array: [summary, ...pointers, ...runElements, ...shadowRoots], summary being a JSON
-// string {"pointers": P, "runs": [count, …], "overflow": bool}:
+// Returns an array: [summary, document, ...pointers, ...runElements, ...shadowRoots], summary
+// being a JSON string {"pointers": P, "runs": [count, …], "overflow": bool}:
 // - pointers: elements showing a pointer cursor where their parent does not (what a user takes for
 //   clickable), except links, buttons and fields, which are acted on by nature anyway (overflow:
 //   more than maxPointers of them; none are returned then);
@@ -19,7 +19,7 @@
 //   in the main document and outside shadow trees;
 // - shadowRoots: the open shadow roots it went through (their listeners are asked for one by
 //   one: a listener query that pierces them hangs Chromium, see ax_fetch.rs).
-function (runKeep, minRun, maxPointers, root) {
+function (runKeep, minRun, maxPointers) {
   const RUN_TAGS = new Set(['LI', 'TR', 'P', 'ARTICLE', 'DT', 'DD']);
   // Elements that are acted on by nature, or may hold something that is.
   const ACTIONABLE_TAGS = new Set([
@@ -30,8 +30,8 @@ function (runKeep, minRun, maxPointers, root) {
     'tabindex', 'contenteditable', 'role', 'onclick', 'onmousedown', 'onmouseup', 'aria-owns', 'draggable',
   ];
   const NATURALLY_ACTIONABLE = new Set(['A', 'AREA', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LABEL']);
-  const start = root || document.documentElement;
-  if (!start) return [JSON.stringify({ pointers: 0, runs: [], overflow: false })];
+  const start = document.documentElement;
+  if (!start) return [JSON.stringify({ pointers: 0, runs: [], overflow: false }), document];
 
   const style = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
   const shadowRoots = [];
@@ -108,5 +108,5 @@ function (runKeep, minRun, maxPointers, root) {
     close();
   }
   const summary = JSON.stringify({ pointers: overflow ? 0 : pointers.length, runs: counts, overflow });
-  return [summary, ...(overflow ? [] : pointers), ...runs, ...shadowRoots];
+  return [summary, document, ...(overflow ? [] : pointers), ...runs, ...shadowRoots];
 }

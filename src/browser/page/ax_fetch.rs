@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use futures_util::future::{join, join_all};
+use futures_util::future::{join, join_all, join3};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -61,6 +61,13 @@ struct Run {
     count: usize,
 }
 
+/// The scan's answer, before its elements are looked up.
+struct Scanned {
+    summary: Summary,
+    /// The elements' object ids, in the answer's order (see `read_scan`).
+    objects: Vec<String>,
+}
+
 /// What the scan found.
 struct Scan {
     /// None when there were too many pointer elements to resolve (see `MAX_POINTERS`).
@@ -77,40 +84,45 @@ struct Summary {
 
 impl Page {
     /// Every frame's tree and the actionable elements; the root is `element`'s node, or the main
-    /// frame's.
+    /// frame's. What does not depend on each other is asked for at once: the frames, the element
+    /// and the scan; then the listeners, the child frames' trees and (with no run to leave out)
+    /// the main frame's tree.
     pub(super) async fn gather(&self, element: Option<&Target>, deadline: Instant) -> Result<Gathered, BrowserError> {
         let main = self.target_id().to_owned();
-        let (tree, document) = join(
-            self.cdp("Page.getFrameTree", json!({}), deadline),
-            self.cdp("DOM.getDocument", json!({ "depth": 0 }), deadline),
-        )
-        .await;
+        let top = async {
+            match element {
+                Some(target) => self.element_backend_id(target, deadline).await.map(Some),
+                None => Ok(None),
+            }
+        };
+        let (tree, scanned, top) =
+            join3(self.cdp("Page.getFrameTree", json!({}), deadline), self.scan(deadline), top).await;
         let mut frames = Vec::new();
         collect_frames(tree?.get("frameTree").unwrap_or(&Value::Null), &mut frames);
-        let document = document?.pointer("/root/backendNodeId").and_then(Value::as_i64).unwrap_or_default();
-        let top = match element {
-            Some(target) => Some(self.element_backend_id(target, deadline).await?),
-            None => None,
+        let (scanned, top) = (scanned?, top?);
+        let children: Vec<&String> = frames.iter().filter(|f| **f != main).collect();
+        let no_runs = scanned.summary.runs.is_empty();
+        let whole = async {
+            match no_runs {
+                true => Some(self.whole_tree(&main, deadline).await),
+                false => None,
+            }
         };
-        let child_frames: Vec<&String> = frames.iter().filter(|f| **f != main).collect();
-        let scan = self.scan(document, &child_frames, deadline).await?;
-        let mut forest = Forest::default();
-        let pruned = match scan.runs.is_empty() {
-            true => None,
-            false => self.pruned(&scan.runs, top, deadline).await?,
-        };
-        let children = frames.iter().filter(|f| **f != main);
-        let (main_tree, child_trees) = join(
-            async {
-                match pruned {
-                    Some(pruned) => Ok(pruned),
-                    None => self.whole_tree(&main, deadline).await.map(|nodes| Pruned { nodes, runs: Vec::new() }),
-                }
-            },
-            join_all(children.map(|frame| self.child_frame(frame, deadline))),
+        let (scan, child_trees, whole) = join3(
+            self.read_scan(scanned, &children, deadline),
+            join_all(children.iter().map(|frame| self.child_frame(frame, deadline))),
+            whole,
         )
         .await;
-        let main_tree = main_tree?;
+        let scan = scan?;
+        let main_tree = match whole {
+            Some(nodes) => Pruned { nodes: nodes?, runs: Vec::new() },
+            None => match self.pruned(&scan.runs, top, deadline).await? {
+                Some(pruned) => pruned,
+                None => Pruned { nodes: self.whole_tree(&main, deadline).await?, runs: Vec::new() },
+            },
+        };
+        let mut forest = Forest::default();
         forest.add_frame(&main, &json!({ "nodes": main_tree.nodes }));
         for (parent, at, role, count) in main_tree.runs {
             if let Some(parent) = forest.by_backend(parent) {
@@ -157,104 +169,97 @@ impl Page {
         Some((frame.to_owned(), tree.ok()?, owner))
     }
 
-    /// Looks at the DOM (see `snapshot_scan.js`): the actionable elements, and the runs worth
-    /// leaving out of the fetch. Listeners are asked for document by document, shadow root by
-    /// shadow root (see `listening`): the main document, each child frame's, each open shadow
-    /// root the scan went through.
-    async fn scan(&self, document: i64, frames: &[&String], deadline: Instant) -> Result<Scan, BrowserError> {
+    /// Runs the scan (`snapshot_scan.js`) in the helper world: its summary and the elements it
+    /// answered with (handles in [`GROUP`], released by `read_scan`).
+    async fn scan(&self, deadline: Instant) -> Result<Scanned, BrowserError> {
         let context = self.helper_context(deadline).await?;
-        let resolve = |backend: i64| {
-            self.cdp(
-                "DOM.resolveNode",
-                json!({ "backendNodeId": backend, "executionContextId": context, "objectGroup": GROUP }),
+        let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| json!({ "value": n }));
+        let answer = self
+            .cdp(
+                "Runtime.callFunctionOn",
+                json!({ "functionDeclaration": SCAN_JS, "executionContextId": context, "arguments": arguments,
+                        "objectGroup": GROUP }),
                 deadline,
             )
-        };
-        let found = async {
-            let doc = resolve(document).await?;
-            let doc = doc.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let (clickable, in_frames) = join(
-                self.listening(&doc, deadline),
-                join_all(frames.iter().map(|f| self.frame_listening(f, deadline))),
-            )
-            .await;
-            let mut clickable = clickable?;
-            clickable.extend(in_frames.into_iter().flatten());
-            // The whole document is scanned even for one element's snapshot: its element is not
-            // resolved into the helper world (see `listening`); `pruned` keeps the runs under it.
-            let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| json!({ "value": n }));
-            let answer = self
-                .cdp(
-                    "Runtime.callFunctionOn",
-                    json!({ "functionDeclaration": SCAN_JS, "executionContextId": context, "arguments": arguments,
-                            "objectGroup": GROUP, "awaitPromise": false }),
-                    deadline,
-                )
-                .await?;
-            if let Some(details) = answer.get("exceptionDetails") {
-                return Err(BrowserError::HelperScript(format!(
-                    "the snapshot's scan failed: {}",
-                    super::script::exception_message(details)
-                )));
-            }
-            let array = answer.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-            let properties = self
-                .cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline)
-                .await?;
-            let mut items: Vec<(usize, Value)> = properties["result"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| Some((p["name"].as_str()?.parse().ok()?, p["value"].clone())))
-                .collect();
-            items.sort_by_key(|(i, _)| *i);
-            let summary: Summary = items
-                .first()
-                .and_then(|(_, v)| v["value"].as_str())
-                .and_then(|s| serde_json::from_str(s).ok())
-                .ok_or_else(|| BrowserError::HelperScript("the snapshot's scan answered no summary".into()))?;
-            let ids = join_all(items.iter().skip(1).map(|(_, v)| async {
-                let object = v["objectId"].as_str()?;
+            .await?;
+        if let Some(details) = answer.get("exceptionDetails") {
+            return Err(BrowserError::HelperScript(format!(
+                "the snapshot's scan failed: {}",
+                super::script::exception_message(details)
+            )));
+        }
+        let array = answer.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
+        let properties =
+            self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
+        let mut items: Vec<(usize, Value)> = properties["result"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((p["name"].as_str()?.parse().ok()?, p["value"].clone())))
+            .collect();
+        items.sort_by_key(|(i, _)| *i);
+        let summary: Summary = items
+            .first()
+            .and_then(|(_, v)| v["value"].as_str())
+            .and_then(|s| serde_json::from_str(s).ok())
+            .ok_or_else(|| BrowserError::HelperScript("the snapshot's scan answered no summary".into()))?;
+        let objects =
+            items.iter().skip(1).map(|(_, v)| v["objectId"].as_str().unwrap_or_default().to_owned()).collect();
+        Ok(Scanned { summary, objects })
+    }
+
+    /// What the scan's elements are (backend node ids) and who listens for clicks: the main
+    /// document, each child frame's (through its `<iframe>`, so cross-origin ones too) and each
+    /// open shadow root the scan went through (see `listening`). A run stays out of the fetch only
+    /// if nothing in it listens: its parent may (a delegated handler), its items and what they
+    /// hold may not.
+    async fn read_scan(&self, scanned: Scanned, frames: &[&String], deadline: Instant) -> Result<Scan, BrowserError> {
+        let Scanned { summary, objects } = scanned;
+        // [document, ...pointers, ...runs (4 each), ...shadow roots]
+        let pointers_end = (1 + summary.pointers).min(objects.len());
+        let runs_end = (pointers_end + 4 * summary.runs.len()).min(objects.len());
+        let describe = |object: &str| {
+            let object = object.to_owned();
+            async move {
                 let node = self.cdp("DOM.describeNode", json!({ "objectId": object }), deadline).await.ok()?;
                 node.pointer("/node/backendNodeId").and_then(Value::as_i64)
-            }))
-            .await;
-            let split = summary.pointers.min(ids.len());
-            let roots_at = (split + 4 * summary.runs.len()).min(ids.len());
-            let (pointers, runs) = ids[..roots_at].split_at(split);
-            let roots = join_all(
-                items[1 + roots_at..]
-                    .iter()
-                    .filter_map(|(_, v)| v["objectId"].as_str())
-                    .map(|root| self.listening(root, deadline)),
-            )
-            .await;
-            clickable.extend(roots.into_iter().flatten().flatten());
-            let actionable = (!summary.overflow)
-                .then(|| clickable.iter().copied().chain(pointers.iter().flatten().copied()).collect());
-            // A run stays out of the fetch only if nothing in it listens for clicks: its parent
-            // may (a delegated handler), its items and what they hold may not.
-            let parents: Vec<&str> =
-                items[1 + split..].chunks(4).map(|run| run[0].1["objectId"].as_str().unwrap_or_default()).collect();
-            let quiet = join_all(parents.iter().map(|parent| self.listening(parent, deadline))).await;
-            let runs = runs
-                .chunks(4)
-                .zip(summary.runs)
-                .zip(quiet)
-                .filter_map(|((ids, count), listening)| match (ids, listening) {
-                    ([Some(parent), Some(first), Some(skip_from), Some(last)], Ok(listening))
-                        if listening.iter().all(|node| node == parent) =>
-                    {
-                        Some(Run { parent: *parent, first: *first, skip_from: *skip_from, last: *last, count })
-                    }
-                    _ => None,
-                })
-                .collect();
-            Ok(Scan { actionable, runs })
-        }
+            }
+        };
+        let document = objects.first().cloned().unwrap_or_default();
+        let run_parents: Vec<&String> = objects[pointers_end..runs_end].iter().step_by(4).collect();
+        let (ids, (document_listening, in_frames), (in_roots, in_runs)) = join3(
+            join_all(objects[1..runs_end.max(1)].iter().map(|o| describe(o))),
+            join(
+                self.listening(&document, deadline),
+                join_all(frames.iter().map(|f| self.frame_listening(f, deadline))),
+            ),
+            join(
+                join_all(objects[runs_end..].iter().map(|root| self.listening(root, deadline))),
+                join_all(run_parents.iter().map(|parent| self.listening(parent, deadline))),
+            ),
+        )
         .await;
         let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }), deadline).await;
-        found
+        let mut clickable = document_listening?;
+        clickable.extend(in_frames.into_iter().flatten());
+        clickable.extend(in_roots.into_iter().flatten().flatten());
+        let (pointers, runs) = ids.split_at(pointers_end - 1);
+        let actionable =
+            (!summary.overflow).then(|| clickable.iter().copied().chain(pointers.iter().flatten().copied()).collect());
+        let runs = runs
+            .chunks(4)
+            .zip(summary.runs)
+            .zip(in_runs)
+            .filter_map(|((ids, count), listening)| match (ids, listening) {
+                ([Some(parent), Some(first), Some(skip_from), Some(last)], Ok(listening))
+                    if listening.iter().all(|node| node == parent) =>
+                {
+                    Some(Run { parent: *parent, first: *first, skip_from: *skip_from, last: *last, count })
+                }
+                _ => None,
+            })
+            .collect();
+        Ok(Scan { actionable, runs })
     }
 
     /// The nodes under `object` (a node, itself included) with click-ish listeners, not going
