@@ -1,13 +1,15 @@
 // page.snapshot's look at the DOM before the accessibility tree is fetched (see ax_fetch.rs).
-// Runs in the helper world; answered by reference (not by value): the elements are what matter.
+// Runs in the helper world. It answers with a summary (by value) and keeps the elements it found
+// in the helper world's `__textBrowserSnapshot`, which ax_fetch.rs reads by reference when the
+// summary says there are any: a plain page costs one round trip.
 //
 // Arguments: runKeep (items of a long run the snapshot shows), minRun (the shortest run worth
 // leaving out of the fetch), maxPointers. The whole document is scanned, even for one element's
 // snapshot. Listeners added with addEventListener are invisible here: ax_fetch.rs asks the
 // browser about each run's parent.
 //
-// Returns an array: [summary, document, ...pointers, ...runElements, ...shadowRoots], summary
-// being a JSON string {"pointers": P, "runs": [count, …], "overflow": bool}:
+// Answers {"pointers": P, "runs": [count, …], "roots": S, "overflow": bool}, and keeps
+// [...pointers, ...runElements, ...shadowRoots]:
 // - pointers: elements showing a pointer cursor where their parent does not (what a user takes for
 //   clickable), except links, buttons and fields, which are acted on by nature anyway (overflow:
 //   more than maxPointers of them; none are returned then);
@@ -31,7 +33,8 @@ function (runKeep, minRun, maxPointers) {
   ];
   const NATURALLY_ACTIONABLE = new Set(['A', 'AREA', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LABEL']);
   const start = document.documentElement;
-  if (!start) return [JSON.stringify({ pointers: 0, runs: [], overflow: false }), document];
+  globalThis.__textBrowserSnapshot = [];
+  if (!start) return { pointers: 0, runs: [], roots: 0, overflow: false };
 
   const style = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
   const shadowRoots = [];
@@ -107,6 +110,6 @@ function (runKeep, minRun, maxPointers) {
     }
     close();
   }
-  const summary = JSON.stringify({ pointers: overflow ? 0 : pointers.length, runs: counts, overflow });
-  return [summary, document, ...(overflow ? [] : pointers), ...runs, ...shadowRoots];
+  globalThis.__textBrowserSnapshot = [...(overflow ? [] : pointers), ...runs, ...shadowRoots];
+  return { pointers: overflow ? 0 : pointers.length, runs: counts, roots: shadowRoots.length, overflow };
 }

@@ -36,11 +36,13 @@ const SCAN_JS: &str = include_str!("../../js/snapshot_scan.js");
 const MIN_RUN: usize = 50;
 /// Pointer-cursor elements resolved one by one, at most; past it the whole-DOM snapshot says which.
 const MAX_POINTERS: usize = 200;
+/// How long the background release of a snapshot's handles may take.
+const RELEASE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 /// Event types that make an element respond to clicks (Chromium's own `isClickable` counts click,
 /// mousedown and mouseup listeners; pointer events and double clicks say the same).
 const CLICK_EVENTS: &[&str] = &["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"];
-/// The object group the scan's handles live in, released when it is done.
-const GROUP: &str = "text-browser-snapshot";
+/// Snapshots so far, which names each one's object group (see [`group`]).
+static SNAPSHOTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// What a snapshot is rendered from.
 pub(super) struct Gathered {
@@ -64,8 +66,10 @@ struct Run {
 /// The scan's answer, before its elements are looked up.
 struct Scanned {
     summary: Summary,
-    /// The elements' object ids, in the answer's order (see `read_scan`).
-    objects: Vec<String>,
+    /// The document, by object id.
+    document: String,
+    /// The helper world it ran in.
+    context: i64,
 }
 
 /// What the scan found.
@@ -79,7 +83,14 @@ struct Scan {
 struct Summary {
     pointers: usize,
     runs: Vec<usize>,
+    roots: usize,
     overflow: bool,
+}
+
+/// The object group of one snapshot's handles: its own, so releasing it (in the background, when
+/// the snapshot is done) never touches another's.
+fn group() -> String {
+    format!("text-browser-snapshot-{}", SNAPSHOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
 
 impl Page {
@@ -95,8 +106,9 @@ impl Page {
                 None => Ok(None),
             }
         };
+        let group = group();
         let (tree, scanned, top) =
-            join3(self.cdp("Page.getFrameTree", json!({}), deadline), self.scan(deadline), top).await;
+            join3(self.cdp("Page.getFrameTree", json!({}), deadline), self.scan(&group, deadline), top).await;
         let mut frames = Vec::new();
         collect_frames(tree?.get("frameTree").unwrap_or(&Value::Null), &mut frames);
         let (scanned, top) = (scanned?, top?);
@@ -109,11 +121,12 @@ impl Page {
             }
         };
         let (scan, child_trees, whole) = join3(
-            self.read_scan(scanned, &children, deadline),
+            self.read_scan(scanned, &children, &group, deadline),
             join_all(children.iter().map(|frame| self.child_frame(frame, deadline))),
             whole,
         )
         .await;
+        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": group }), RELEASE_WITHIN);
         let scan = scan?;
         let main_tree = match whole {
             Some(nodes) => Pruned { nodes: nodes?, runs: Vec::new() },
@@ -169,43 +182,63 @@ impl Page {
         Some((frame.to_owned(), tree.ok()?, owner))
     }
 
-    /// Runs the scan (`snapshot_scan.js`) in the helper world: its summary and the elements it
-    /// answered with (handles in [`GROUP`], released by `read_scan`).
-    async fn scan(&self, deadline: Instant) -> Result<Scanned, BrowserError> {
+    /// Runs the scan (`snapshot_scan.js`) in the helper world, and takes a handle on the
+    /// document (in `group`) at the same time: its summary, and the document.
+    async fn scan(&self, group: &str, deadline: Instant) -> Result<Scanned, BrowserError> {
         let context = self.helper_context(deadline).await?;
         let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| json!({ "value": n }));
-        let answer = self
-            .cdp(
+        let (answer, document) = join(
+            self.cdp(
                 "Runtime.callFunctionOn",
                 json!({ "functionDeclaration": SCAN_JS, "executionContextId": context, "arguments": arguments,
-                        "objectGroup": GROUP }),
+                        "returnByValue": true }),
                 deadline,
-            )
-            .await?;
+            ),
+            self.cdp(
+                "Runtime.evaluate",
+                json!({ "expression": "document", "contextId": context, "objectGroup": group }),
+                deadline,
+            ),
+        )
+        .await;
+        let answer = answer?;
         if let Some(details) = answer.get("exceptionDetails") {
             return Err(BrowserError::HelperScript(format!(
                 "the snapshot's scan failed: {}",
                 super::script::exception_message(details)
             )));
         }
-        let array = answer.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
+        let summary: Summary = serde_json::from_value(answer["result"]["value"].clone())
+            .map_err(|e| BrowserError::HelperScript(format!("the snapshot's scan answered {e}")))?;
+        let document = document?.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        Ok(Scanned { summary, document, context })
+    }
+
+    /// The elements the scan kept (see `snapshot_scan.js`), as object ids in `group`, in order.
+    async fn scanned_elements(
+        &self,
+        context: i64,
+        group: &str,
+        deadline: Instant,
+    ) -> Result<Vec<String>, BrowserError> {
+        let kept = self
+            .cdp(
+                "Runtime.evaluate",
+                json!({ "expression": "globalThis.__textBrowserSnapshot", "contextId": context, "objectGroup": group }),
+                deadline,
+            )
+            .await?;
+        let array = kept.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
         let properties =
             self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
-        let mut items: Vec<(usize, Value)> = properties["result"]
+        let mut items: Vec<(usize, String)> = properties["result"]
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|p| Some((p["name"].as_str()?.parse().ok()?, p["value"].clone())))
+            .filter_map(|p| Some((p["name"].as_str()?.parse().ok()?, p["value"]["objectId"].as_str()?.to_owned())))
             .collect();
         items.sort_by_key(|(i, _)| *i);
-        let summary: Summary = items
-            .first()
-            .and_then(|(_, v)| v["value"].as_str())
-            .and_then(|s| serde_json::from_str(s).ok())
-            .ok_or_else(|| BrowserError::HelperScript("the snapshot's scan answered no summary".into()))?;
-        let objects =
-            items.iter().skip(1).map(|(_, v)| v["objectId"].as_str().unwrap_or_default().to_owned()).collect();
-        Ok(Scanned { summary, objects })
+        Ok(items.into_iter().map(|(_, object)| object).collect())
     }
 
     /// What the scan's elements are (backend node ids) and who listens for clicks: the main
@@ -213,10 +246,31 @@ impl Page {
     /// open shadow root the scan went through (see `listening`). A run stays out of the fetch only
     /// if nothing in it listens: its parent may (a delegated handler), its items and what they
     /// hold may not.
-    async fn read_scan(&self, scanned: Scanned, frames: &[&String], deadline: Instant) -> Result<Scan, BrowserError> {
-        let Scanned { summary, objects } = scanned;
-        // [document, ...pointers, ...runs (4 each), ...shadow roots]
-        let pointers_end = (1 + summary.pointers).min(objects.len());
+    async fn read_scan(
+        &self,
+        scanned: Scanned,
+        frames: &[&String],
+        group: &str,
+        deadline: Instant,
+    ) -> Result<Scan, BrowserError> {
+        let Scanned { summary, document, context } = scanned;
+        let elements = async {
+            if summary.pointers + summary.runs.len() + summary.roots == 0 {
+                return Ok(Vec::new());
+            }
+            self.scanned_elements(context, group, deadline).await
+        };
+        let (objects, (document_listening, in_frames)) = join(
+            elements,
+            join(
+                self.listening(&document, deadline),
+                join_all(frames.iter().map(|f| self.frame_listening(f, group, deadline))),
+            ),
+        )
+        .await;
+        let objects = objects?;
+        // [...pointers, ...runs (4 each), ...shadow roots]
+        let pointers_end = summary.pointers.min(objects.len());
         let runs_end = (pointers_end + 4 * summary.runs.len()).min(objects.len());
         let describe = |object: &str| {
             let object = object.to_owned();
@@ -225,25 +279,17 @@ impl Page {
                 node.pointer("/node/backendNodeId").and_then(Value::as_i64)
             }
         };
-        let document = objects.first().cloned().unwrap_or_default();
         let run_parents: Vec<&String> = objects[pointers_end..runs_end].iter().step_by(4).collect();
-        let (ids, (document_listening, in_frames), (in_roots, in_runs)) = join3(
-            join_all(objects[1..runs_end.max(1)].iter().map(|o| describe(o))),
-            join(
-                self.listening(&document, deadline),
-                join_all(frames.iter().map(|f| self.frame_listening(f, deadline))),
-            ),
-            join(
-                join_all(objects[runs_end..].iter().map(|root| self.listening(root, deadline))),
-                join_all(run_parents.iter().map(|parent| self.listening(parent, deadline))),
-            ),
+        let (ids, in_roots, in_runs) = join3(
+            join_all(objects[..runs_end].iter().map(|o| describe(o))),
+            join_all(objects[runs_end..].iter().map(|root| self.listening(root, deadline))),
+            join_all(run_parents.iter().map(|parent| self.listening(parent, deadline))),
         )
         .await;
-        let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }), deadline).await;
         let mut clickable = document_listening?;
         clickable.extend(in_frames.into_iter().flatten());
         clickable.extend(in_roots.into_iter().flatten().flatten());
-        let (pointers, runs) = ids.split_at(pointers_end - 1);
+        let (pointers, runs) = ids.split_at(pointers_end);
         let actionable =
             (!summary.overflow).then(|| clickable.iter().copied().chain(pointers.iter().flatten().copied()).collect());
         let runs = runs
@@ -284,7 +330,7 @@ impl Page {
 
     /// The listening nodes of a child frame's document (reached through its `<iframe>`, so
     /// cross-origin frames count too); none if the frame went away.
-    async fn frame_listening(&self, frame: &str, deadline: Instant) -> HashSet<i64> {
+    async fn frame_listening(&self, frame: &str, group: &str, deadline: Instant) -> HashSet<i64> {
         let found = async {
             let owner = self.cdp("DOM.getFrameOwner", json!({ "frameId": frame }), deadline).await.ok()?;
             let owner = owner["backendNodeId"].as_i64()?;
@@ -294,7 +340,7 @@ impl Page {
                 .ok()?;
             let document = described.pointer("/node/contentDocument/backendNodeId")?.as_i64()?;
             let resolved = self
-                .cdp("DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": GROUP }), deadline)
+                .cdp("DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": group }), deadline)
                 .await
                 .ok()?;
             let object = resolved.pointer("/object/objectId")?.as_str()?.to_owned();
