@@ -378,6 +378,7 @@ async fn an_allowed_upstream_proxy_gets_the_sessions_plain_http_requests_whole()
     // A refused URL never reaches the upstream: the egress policy comes first.
     let err = svc.err("page.goto", json!({ "session_id": sid, "url": "http://127.0.0.2/" })).await;
     assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+}
 
 #[tokio::test]
 async fn a_service_worker_registers_runs_and_its_requests_pass_the_egress_policy() {

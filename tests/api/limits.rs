@@ -124,7 +124,7 @@ async fn errors_on_a_websocket_carry_kind_and_remediation_with_codes_of_our_tabl
     assert_eq!(in_contract(&oversized), "payload_too_large");
     let calls: Vec<Value> = (0..51).map(|i| json!({ "jsonrpc": "2.0", "id": i, "method": "rpc.discover" })).collect();
     let too_many = ask(&mut ws, Value::Array(calls).to_string()).await;
-    assert_eq!(in_contract(&too_many), "payload_too_large", "a batch over 50 calls");
+    assert_eq!(in_contract(&too_many), "invalid_request", "a batch over 50 calls, as over HTTP");
     assert!(too_many["error"]["message"].as_str().unwrap().contains("at most 50"), "{too_many}");
 }
 

@@ -130,7 +130,7 @@ async fn an_action_that_starts_twenty_requests_lists_the_failing_ones_and_groups
     listed_sorted.sort();
     assert_eq!(
         listed_sorted,
-        vec![("/api/prices".to_owned(), 404), ("/api/widgets/13".to_owned(), 500), ("/api/widgets/7".to_owned(), 500)],
+        vec![("/api/rates".to_owned(), 404), ("/api/widgets/13".to_owned(), 500), ("/api/widgets/7".to_owned(), 500)],
         "every failing request, one by one: {effects}"
     );
     assert!(effects["requests"][0]["responseBody"].is_string(), "with what the server said: {effects}");

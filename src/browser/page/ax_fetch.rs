@@ -36,8 +36,6 @@ const SCAN_JS: &str = include_str!("../../js/snapshot_scan.js");
 const MIN_RUN: usize = 50;
 /// Pointer-cursor elements resolved one by one, at most; past it the whole-DOM snapshot says which.
 const MAX_POINTERS: usize = 200;
-/// How long the background release of a snapshot's handles may take.
-const RELEASE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 /// Event types that make an element respond to clicks (Chromium's own `isClickable` counts click,
 /// mousedown and mouseup listeners; pointer events and double clicks say the same).
 const CLICK_EVENTS: &[&str] = &["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"];
@@ -126,7 +124,7 @@ impl Page {
             whole,
         )
         .await;
-        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": group }), RELEASE_WITHIN);
+        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": group }));
         let scan = scan?;
         let main_tree = match whole {
             Some(nodes) => Pruned { nodes: nodes?, runs: Vec::new() },

@@ -99,7 +99,7 @@ impl Page {
             Some(id) => self.settle_result(&id, deadline).await,
         };
         for id in held {
-            self.cdp_detached("Runtime.releaseObject", json!({ "objectId": id }), Duration::from_secs(5));
+            self.cdp_detached("Runtime.releaseObject", json!({ "objectId": id }));
         }
         outcome
     }

@@ -153,7 +153,7 @@ impl Page {
                     "page.type into a password field is refused: the operator set REFUSE_PASSWORD_FILL".into(),
                 ));
             }
-            self.watch().signals().redactor.remember(text);
+            self.watch().store().redactor.remember(text);
         }
         for (i, c) in text.chars().enumerate() {
             if i > 0 && !delay.is_zero() {

@@ -232,7 +232,7 @@ impl Page {
     /// `value` with every password this session typed masked in its strings; as it is when the
     /// session typed none. Every answer about this page passes here (see `rpc::registry`).
     pub fn redact_json(&self, value: Value) -> Value {
-        let redactor = self.inner.watch.signals().redactor.clone();
+        let redactor = self.inner.watch.store().redactor.clone();
         if redactor.is_empty() { value } else { redactor.json(value) }
     }
 

@@ -11,7 +11,8 @@
 //!   `ax_fetch`, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
 //!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
 //!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
-//!   `upload_dir`), `routing` (+ `route_table`), `first_load` (a popup's first load), `inherit`
+//!   `upload_dir`), `routing` (+ `route_table`,
+//!   `url_glob`: the bounded URL patterns of routes and assert.url), `first_load` (a popup's first load), `inherit`
 //!   (a new tab's routes and init scripts)
 //! - `siblings`, `popup_log`: what a session's tabs share, and the popups waiting to be adopted
 //!
