@@ -10,7 +10,9 @@ use tokio::time::Instant;
 use super::answers::{MAX_ANSWER_BYTES, fits};
 use super::error::ApiError;
 use super::registry::{Call, Hints, MethodSpec, Params, page_method};
-use crate::browser::{BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat};
+use crate::browser::{
+    BrowserError, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat,
+};
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
 const TIMEOUT_MS: u64 = 30_000;
@@ -73,10 +75,9 @@ impl WaitUntil {
 /// the default of the MCP `navigate` tool). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
 /// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
 /// connection that fails is `navigation_failed` with Chromium's reason
-/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` says how the page loaded, in ms since the
-/// navigation started: `domContentLoadedMs`, `loadMs`, `networkQuietMs`, `contentSettledMs` (its
-/// last DOM change), `requests`, the `longestChain` of requests awaited one after another, and
-/// `facts` (requests that finished out of order, other chains).
+/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` (the `Load` schema) says how the page
+/// loaded: DOMContentLoaded, load, network quiet and its last DOM change in ms, its requests, and
+/// the longest chain of requests awaited one after another.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GotoParams {
@@ -265,11 +266,9 @@ fn is_zero(n: &u64) -> bool {
 /// trimmed. The text is cut to `maxChars` characters, and then the result has
 /// `"truncated": true`. No match: `element_not_found`.
 ///
-/// `"format": "markdown"` returns the same visible text marked up for a model: `#` headings, `-`
-/// and `1.` lists (nested lists indented), links as `[text](absolute href)`, tables as pipe
-/// tables, `pre` blocks as fenced code (with the `language-…` class as its info string), inline
-/// `code`, `**bold**`, `*italic*`, `> quotes`, `![alt](src)` images, form values (`[x]` for a
-/// checked box) and open shadow roots in place. Nothing `format: "text"` shows is dropped.
+/// `"format": "markdown"` returns the same visible text marked up for a model (headings, nested
+/// lists, `[text](absolute href)` links, pipe tables, fenced code with its language, emphasis,
+/// quotes, images, form values, open shadow roots); nothing `format: "text"` shows is dropped.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TextParams {
@@ -464,7 +463,9 @@ async fn wait_for(
             return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
         }
         (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load.browser(), deadline).await?,
-        (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?,
+        (WaitState::DomContentLoaded, None) => {
+            page.wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?
+        }
         (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle.browser(), deadline).await?,
         (WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached, None) => {
             return Err(ApiError::invalid("state", "element states need selector or ref"));

@@ -50,7 +50,7 @@ async fn the_official_python_sdk_drives_every_tool_within_the_context_budget() {
     let svc = shared();
     let stdout = sdk_script("every_tool.py", &svc.base, || svc.logs()).await;
     let last = stdout.trim_end().lines().last().unwrap_or_default();
-    assert!(last.starts_with("ok 37 tools, tools/list "), "{stdout}");
+    assert!(last.starts_with("ok 38 tools, tools/list "), "{stdout}");
 }
 
 #[tokio::test]

@@ -36,7 +36,7 @@ END = (False, True, True, False)
 HINTS = {
     "navigate": LOAD, "reload": LOAD, "back": STEP, "forward": STEP, "tab_open": STEP,
     "wait_for": READ, "text": READ, "snapshot": READ, "inspect": READ, "source": READ, "screenshot": READ,
-    "axe": READ, "console": READ, "network": READ, "response_body": READ, "assert_text": READ, "tabs": READ,
+    "axe": READ, "timeline": READ, "console": READ, "network": READ, "response_body": READ, "assert_text": READ, "tabs": READ,
     "evaluate": ACT, "click": ACT, "dblclick": ACT, "fill": ACT, "fill_form": ACT, "press": ACT, "type": ACT,
     "hover": ACT, "select": ACT, "check": ACT, "uncheck": ACT, "upload": ACT, "drag": ACT, "scroll": ACT,
     "viewport": SET, "emulate": SET, "dialog": SET, "tab_focus": SET,
@@ -191,6 +191,8 @@ async def evidence(s):
     paid = json_of(await call(s, "click", {"selector": "#pay"}))
     request = paid["effects"]["requests"][0]
     check(request["status"] == 422 and request.get("requestId"), "the declined payment is in the effects", paid)
+    timeline = json_of(await call(s, "timeline", {"since": "lastAction"}))
+    check("/pay 422" in timeline["timeline"], "timeline shows the declined payment with its status", timeline)
     body = json_of(await call(s, "response_body", {"requestId": request["requestId"]}))
     check("card_declined" in json.dumps(body), "response_body returns the whole body", body)
     console = json_of(await call(s, "console"))
