@@ -164,18 +164,12 @@ where
 /// was waiting for (`#under is covered by div#modal.modal "Cookie notice"`). If the click starts a
 /// navigation, the call returns once the new page has loaded.
 ///
-/// Every action (`page.click`, `page.fill`, `page.press`, `page.fillForm`) answers `{"ok",
-/// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`
-/// (not for bodies the page never reads), times in ms after the action began: the fetch/XHR/document
-/// requests it started (`{method, url, status | failure, startMs, endMs, initiator}`, failed ones
-/// with the first 1 KB of their request and response bodies and a `requestId` for
-/// `network.body`; past eight, the successful ones grouped by endpoint in `groups`), other loads
-/// counted (`otherRequests`), `facts` (requests that finished out of order and the DOM change
-/// after the last; requests awaited one after another), the DOM `changes` it caused (`+12
-/// #results: 3 items replaced`), console errors and page errors with their location and source
-/// line (3 each, then `moreConsoleErrors` / `morePageErrors`), `navigated` (`{url, title,
-/// status}`) when it led to a new document, and `pending` requests still in flight. With `snapshot` it also returns the page once settled — `"page": {"url",
-/// "title", "snapshot", "refs", "truncated"}` — so an agent needs one call per step.
+/// Every action answers `{"ok", "signals", "effects"}`. `effects` (the `Effects` schema) says what
+/// the action caused, waited for up to `settleMs`, in ms after the action began: the requests it
+/// started with their times (failed ones with their bodies' first 1 KB), `facts` derived from those
+/// times, DOM `changes`, console and page errors with their source line, dialogs, downloads,
+/// popups, `navigated` and what is still `pending`. With `snapshot` it also returns the page once
+/// settled (`"page": {"url", "title", "snapshot", "refs", "truncated"}`): one call per step.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {

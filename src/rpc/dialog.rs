@@ -11,8 +11,8 @@ use crate::browser::{MAX_DIALOG_ARM, Page};
 
 const TIMEOUT_MS: u64 = 5_000;
 
-/// Arms the answer to the page's next dialog: `accept` it (a `confirm` returns true, a `prompt`
-/// returns `promptText` or its default text, a `beforeunload` lets the page go) or dismiss it.
+/// Arms the answer to the page's next dialog: `accept` it (a `prompt` then returns `promptText` or
+/// its default) or dismiss it.
 /// Arm first, then act: the action's `effects.dialogs` says which dialog opened and how it was
 /// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one —
 /// except `beforeunload` ("Leave site?"), which is accepted, so a navigation is never held up;

@@ -76,15 +76,12 @@ pub struct AxeRunResult {
     pub violations: Value,
 }
 
-/// Why an element is as it is, in one answer: `tag`, `role` and accessible `name`, key
-/// `attributes`, its `value` (masked for password fields) or `checked` state, whether it is
-/// `visible` (or `hiddenBecause`: display:none on which ancestor, visibility, opacity, zero size,
-/// off-screen; `coveredBy` what a click would hit instead), whether it is `enabled` (or
-/// `disabledBecause`: its disabled attribute, a disabled fieldset, aria-disabled, inert,
-/// pointer-events:none), its `validity` (`valid`, `validationMessage`, the `failing`
-/// constraints), its `form` (`noValidate`, and the `invalidFields` keeping it from submitting),
-/// and the event `listeners` its events reach — on itself, its ancestors, the document and the
-/// window — each with the handler's location (`at`) and first lines (`source`).
+/// Why an element is as it is, in one answer (the `Inspection` schema): its role and accessible
+/// name, key attributes, value (masked for password fields), whether it is visible (or
+/// `hiddenBecause`, `coveredBy` what a click would hit instead), enabled (or `disabledBecause`),
+/// its validity and its form's invalid fields, and the event `listeners` its events reach — on
+/// itself, its ancestors, the document and the window — each with the handler's location (`at`)
+/// and first lines (`source`).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InspectParams {}
 

@@ -74,8 +74,10 @@ pub fn document(methods: &[MethodSpec]) -> Value {
     }
     let mut schemas = Value::Object(schemas);
     without_rust_formats(&mut schemas);
+    reflowed(&mut schemas);
     for method in &mut described {
         without_rust_formats(method);
+        reflowed(method);
     }
     let errors: Map<String, Value> = ErrorKind::ALL
         .iter()
@@ -98,6 +100,44 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         "methods": described,
         "components": { "contentDescriptors": descriptors, "schemas": schemas, "errors": errors },
     })
+}
+
+/// Every `description` in `value` as one line per paragraph (see [`reflow`]).
+fn reflowed(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                match item {
+                    Value::String(text) if key == "description" => *text = reflow(text),
+                    other => reflowed(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(reflowed),
+        _ => {}
+    }
+}
+
+/// Doc comments wrap at the source's width; in a description those line breaks say nothing (a
+/// reader reflows the text anyway). They become spaces; paragraph breaks, and a line that starts a
+/// list item, stay.
+fn reflow(text: &str) -> String {
+    let starts_item = |line: &str| {
+        let line = line.trim_start();
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        line.starts_with("- ") || (digits > 0 && line[digits..].starts_with(". "))
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut previous: Option<&str> = None;
+    for line in text.split('\n') {
+        if let Some(previous) = previous {
+            let joined = !previous.trim().is_empty() && !line.trim().is_empty() && !starts_item(line);
+            out.push(if joined { ' ' } else { '\n' });
+        }
+        out.push_str(line);
+        previous = Some(line);
+    }
+    out
 }
 
 /// Follows a `$ref` into the generator's definitions, noting the referenced name.
@@ -296,4 +336,15 @@ pub fn file_text(doc: &Value) -> String {
     write(&mut out, doc, &[]);
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reflow;
+
+    #[test]
+    fn a_description_keeps_its_paragraphs_and_list_items_but_not_its_wrapping() {
+        let doc = "Opens a page and\nwaits for it.\n\nThen:\n- reads it\n2. acts\non it";
+        assert_eq!(reflow(doc), "Opens a page and waits for it.\n\nThen:\n- reads it\n2. acts on it");
+    }
 }

@@ -23,17 +23,10 @@ use crate::egress::Upstream;
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
 ///
-/// The service keeps `WARM_SESSIONS` (default 1) blank sessions ready — a browser context with
-/// its page, opened ahead of time and never used — so `session.create` only applies the options
-/// and answers in a few milliseconds instead of waiting ~200 ms for Chromium; the pool refills in
-/// the background. A warm session is exactly as fresh and isolated as a new one (no cookies,
-/// storage or cache from anyone). Warm sessions count toward `MAX_SESSIONS`, and when the cap is
-/// reached a `session.create` takes a warm session rather than failing. A session with its own
-/// `proxy` is always made fresh (the upstream is fixed when the context is created). The pool
-/// grows while creates outpace it: each create that finds it empty while other creates run adds
-/// one warm session, up to 8 × `WARM_SESSIONS` and never past `MAX_SESSIONS`, refilled several at
-/// once; after a minute without such a miss it shrinks back to `WARM_SESSIONS`. One client
-/// creating sessions one after another keeps it at its size.
+/// It answers in milliseconds from a pool of `WARM_SESSIONS` blank sessions opened ahead (each as
+/// fresh and isolated as a new one, counted toward `MAX_SESSIONS`); the pool grows by one per
+/// create that finds it empty while other creates run (up to 8 × `WARM_SESSIONS`) and shrinks back
+/// after a minute without such a miss. A session with its own `proxy` is always opened fresh.
 ///
 /// While Chromium is being restarted after it died, `session.create` waits for the new one (up to
 /// its `timeout`, else `browser_unavailable`); it never hands out a session of a Chromium that died.
@@ -61,11 +54,9 @@ pub struct SessionCreateParams {
     /// checked by the rules browsers apply and read back once set: one that is refused or not kept
     /// is `invalid_params` naming it (`storageState.cookies[1].domain`), never dropped silently.
     pub storage_state: Option<StorageState>,
-    /// An upstream proxy for this session's traffic, {server: "http://host:port", bypass?}. It must
-    /// match the operator's ALLOW_PROXY_REGEX (by default no upstream proxy is allowed) and, with
-    /// BLOCK_PRIVATE_IPS, resolve to public addresses; else `invalid_params` naming `proxy.server`.
-    /// Only requests the allow-list admits reach it: plain-http ones whole (URL, headers, body),
-    /// https and WebSockets as `CONNECT host:port` with the content encrypted.
+    /// An upstream proxy for this session's traffic, {server: "http://host:port", bypass?}, judged
+    /// by the egress policy (the `Proxy` schema); else `invalid_params` naming `proxy.server`. It
+    /// sees only admitted requests: plain-http ones whole, https as `CONNECT host:port`.
     pub proxy: Option<Proxy>,
     /// A BCP 47 locale for Intl formatting and navigator.language (`de-DE`).
     pub locale: Option<String>,
@@ -249,7 +240,10 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     let headers: Vec<(String, String)> = p.extra_http_headers.unwrap_or_default().into_iter().collect();
     for (name, value) in &headers {
         if let Some(problem) = header_text::name_problem(name).or_else(|| header_text::value_problem(value)) {
-            return Err(ApiError::invalid("extraHTTPHeaders", format!("header {}: {problem}", crate::quote::quote(name))));
+            return Err(ApiError::invalid(
+                "extraHTTPHeaders",
+                format!("header {}: {problem}", crate::quote::quote(name)),
+            ));
         }
     }
     let http_credentials = p.http_credentials.map(checked_credentials).transpose()?;
