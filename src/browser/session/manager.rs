@@ -396,6 +396,7 @@ impl SessionManager {
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
         session.stop_calls(reason).await;
         let result = self.opener.dispose(&session).await;
+        session.release_slot();
         drop(session);
         self.trimmer.activity();
         if let Err(err) = &result {

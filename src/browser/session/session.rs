@@ -88,7 +88,9 @@ pub struct Session {
     lifeline: Lifeline,
     /// The proxy all of this context's traffic goes through; stops when the session is dropped.
     _egress: EgressProxy,
-    capacity: Option<OwnedSemaphorePermit>,
+    /// Its MAX_SESSIONS slot: given back when it is closed, not when the last handle to it goes
+    /// (a call's future or a page task may hold one a moment longer).
+    capacity: Mutex<Option<OwnedSemaphorePermit>>,
 }
 
 impl Session {
@@ -151,7 +153,7 @@ impl Session {
                 close_reason: Mutex::new(None),
                 lifeline: chromium.lifeline(),
                 _egress: egress,
-                capacity: Some(capacity),
+                capacity: Mutex::new(Some(capacity)),
             }),
             Err(err) => {
                 let _ = dispose_context(chromium, &context_id).await;
@@ -267,7 +269,13 @@ impl Session {
     /// Gives back this session's MAX_SESSIONS permit, for a warm session that is being replaced
     /// by one with its own context options.
     pub(super) fn take_permit(&mut self) -> Option<OwnedSemaphorePermit> {
-        self.capacity.take()
+        self.capacity.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Gives back its MAX_SESSIONS slot once it is closed, so the next `session.create` finds it
+    /// free as soon as `session.close` has answered.
+    pub(super) fn release_slot(&self) {
+        drop(self.capacity.lock().unwrap_or_else(|p| p.into_inner()).take());
     }
 
     /// Runs `op` on a tab (`tab`, or the active one) once it is this call's turn (calls on one
