@@ -40,9 +40,18 @@ pub const VARS: &[EnvVar] = &[
     EnvVar {
         name: "BLOCK_PRIVATE_IPS",
         default: "false",
-        meaning: "also refuse requests whose host resolves to a loopback, private or link-local address",
+        meaning: "also refuse requests (and upstream proxies) whose host resolves to a loopback, private or link-local address",
     },
-    EnvVar { name: "REFUSE_PASSWORD_FILL", default: "false", meaning: "refuse page.fill into password fields" },
+    EnvVar {
+        name: "ALLOW_PROXY_REGEX",
+        default: "(none)",
+        meaning: "upstream proxies session.create may name, matched against http://host:port/; unset, none is allowed",
+    },
+    EnvVar {
+        name: "REFUSE_PASSWORD_FILL",
+        default: "false",
+        meaning: "refuse page.fill and page.type into password fields",
+    },
     EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
     EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
     EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions, warm ones included" },
@@ -62,6 +71,16 @@ pub const VARS: &[EnvVar] = &[
         meaning: "blank sessions kept ready so session.create is instant (0 disables)",
     },
     EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
+    EnvVar {
+        name: "READ_TIMEOUT_MS",
+        default: "10000",
+        meaning: "a request's headers must arrive within this time, and its body may not stall longer (else 408)",
+    },
+    EnvVar {
+        name: "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP",
+        default: "32",
+        meaning: "open connections per client IP that have not sent the API key yet; more are closed at once",
+    },
     EnvVar {
         name: "MCP_ALLOWED_HOSTS",
         default: "localhost,127.0.0.1,::1",
@@ -119,6 +138,11 @@ pub const VARS: &[EnvVar] = &[
         meaning: "when set, /metrics requires it as a bearer token or x-api-key",
     },
     EnvVar { name: "LOG_FORMAT", default: "json", meaning: "json or pretty" },
+    EnvVar {
+        name: "TEST_PANIC_METHOD",
+        default: "(none)",
+        meaning: "tests only, never in production: every call of this method panics, to prove a panic answers only its own call",
+    },
 ];
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -170,6 +194,8 @@ pub struct Config {
     pub api_key_generated: bool,
     pub allow_host_regex: Regex,
     pub block_private_ips: bool,
+    /// ALLOW_PROXY_REGEX: the upstream proxies sessions may use; `None`, none.
+    pub allow_proxy_regex: Option<Regex>,
     pub refuse_password_fill: bool,
     pub session_ttl: Duration,
     pub rate_limit_max: u32,
@@ -180,6 +206,9 @@ pub struct Config {
     /// When set, `/metrics` requires it.
     pub metrics_api_key: Option<ApiKey>,
     pub max_body_bytes: usize,
+    /// READ_TIMEOUT_MS: for a request's headers, and between pieces of its body.
+    pub read_timeout: Duration,
+    pub max_unauthenticated_connections_per_ip: usize,
     /// MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS: what /mcp's transport accepts.
     pub mcp_allowed_hosts: Vec<String>,
     pub mcp_allowed_origins: Vec<String>,
@@ -196,6 +225,8 @@ pub struct Config {
     /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE: which replica this is and how to reach the others.
     pub replicas: Option<Topology>,
     pub log_format: LogFormat,
+    /// TEST_PANIC_METHOD: for tests only (see [`VARS`]).
+    pub test_panic_method: Option<String>,
 }
 
 impl Config {
@@ -217,6 +248,15 @@ impl Config {
             value: allow.clone(),
             reason: e.to_string(),
         })?;
+        let allow_proxy_regex = get("ALLOW_PROXY_REGEX")
+            .map(|allow| {
+                Regex::new(&allow).map_err(|e| ConfigError::Invalid {
+                    var: "ALLOW_PROXY_REGEX",
+                    value: allow.clone(),
+                    reason: e.to_string(),
+                })
+            })
+            .transpose()?;
         Ok(Self {
             port: parse_num(&get, "PORT", 3337, 0, u16::MAX as u64)? as u16,
             host: match get("HOST") {
@@ -230,6 +270,7 @@ impl Config {
             api_key,
             api_key_generated,
             allow_host_regex,
+            allow_proxy_regex,
             block_private_ips: parse_bool(&get, "BLOCK_PRIVATE_IPS", false)?,
             refuse_password_fill: parse_bool(&get, "REFUSE_PASSWORD_FILL", false)?,
             session_ttl: Duration::from_millis(parse_num(&get, "SESSION_TTL_MS", 120_000, 1, u32::MAX as u64)?),
@@ -240,6 +281,14 @@ impl Config {
             queue_max: parse_num(&get, "QUEUE_MAX", 32, 0, 100_000)? as usize,
             metrics_api_key: get("METRICS_API_KEY").map(ApiKey::new),
             max_body_bytes: parse_num(&get, "MAX_BODY_BYTES", 524_288, 64, 64 * 1024 * 1024)? as usize,
+            read_timeout: Duration::from_millis(parse_num(&get, "READ_TIMEOUT_MS", 10_000, 100, 600_000)?),
+            max_unauthenticated_connections_per_ip: parse_num(
+                &get,
+                "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP",
+                32,
+                1,
+                1_000_000,
+            )? as usize,
             mcp_allowed_hosts: list(get("MCP_ALLOWED_HOSTS").as_deref().unwrap_or("localhost,127.0.0.1,::1")),
             mcp_allowed_origins: list(get("MCP_ALLOWED_ORIGINS").as_deref().unwrap_or("")),
             download_max_bytes: parse_num(&get, "DOWNLOAD_MAX_BYTES", 104_857_600, 1024, u64::MAX / 2)?,
@@ -258,6 +307,7 @@ impl Config {
                 Some(v) => advertise_host(v.trim())?,
             },
             replicas: replicas(&get)?,
+            test_panic_method: get("TEST_PANIC_METHOD").map(|m| m.trim().to_owned()),
             log_format: match get("LOG_FORMAT").as_deref().map(str::trim) {
                 None | Some("json") => LogFormat::Json,
                 Some("pretty") => LogFormat::Pretty,
@@ -413,6 +463,7 @@ mod tests {
         assert_eq!(c.host.to_string(), "127.0.0.1");
         assert!(c.api_key_generated);
         assert_eq!(c.allow_host_regex.as_str(), DEFAULT_ALLOW_HOST_REGEX);
+        assert!(c.allow_proxy_regex.is_none(), "no upstream proxy is allowed by default");
         assert_eq!(c.session_ttl, Duration::from_millis(120_000));
         assert_eq!(c.rate_limit_max, 120);
         assert_eq!(c.max_sessions, 8);
@@ -430,6 +481,8 @@ mod tests {
                 "QUEUE_TIMEOUT_MS" => c.queue_timeout.as_millis().to_string(),
                 "QUEUE_MAX" => c.queue_max.to_string(),
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
+                "READ_TIMEOUT_MS" => c.read_timeout.as_millis().to_string(),
+                "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP" => c.max_unauthenticated_connections_per_ip.to_string(),
                 "DOWNLOAD_MAX_BYTES" => c.download_max_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,
@@ -454,12 +507,15 @@ mod tests {
             ("PORT", "70000"),
             ("HOST", "my-host"),
             ("ALLOW_HOST_REGEX", "(unclosed"),
+            ("ALLOW_PROXY_REGEX", "[z-a]"),
             ("SESSION_TTL_MS", "-5"),
             ("MAX_SESSIONS", "0"),
             ("WARM_SESSIONS", "101"),
             ("WARM_SESSIONS", "-1"),
             ("QUEUE_TIMEOUT_MS", "soon"),
             ("QUEUE_TIMEOUT_MS", "600001"),
+            ("READ_TIMEOUT_MS", "50"),
+            ("MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP", "0"),
             ("HEADLESS", "maybe"),
             ("LOG_FORMAT", "xml"),
             ("BROWSER_WS_ENDPOINT", "localhost:9222"),

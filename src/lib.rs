@@ -13,6 +13,7 @@
 //! - `replica`: several services side by side: who owns a session, forwarding calls to it
 //! - `metrics`: Prometheus collectors behind `/metrics`
 //! - `memory`: hands memory freed by finished work back to the system
+//! - `quote`: how errors quote what a client sent (at most 200 characters of it)
 //! - `js/`: the helper scripts injected into pages (plain JS, embedded with `include_str!`)
 
 pub mod browser;
@@ -22,6 +23,7 @@ pub mod http;
 pub mod mcp;
 pub mod memory;
 pub mod metrics;
+pub mod quote;
 pub mod replica;
 pub mod rpc;
 pub mod startup;

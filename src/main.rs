@@ -19,8 +19,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some("--openrpc") => {
-            let doc = rpc::openrpc::document(&rpc::all_methods());
-            println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value serializes"));
+            print!("{}", rpc::openrpc::file_text(&rpc::openrpc::document(&rpc::all_methods())));
             return ExitCode::SUCCESS;
         }
         Some("--chromium-flags") => {
@@ -30,8 +29,10 @@ fn main() -> ExitCode {
             }
             return ExitCode::SUCCESS;
         }
-        Some("--readme-table") => {
-            print!("{}", rpc::reference::table(&rpc::all_methods()));
+        Some("--mcp-tools") => {
+            let methods = rpc::all_methods();
+            let toolbox = text_browser::mcp::Toolbox::new(&methods, &rpc::openrpc::document(&methods));
+            println!("{}", serde_json::json!({ "tools": toolbox.tools }));
             return ExitCode::SUCCESS;
         }
         Some("--readme-methods") => {

@@ -14,7 +14,7 @@ use crate::browser::{BrowserSource, SessionLimits, SessionManager, SessionSetup,
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::ProxyAddress;
-use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService};
+use crate::http::{self, HttpParts, rate_limit, rpc_service::RpcService, server};
 use crate::mcp::{self, McpSettings};
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
@@ -41,6 +41,9 @@ pub struct Application {
     rpc_server: jsonrpsee::server::ServerHandle,
     /// Cancelled when shutdown begins: /mcp's open streams end.
     mcp_stop: CancellationToken,
+    /// How connections are accepted and read (READ_TIMEOUT_MS, MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP).
+    limits: server::Limits,
+    metrics: Metrics,
 }
 
 impl Application {
@@ -53,7 +56,10 @@ impl Application {
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let chromium = source.start().await?;
         let metrics = Metrics::new();
-        let policy = Arc::new(EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips));
+        let policy = Arc::new(
+            EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips)
+                .with_proxies(config.allow_proxy_regex.clone()),
+        );
         let limits = SessionLimits {
             max_sessions: config.max_sessions,
             warm_sessions: config.warm_sessions,
@@ -62,6 +68,7 @@ impl Application {
             ttl: config.session_ttl,
             download_max_bytes: config.download_max_bytes,
         };
+        let rate_limit = rate_limit::config(config.rate_limit_max);
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
         let setup = SessionSetup {
             replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
@@ -89,6 +96,8 @@ impl Application {
             openrpc,
             methods: Default::default(),
             replicas: replicas.clone(),
+            panic_method: config.test_panic_method.clone(),
+            calls: Arc::new(rate_limit::PerCall::new(rate_limit.clone(), metrics.clone())),
         });
         let mcp_stop = CancellationToken::new();
         let mcp = mcp::service(
@@ -105,20 +114,20 @@ impl Application {
         );
         let module = rpc::build_module(ctx, methods);
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
-        let rate_limit = rate_limit::config(config.rate_limit_max);
         let router = http::router(HttpParts {
             rpc: RpcService::new(module, names, metrics.clone(), stop_handle, config.max_body_bytes),
             mcp,
             api_key: Arc::new(config.api_key.clone()),
             max_body_bytes: config.max_body_bytes,
             rate_limit: rate_limit.clone(),
-            metrics,
+            metrics: metrics.clone(),
             sessions: sessions.clone(),
             metrics_key: config.metrics_api_key.clone().map(Arc::new),
             mcp_owners: replicas.map(|forwarder| http::forwarded::McpOwners {
                 forwarder,
                 patience: config.max_call + Duration::from_secs(1),
             }),
+            read_timeout: config.read_timeout,
         });
 
         let stop_tasks = CancellationToken::new();
@@ -126,7 +135,11 @@ impl Application {
         tasks.push(tokio::spawn(supervisor::run(sessions.clone(), source, stop_tasks.clone())));
         tasks.push(tokio::spawn(rate_limit::housekeeping(rate_limit, stop_tasks.clone())));
         tasks.push(tokio::spawn(trimmer.run(stop_tasks.clone())));
-        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop })
+        let limits = server::Limits {
+            read_timeout: config.read_timeout,
+            unauthenticated_per_ip: config.max_unauthenticated_connections_per_ip,
+        };
+        Ok(Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop, limits, metrics })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -135,7 +148,7 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then shuts everything down in order.
     pub async fn run_until_stopped(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop } = self;
+        let Self { listener, router, sessions, stop_tasks, tasks, rpc_server, mcp_stop, limits, metrics } = self;
         tracing::info!(addr = %listener.local_addr()?, "listening");
         let draining = CancellationToken::new();
         let draining_started = draining.clone();
@@ -149,19 +162,15 @@ impl Application {
             let _ = rpc_server_for_signal.stop();
             draining_started.cancel();
         };
-        let serve = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(graceful);
-        let serve = async move {
-            // In-flight calls get a bounded time to finish once shutdown begins.
-            tokio::select! {
-                result = serve => result,
-                _ = async {
-                    draining.cancelled().await;
-                    tokio::time::sleep(Duration::from_secs(10)).await;
-                } => Ok(()),
-            }
-        };
-        let result = serve.await;
+        let serve = server::serve(listener, router, limits, metrics, graceful);
+        // In-flight calls get a bounded time to finish once shutdown begins.
+        tokio::select! {
+            () = serve => {}
+            _ = async {
+                draining.cancelled().await;
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            } => {}
+        }
         let _ = rpc_server.stop();
         stop_tasks.cancel();
         sessions.close_all().await;
@@ -169,7 +178,7 @@ impl Application {
             let _ = task.await;
         }
         sessions.chromium().shutdown().await;
-        result
+        Ok(())
     }
 }
 

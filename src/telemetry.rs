@@ -18,4 +18,18 @@ pub fn init(format: LogFormat) {
         LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).with_span_list(false).try_init(),
         LogFormat::Pretty => builder.try_init(),
     };
+    // A panic is a log line like any other (JSON when the logs are), not a raw line on stderr.
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        tracing::error!(at, panic = %crate::quote::clip(&panic_message(info.payload())), "panic");
+    }));
+}
+
+/// What a panic said (its payload, when it is text).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }

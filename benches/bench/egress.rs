@@ -12,7 +12,7 @@ use crate::table::{Samples, Target, row, time};
 
 pub async fn report(chromium: &Chromium, base: &str, rounds: usize) {
     let policy = Arc::new(EgressPolicy::new(Regex::new(r"^https?://127\.0\.0\.1(:\d+)?/").unwrap(), false));
-    let proxy = EgressProxy::start(policy, None, &text_browser::egress::proxy::ProxyAddress::local())
+    let proxy = EgressProxy::start(policy, None, &text_browser::egress::proxy::ProxyAddress::local(), u64::MAX)
         .await
         .expect("the egress proxy starts");
     let (_, proxied) = open_page(chromium, Some(&proxy.server())).await;

@@ -1,12 +1,15 @@
 //! The browser layer's errors: what can go wrong between a session call and Chromium.
 //!
 //! Each variant says what happened in words a person can act on; the RPC layer maps each to its
-//! error kind (`rpc::error`), which owns the wire code and the remediation.
+//! error kind (`rpc::error`), which owns the wire code and the remediation. What a caller sent
+//! (a selector, a URL, a session id) is quoted by at most 200 characters (`crate::quote`).
+
+use crate::quote::{clip, quote};
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BrowserError {
-    #[error("no session with id {0:?} (it was closed, expired after its idle TTL, or never existed)")]
+    #[error("no session with id {} (it was closed, expired after its idle TTL, or never existed)", quote(.0))]
     SessionNotFound(String),
     /// The session was closed while the call was running.
     #[error("{0}")]
@@ -15,24 +18,38 @@ pub enum BrowserError {
     UrlNotAllowed(String),
     #[error("{0}")]
     Timeout(String),
+    /// The deadline passed (or chromiumoxide's 30 s per command) while a command waited for the
+    /// browser: a timeout that says nothing of what the call was waiting for. Methods that wait for
+    /// something (an element, an assertion) report that instead.
+    #[error("{0}")]
+    NoAnswer(String),
     #[error("all {max} sessions are in use{}", if *.waiting > 0 { format!(" and {} creates are already waiting for one (QUEUE_MAX)", .waiting) } else { String::new() })]
     CapacityExceeded { max: usize, waiting: usize },
     /// A create waited QUEUE_TIMEOUT_MS at the cap and no slot freed.
     #[error("all {max} sessions stayed in use for the {waited_ms} ms this create waited (QUEUE_TIMEOUT_MS)")]
     QueueTimeout { max: usize, waited_ms: u64 },
-    #[error("navigation to {url} failed: {reason}{}", navigation_hint(reason))]
+    #[error("navigation to {} failed: {reason}{}", clip(url), navigation_hint(reason))]
     NavigationFailed { url: String, reason: String },
     #[error("{0}")]
     EvaluationFailed(String),
     #[error("the result cannot be returned as JSON: {0}")]
     NotSerializable(String),
-    #[error("invalid selector {selector:?}: {reason}")]
+    /// An answer larger than its documented cap; the message says how large and which cap.
+    #[error("{0}")]
+    TooLarge(String),
+    /// `downloads.read` of a download still being received.
+    #[error("{0}")]
+    DownloadPending(String),
+    /// `downloads.read` of a download that ended without its file (cancelled).
+    #[error("{0}")]
+    DownloadCanceled(String),
+    #[error("invalid selector {}: {reason}", quote(selector))]
     InvalidSelector { selector: String, reason: String },
-    #[error("no element matches {0}")]
+    #[error("no element matches {}", clip(.0))]
     ElementNotFound(String),
-    #[error("{selector} matches {count} elements ({}); make it match exactly one, e.g. role=button[name=\"…\" s] or a more specific CSS selector", .candidates.join(", "))]
+    #[error("{} matches {count} elements ({}); make it match exactly one, e.g. role=button[name=\"…\" s] or a more specific CSS selector", clip(selector), .candidates.join(", "))]
     Ambiguous { selector: String, count: u64, candidates: Vec<String> },
-    #[error("{selector} {reason}")]
+    #[error("{} {reason}", clip(selector))]
     NotActionable { selector: String, reason: String },
     /// Acting where the element is (`scroll: false`), a user would hit `cover` instead.
     #[error("{selector} is covered by {}: a user pointing at it where it is now would hit that instead", .cover.describe())]

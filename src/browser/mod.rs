@@ -6,18 +6,20 @@
 //! - `pointer`: what a user's pointer meets (the element a point hits, what an action's scroll
 //!   avoided), shared by answers and errors
 //! - `error`: this layer's error type
+//! - `owned_dir`: temp directories marked with their owner, removed at a later start if it died
 //!
 //! The dependencies run one way: `session` → `page` → `chromium`. The layers above use what is
 //! re-exported here.
 
 mod chromium;
 mod error;
+mod owned_dir;
 mod page;
 pub mod pointer;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};
-pub use chromium::{Chromium, cdp};
+pub use chromium::{Chromium, Lifeline, cdp};
 pub use error::BrowserError;
 pub use page::{
     Acted, Action, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind, Expect,
@@ -25,8 +27,8 @@ pub use page::{
     LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton, Navigated,
     NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView, ReducedMotion,
     RequestEffect, RequestGroup, ResourceType, Route, RouteAction, ScrollPosition, ShotOptions, SignalCounts, Since,
-    Snapshot, SnapshotOptions, SourceView, Target, TextFormat, TimelineView, UploadFile, UrlPattern, Validity,
-    Viewport, WaitUntil, Waited, WebStorage,
+    Snapshot, SnapshotOptions, SourceView, Target, TextFormat, TimelineView, UploadFile, UrlGlob, UrlPattern, Validity,
+    Viewport, WaitUntil, Waited, WebStorage, Wildcards,
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,

@@ -5,6 +5,10 @@
 //! brackets, trailing dots removed, default ports omitted) before ALLOW_HOST_REGEX is matched against
 //! the result. So `http://localhost@evil/`, `http://LOCALHOST./` or `http://2130706433/` are judged
 //! by the host the browser would really contact. Only http and https are ever allowed.
+//!
+//! Upstream proxies (`session.create {proxy}`, see `upstream`) are judged by a list of their own,
+//! ALLOW_PROXY_REGEX, matched against `http://host:port/` (the port always written); without it
+//! none is allowed.
 
 use std::net::IpAddr;
 
@@ -17,11 +21,30 @@ use super::error::EgressError;
 pub struct EgressPolicy {
     allow: Regex,
     block_private_ips: bool,
+    /// ALLOW_PROXY_REGEX: the upstream proxies sessions may name (none when `None`).
+    allow_proxy: Option<Regex>,
 }
 
 impl EgressPolicy {
     pub fn new(allow: Regex, block_private_ips: bool) -> Self {
-        Self { allow, block_private_ips }
+        Self { allow, block_private_ips, allow_proxy: None }
+    }
+
+    /// Allows the upstream proxies `allow_proxy` matches (see [`EgressPolicy::check_proxy`]).
+    pub fn with_proxies(mut self, allow_proxy: Option<Regex>) -> Self {
+        self.allow_proxy = allow_proxy;
+        self
+    }
+
+    /// Checks an upstream proxy, given as `http://host:port/` (see `upstream`).
+    pub fn check_proxy(&self, normalized: &str) -> Result<(), EgressError> {
+        match &self.allow_proxy {
+            Some(allow) if allow.is_match(normalized) => Ok(()),
+            other => Err(EgressError::ProxyNotAllowed {
+                proxy: normalized.to_owned(),
+                pattern: other.as_ref().map(|re| re.as_str().to_owned()),
+            }),
+        }
     }
 
     pub fn blocks_private_ips(&self) -> bool {

@@ -8,7 +8,8 @@
 //! recorded in the session's [`FailureLog`].
 //!
 //! A session created with its own `proxy` has its allowed traffic sent on to that upstream proxy
-//! (http:// only), except for hosts in its bypass list. Dropping the [`EgressProxy`] stops its
+//! (admitted beforehand, see `upstream`), except for hosts in its bypass list: plain-http
+//! requests whole (absolute URL, headers, body), https and WebSockets as `CONNECT host:port`. Dropping the [`EgressProxy`] stops its
 //! listener, connections and tunnels.
 
 use std::convert::Infallible;
@@ -24,49 +25,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use super::download_cap::{self, CapError};
 use super::error::EgressError;
 use super::failures::{BLOCKED_BY_POLICY, FAILURE_HEADER, FailureLog};
 use super::policy::EgressPolicy;
+use super::upstream::Upstream;
 
-type Body = BoxBody<Bytes, hyper::Error>;
-
-/// Where allowed traffic goes next when the session has its own proxy.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Upstream {
-    host: String,
-    port: u16,
-    /// Host names (exact, or `.suffix` / `*.suffix`) that go direct instead.
-    bypass: Vec<String>,
-}
-
-impl Upstream {
-    /// Parses `http://host:port` and a comma-separated bypass list.
-    pub fn parse(server: &str, bypass: Option<&str>) -> Result<Self, String> {
-        let url = url::Url::parse(server).map_err(|e| format!("proxy.server {server:?} is not a URL: {e}"))?;
-        if url.scheme() != "http" {
-            return Err(format!(
-                "proxy.server {server:?}: only http:// upstream proxies are supported (all traffic passes the service's egress policy proxy first)"
-            ));
-        }
-        let host =
-            url.host_str().filter(|h| !h.is_empty()).ok_or_else(|| format!("proxy.server {server:?} has no host"))?;
-        let bypass = bypass
-            .unwrap_or_default()
-            .split(',')
-            .map(|h| h.trim().trim_start_matches('*').to_ascii_lowercase())
-            .filter(|h| !h.is_empty())
-            .collect();
-        Ok(Self { host: host.to_owned(), port: url.port_or_known_default().unwrap_or(80), bypass })
-    }
-
-    fn bypasses(&self, host: &str) -> bool {
-        let host = host.to_ascii_lowercase();
-        self.bypass.iter().any(|b| match b.strip_prefix('.') {
-            Some(domain) => host == domain || host.ends_with(b.as_str()),
-            None => host == *b,
-        })
-    }
-}
+type Body = BoxBody<Bytes, CapError>;
 
 /// Where the per-session proxies listen, and the host the browser is told to reach them at.
 ///
@@ -114,6 +79,8 @@ pub struct EgressProxy {
 struct Shared {
     policy: Arc<EgressPolicy>,
     upstream: Option<Upstream>,
+    /// DOWNLOAD_MAX_BYTES, held to where the bytes pass (see `download_cap`).
+    download_cap: u64,
     log: Arc<FailureLog>,
     stop: watch::Receiver<()>,
 }
@@ -123,12 +90,13 @@ impl EgressProxy {
         policy: Arc<EgressPolicy>,
         upstream: Option<Upstream>,
         at: &ProxyAddress,
+        download_cap: u64,
     ) -> std::io::Result<Self> {
         let listener = TcpListener::bind((at.bind, 0)).await?;
         let server = at.server(listener.local_addr()?.port());
         let log = Arc::new(FailureLog::default());
         let (stop_tx, stop) = watch::channel(());
-        let shared = Arc::new(Shared { policy, upstream, log: log.clone(), stop });
+        let shared = Arc::new(Shared { policy, upstream, download_cap, log: log.clone(), stop });
         let accept = tokio::spawn(accept_loop(listener, shared));
         Ok(Self { server, log, accept, _stop: stop_tx })
     }
@@ -257,7 +225,11 @@ async fn forward(mut req: Request<Incoming>, shared: Arc<Shared>) -> Response<Bo
     req.headers_mut().remove("proxy-connection");
     req.headers_mut().remove("proxy-authorization");
     match sender.send_request(req).await {
-        Ok(resp) => resp.map(|body| body.boxed()),
+        Ok(resp) if download_cap::is_attachment(resp.headers()) => {
+            let cap = shared.download_cap;
+            resp.map(|body| download_cap::capped(body, cap))
+        }
+        Ok(resp) => resp.map(|body| body.map_err(CapError::from).boxed()),
         Err(err) => shared.unreachable(&target, EMPTY_RESPONSE, format!("{host}:{port} did not answer: {err}")),
     }
 }
@@ -326,11 +298,11 @@ impl Shared {
         let Some(upstream) = self.upstream.as_ref().filter(|_| self.via_upstream(host)) else {
             return connect_to(&checked, host, port).await;
         };
-        let mut stream =
-            TcpStream::connect((upstream.host.as_str(), upstream.port)).await.map_err(|e| Connect::Failed {
-                failure: "net::ERR_PROXY_CONNECTION_FAILED",
-                detail: format!("cannot reach the upstream proxy {}:{}: {e}", upstream.host, upstream.port),
-            })?;
+        // The addresses checked when the upstream was admitted, never a fresh DNS answer.
+        let mut stream = TcpStream::connect(upstream.addrs()).await.map_err(|e| Connect::Failed {
+            failure: "net::ERR_PROXY_CONNECTION_FAILED",
+            detail: format!("cannot reach the upstream proxy {}: {e}", upstream.name()),
+        })?;
         let _ = stream.set_nodelay(true);
         if tunnel {
             open_upstream_tunnel(&mut stream, host, port)
@@ -405,18 +377,5 @@ mod tests {
         assert_eq!((pod.bind, pod.server(81).as_str()), (IpAddr::V4(Ipv4Addr::UNSPECIFIED), "http://10.1.2.3:81"));
         assert_eq!(ProxyAddress::advertised("fd00::1").server(81), "http://[fd00::1]:81");
         assert_eq!(ProxyAddress::local().server(81), "http://127.0.0.1:81");
-    }
-
-    #[test]
-    fn upstream_is_parsed_with_its_bypass_list() {
-        let up = Upstream::parse("http://proxy.internal:3128", Some("localhost, .corp.example,*.dev")).unwrap();
-        assert_eq!((up.host.as_str(), up.port), ("proxy.internal", 3128));
-        assert!(up.bypasses("LOCALHOST"));
-        assert!(up.bypasses("a.corp.example"));
-        assert!(up.bypasses("corp.example"));
-        assert!(up.bypasses("x.dev"));
-        assert!(!up.bypasses("example.com"));
-        assert!(Upstream::parse("socks5://127.0.0.1:1080", None).is_err());
-        assert!(Upstream::parse("http://", None).is_err());
     }
 }

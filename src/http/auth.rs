@@ -11,6 +11,7 @@ use axum::http::{Response, StatusCode, header};
 use axum::middleware::Next;
 
 use super::rejection;
+use super::server::Unauthenticated;
 use crate::config::ApiKey;
 use crate::metrics::Metrics;
 use crate::rpc::error::ErrorKind;
@@ -24,7 +25,13 @@ pub struct AuthState {
 pub async fn require_api_key(State(state): State<AuthState>, request: Request, next: Next) -> Response<Body> {
     let presented = presented_key(&request);
     match presented {
-        Some(key) if constant_time_eq(key.as_bytes(), state.key.expose().as_bytes()) => next.run(request).await,
+        Some(key) if constant_time_eq(key.as_bytes(), state.key.expose().as_bytes()) => {
+            // The connection is a known client's now: it leaves the unauthenticated count.
+            if let Some(place) = request.extensions().get::<Unauthenticated>() {
+                place.authenticated();
+            }
+            next.run(request).await
+        }
         other => {
             state.metrics.http_rejected.with_label_values(&["401"]).inc();
             let message = if other.is_some() {

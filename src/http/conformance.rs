@@ -8,7 +8,7 @@
 //! - invalid JSON: one `-32700 Parse error`, id null;
 //! - not a request object (wrong `jsonrpc`, a `method` that is not a string, an `id` that is not a
 //!   string, number or null, `params` that are neither object nor array): `-32600`, id null;
-//! - an empty batch: one `-32600`;
+//! - an empty batch, or one of more than [`MAX_BATCH`] requests: one `-32600` (naming the cap);
 //! - a method that does not exist: `-32601`, naming the one probably meant;
 //! - notifications (no `id`) run, and get no answer: a request or batch of only notifications is
 //!   answered with HTTP 204 and no body;
@@ -24,6 +24,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::rpc::error::ErrorKind;
+
+/// Requests a batch may hold (each is a call, and each is counted by the rate limit); the same cap
+/// holds over WebSocket, where `rpc::answers` checks it.
+pub use crate::rpc::answers::MAX_BATCH;
 
 /// What to do with a POSTed body.
 #[derive(Debug, PartialEq)]
@@ -99,6 +103,14 @@ pub fn prepare(
             count(Rejection { kind: ErrorKind::InvalidRequest });
             return Prepared::Answer(Some(error(ErrorKind::InvalidRequest, "null", "an empty batch is not a request")));
         }
+        if items.len() > MAX_BATCH {
+            count(Rejection { kind: ErrorKind::InvalidRequest });
+            let why = format!(
+                "a batch holds at most {MAX_BATCH} requests and this one has {}: split it (nothing in it was run)",
+                items.len()
+            );
+            return Prepared::Answer(Some(error(ErrorKind::InvalidRequest, "null", &why)));
+        }
         let mut entries = Vec::with_capacity(items.len());
         let mut forward = Vec::new();
         for item in items {
@@ -171,7 +183,7 @@ fn classify(
         count(Rejection { kind: ErrorKind::MethodNotFound });
         let Some(id) = envelope.id else { return Entry::Notification };
         let hint = suggest(&method).map(|m| format!(" (did you mean {m}?)")).unwrap_or_default();
-        let why = format!("there is no method {method:?}{hint}; rpc.discover lists them all");
+        let why = format!("there is no method {}{hint}; rpc.discover lists them all", crate::quote::quote(&method));
         return Entry::Local(error(ErrorKind::MethodNotFound, id.get(), &why));
     }
     let params = envelope.params.map(|p| format!(",\"params\":{}", p.get())).unwrap_or_default();
@@ -309,6 +321,16 @@ mod tests {
     fn an_empty_batch_is_one_invalid_request() {
         let answer = answered("[]");
         assert_eq!(answer["error"]["code"], -32600, "one answer, not an array: {answer}");
+    }
+
+    #[test]
+    fn a_batch_over_the_cap_is_one_invalid_request_naming_it() {
+        let call = r#"{"jsonrpc":"2.0","method":"ok","id":1}"#;
+        let batch = |n: usize| format!("[{}]", vec![call; n].join(","));
+        assert!(matches!(run(&batch(MAX_BATCH)).0, Prepared::Forward { .. }));
+        let answer = answered(&batch(MAX_BATCH + 1));
+        assert_eq!((answer["error"]["code"].as_i64(), &answer["id"]), (Some(-32600), &Value::Null));
+        assert!(answer["error"]["message"].as_str().unwrap().contains("at most 50 requests and this one has 51"));
     }
 
     #[test]

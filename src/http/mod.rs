@@ -1,6 +1,9 @@
 //! The HTTP side: the router and the layers in front of `/rpc`.
 //!
-//! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body cap (413).
+//! `/rpc` and `/mcp` sit behind, outermost first: rate limit (429), API key (401), body deadline
+//! (408) and cap (413). Connections are accepted by `server` (header deadline, a per-address cap
+//! on connections that have not authenticated yet). What rmcp answers itself on `/mcp` is put
+//! into the error contract (`mcp_errors`).
 //! `/healthz`, `/readyz` and `/metrics` (see `probes`) need no API key. Every response carries an `x-request-id` (taken from
 //! the request or generated) and `cache-control: no-store`; everything logged while a request is
 //! handled carries that id (the `request` span).
@@ -9,10 +12,12 @@ pub mod auth;
 pub mod body_limit;
 pub mod conformance;
 pub mod forwarded;
+pub mod mcp_errors;
 pub mod probes;
 pub mod rate_limit;
 pub mod rejection;
 pub mod rpc_service;
+pub mod server;
 
 use std::sync::Arc;
 
@@ -24,6 +29,7 @@ use tower::ServiceBuilder;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::browser::SessionManager;
 use crate::config::ApiKey;
@@ -42,26 +48,34 @@ pub struct HttpParts {
     pub metrics_key: Option<Arc<ApiKey>>,
     /// With REPLICA_ID: `/mcp` requests for other replicas' MCP sessions go there.
     pub mcp_owners: Option<forwarded::McpOwners>,
+    /// READ_TIMEOUT_MS: a body that stalls this long is refused.
+    pub read_timeout: std::time::Duration,
 }
 
 pub fn router(parts: HttpParts) -> Router {
     let auth = auth::AuthState { key: parts.api_key.clone(), metrics: parts.metrics.clone() };
     // Only a replica has peers whose forwarded requests skip its rate limit.
     let peer_key = parts.mcp_owners.as_ref().map(|_| parts.api_key.clone());
-    let body = body_limit::BodyLimitState { max_bytes: parts.max_body_bytes, metrics: parts.metrics.clone() };
+    let body = body_limit::BodyLimitState {
+        max_bytes: parts.max_body_bytes,
+        read_timeout: parts.read_timeout,
+        metrics: parts.metrics.clone(),
+    };
     let rpc = parts.rpc;
     // /mcp: the same key, rate limit and body cap as /rpc (its transport streams, so its body is
     // not buffered first; rmcp enforces the cap while reading).
     let mcp_routes = Router::new().nest_service("/mcp", parts.mcp).layer(
         ServiceBuilder::new()
             .layer(from_fn(session_deleted_is_204))
+            .layer(from_fn(mcp_errors::in_contract))
             .layer(forwarded::UnlessForwardedLayer::new(
                 rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
                 peer_key.clone(),
             ))
             .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
             .layer(from_fn_with_state(parts.mcp_owners, forwarded::mcp_to_owner))
-            .layer(from_fn_with_state(body.clone(), body_limit::json_413))
+            .layer(from_fn_with_state(body.clone(), body_limit::json_rejections))
+            .layer(RequestBodyTimeoutLayer::new(parts.read_timeout))
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );
     // A call another replica forwarded was counted by the rate limit where the client sent it.
@@ -72,7 +86,8 @@ pub fn router(parts: HttpParts) -> Router {
             ServiceBuilder::new()
                 .layer(limit)
                 .layer(from_fn_with_state(auth, auth::require_api_key))
-                .layer(from_fn_with_state(body, body_limit::json_413))
+                .layer(from_fn_with_state(body, body_limit::json_rejections))
+                .layer(RequestBodyTimeoutLayer::new(parts.read_timeout))
                 .layer(RequestBodyLimitLayer::new(parts.max_body_bytes))
                 .map_request(|request: axum::http::Request<_>| request.map(axum::body::Body::new))
                 .layer(from_fn(body_limit::buffer_body)),
@@ -86,6 +101,14 @@ pub fn router(parts: HttpParts) -> Router {
         .with_state(probes)
         .merge(rpc_routes)
         .merge(mcp_routes)
+        .fallback(|| async {
+            rejection::response(
+                axum::http::StatusCode::NOT_FOUND,
+                crate::rpc::error::ErrorKind::InvalidRequest,
+                "no such endpoint: the service answers POST /rpc (and a WebSocket there), /mcp, /healthz, /readyz \
+                 and /metrics",
+            )
+        })
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -1,13 +1,23 @@
-//! Per-client-IP rate limiting of `/rpc` (RATE_LIMIT_MAX requests a minute) with tower-governor.
+//! Per-client-IP rate limiting of `/rpc` and `/mcp` (RATE_LIMIT_MAX a minute) with tower-governor.
 //!
 //! A token bucket: a client may burst up to the whole minute's allowance, then gets one more
-//! request every 60 s / RATE_LIMIT_MAX. Over the limit: HTTP 429 with Retry-After and a JSON body.
+//! request every 60 s / RATE_LIMIT_MAX. Every HTTP request takes a token before anything else (the
+//! API key included) is looked at; over the limit it gets HTTP 429 with Retry-After and a JSON body.
+//!
+//! Every *call* counts too, from the same bucket ([`PerCall`], the RPC layer's `CallGate`): the
+//! first call of a request (or of a WebSocket connection) was paid for by the request, each
+//! further one of a batch or a WebSocket takes its own token, and one over the limit is answered
+//! `rate_limited` on its own while the others run.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::http::{Response, StatusCode};
+use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;
 use tokio_util::sync::CancellationToken;
 use tower_governor::GovernorError;
@@ -17,7 +27,9 @@ use tower_governor::key_extractor::PeerIpKeyExtractor;
 
 use super::rejection;
 use crate::metrics::Metrics;
-use crate::rpc::error::ErrorKind;
+use crate::replica::ForwardedBy;
+use crate::rpc::CallGate;
+use crate::rpc::error::{ApiError, ErrorKind};
 
 pub type Config = GovernorConfig<PeerIpKeyExtractor, NoOpMiddleware<governor::clock::QuantaInstant>>;
 
@@ -27,6 +39,7 @@ pub fn config(per_minute: u32) -> Arc<Config> {
         .per_millisecond(period_ms)
         .burst_size(per_minute.max(1))
         .finish()
+        // Infallible: at start-up, with a period and burst of at least 1.
         .expect("a non-zero period and burst");
     Arc::new(config)
 }
@@ -53,6 +66,51 @@ fn too_many(error: GovernorError, metrics: &Metrics) -> Response<Body> {
             response
         }
         other => rejection::response(StatusCode::INTERNAL_SERVER_ERROR, ErrorKind::InternalError, &other.to_string()),
+    }
+}
+
+/// The token an HTTP request (or a WebSocket upgrade) took, spent by its first call.
+#[derive(Clone, Debug, Default)]
+pub struct Prepaid(Arc<AtomicBool>);
+
+impl Prepaid {
+    pub fn new() -> Self {
+        Self(Arc::new(AtomicBool::new(true)))
+    }
+
+    /// True the first time: that call is paid for.
+    fn spend(&self) -> bool {
+        self.0.swap(false, Ordering::SeqCst)
+    }
+}
+
+/// The per-call rate limit: the same bucket per client IP as the HTTP layer's.
+pub struct PerCall {
+    config: Arc<Config>,
+    metrics: Metrics,
+}
+
+impl PerCall {
+    pub fn new(config: Arc<Config>, metrics: Metrics) -> Self {
+        Self { config, metrics }
+    }
+}
+
+impl CallGate for PerCall {
+    fn admit(&self, extensions: &jsonrpsee::Extensions) -> Result<(), ApiError> {
+        // A call another replica forwarded was counted where the client sent it.
+        if extensions.get::<ForwardedBy>().is_some() || extensions.get::<Prepaid>().is_some_and(Prepaid::spend) {
+            return Ok(());
+        }
+        let Some(ConnectInfo(peer)) = extensions.get::<ConnectInfo<SocketAddr>>() else { return Ok(()) };
+        match self.config.limiter().check_key(&peer.ip()) {
+            Ok(()) => Ok(()),
+            Err(not_until) => {
+                self.metrics.http_rejected.with_label_values(&["429"]).inc();
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                Err(ApiError::RateLimited { retry_after_s: wait.as_secs_f64().ceil().max(1.0) as u64 })
+            }
+        }
     }
 }
 

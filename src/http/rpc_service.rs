@@ -13,23 +13,28 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, Response, StatusCode, header};
 use jsonrpsee::Methods;
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, StopHandle};
 use tower::Service;
+use tower::layer::util::{Identity, Stack};
 
 use super::conformance::{self, Prepared};
+use super::rate_limit::Prepaid;
 use super::rejection;
 use crate::metrics::Metrics;
+use crate::rpc::answers::{AnswersLayer, TRANSPORT_LIMIT};
 use crate::rpc::error::ErrorKind;
 
-/// Batches longer than this are refused (each entry is a browser call).
-const MAX_BATCH: u32 = 50;
+/// How many times MAX_BODY_BYTES a WebSocket message may be before jsonrpsee itself refuses it
+/// (HTTP bodies are capped at MAX_BODY_BYTES before jsonrpsee sees them).
+pub const WS_MESSAGE_FACTOR: usize = 4;
 
 /// Cheap to clone (one `Arc`): the router clones it for every request.
 #[derive(Clone)]
 pub struct RpcService(Arc<Inner>);
 
 struct Inner {
-    builder: jsonrpsee::server::TowerServiceBuilder<tower::layer::util::Identity, tower::layer::util::Identity>,
+    builder: jsonrpsee::server::TowerServiceBuilder<Stack<AnswersLayer, Identity>, Identity>,
     methods: Methods,
     stop: StopHandle,
     /// Every method's name, for calls to methods that do not exist.
@@ -45,25 +50,49 @@ impl RpcService {
         stop: StopHandle,
         max_body_bytes: usize,
     ) -> Self {
-        let max = u32::try_from(max_body_bytes).unwrap_or(u32::MAX);
+        // Batch lengths, answer sizes and a WebSocket call's size (MAX_BODY_BYTES, as an HTTP
+        // body) are checked by `rpc::answers` (a POSTed batch's length by `conformance` before
+        // that), which answers them in our error contract; jsonrpsee's own limits sit above it.
+        // jsonrpsee reads a WebSocket message up to its request limit: past WS_MESSAGE_FACTOR ×
+        // MAX_BODY_BYTES it answers `-32007` itself.
+        let max = u32::try_from(max_body_bytes.saturating_mul(WS_MESSAGE_FACTOR)).unwrap_or(u32::MAX);
         let config = ServerConfig::builder()
             .max_request_body_size(max)
-            .max_response_body_size(64 * 1024 * 1024)
-            .set_batch_request_config(BatchRequestConfig::Limit(MAX_BATCH))
+            .max_response_body_size(TRANSPORT_LIMIT as u32)
+            .set_batch_request_config(BatchRequestConfig::Unlimited)
             .build();
-        let builder = Server::builder().set_config(config).to_service_builder();
-        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names: names.into(), metrics }))
+        let names: Arc<[String]> = names.into();
+        let answers = RpcServiceBuilder::new().layer(AnswersLayer::new(names.clone(), max_body_bytes));
+        let builder = Server::builder().set_config(config).set_rpc_middleware(answers).to_service_builder();
+        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names, metrics }))
     }
 
-    pub async fn handle(self, request: Request) -> Result<Response<Body>, Infallible> {
+    pub async fn handle(self, mut request: Request) -> Result<Response<Body>, Infallible> {
+        // The rate limit's token this request took pays for its first call (see `rate_limit`).
+        request.extensions_mut().insert(Prepaid::new());
         let is_json = request
             .headers()
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
-        if request.method() != Method::POST || !is_json {
-            // WebSocket upgrades, and what jsonrpsee refuses itself (415, 405).
-            return Ok(self.jsonrpsee(request).await);
+        if request.method() != Method::POST {
+            if jsonrpsee::server::ws::is_upgrade_request(&request) {
+                return Ok(self.jsonrpsee(request).await);
+            }
+            let mut refused = rejection::response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorKind::InvalidRequest,
+                "/rpc takes POST with a JSON body, or a WebSocket upgrade (GET with Upgrade: websocket)",
+            );
+            refused.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+            return Ok(refused);
+        }
+        if !is_json {
+            return Ok(rejection::response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorKind::InvalidRequest,
+                "send the body as JSON with the header content-type: application/json",
+            ));
         }
         let (mut parts, body) = request.into_parts();
         // The body was buffered (and capped) by the layers in front.

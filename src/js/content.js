@@ -1,6 +1,7 @@
-// page.content: the document's current (post-JavaScript) HTML, with its doctype.
-// Runs in the helper world; returns {ok: html}.
-function () {
+// page.content: the document's current (post-JavaScript) HTML, with its doctype, at most `limit`
+// characters of it (UTF-16 units, as JavaScript counts) and its whole length.
+// Runs in the helper world; returns {ok: {html, length}}.
+function (limit) {
   const dt = document.doctype;
   let doctype = '';
   if (dt) {
@@ -9,5 +10,6 @@ function () {
       (dt.systemId ? (dt.publicId ? '' : ' SYSTEM') + ' "' + dt.systemId + '"' : '') + '>\n';
   }
   const root = document.documentElement;
-  return { ok: doctype + (root ? root.outerHTML : '') };
+  const html = doctype + (root ? root.outerHTML : '');
+  return { ok: { html: html.length > limit ? html.slice(0, limit) : html, length: html.length } };
 }

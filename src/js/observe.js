@@ -1,7 +1,8 @@
 // assert.*: what the page shows now, for the service to compare with what was expected.
 // Arguments: spec (see lib.js query), then element handles for role and ref targets.
-// Returns {ok: {count, visible, texts, value, checked}}: how many elements match, how many of them
-// are visible, and of the first few matches their visible text, value and checked state.
+// Returns {ok: {count, visible, texts, values, passwords, checked}}: how many elements match, how
+// many of them are visible, and of the first few matches their visible text, value, whether they
+// are password fields (whose value the service compares but never shows) and checked state.
 function (spec, ...handles) {
   const tb = globalThis.__textBrowser;
   const { elements, error } = tb.find(spec, handles);
@@ -16,6 +17,7 @@ function (spec, ...handles) {
       visible: elements.filter(shown).length,
       texts: first.map((el) => (shown(el) ? tb.elementText(el) : '')),
       values: first.map(value),
+      passwords: first.map((el) => el instanceof HTMLInputElement && el.type === 'password'),
       checked: first.map(checked),
     },
   };

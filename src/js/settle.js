@@ -1,13 +1,19 @@
-// page.evaluate, second step: `this` is the object the user's expression produced (in the page's
-// own world). A function is called with the caller's `arg`; a promise is awaited; the outcome is
-// returned as JSON text, or as a clear reason why it cannot be JSON.
-// Returns {json: string|undefined} or {error: reason}.
-async function (arg) {
+// page.evaluate, last step: `this` is what the user's expression produced (in the page's own world,
+// a function already called with the caller's `arg`). A promise is awaited for at most `sliceMs`:
+// one browser command may not wait longer than 30 s, so a longer wait is several calls of this.
+// The outcome is returned as JSON text, or as a clear reason why it cannot be JSON.
+// JSON longer than `maxChars` is not sent: its length is.
+// Returns {json: string|undefined}, {pending: true} (still unsettled after sliceMs), {tooLarge: length}
+// or {error: reason}.
+async function (sliceMs, maxChars) {
   let value = this;
-  if (typeof value === 'function') {
-    value = value(arg);
+  if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function') {
+    const unsettled = {};
+    value = await Promise.race([value, new Promise((resolve) => setTimeout(() => resolve(unsettled), sliceMs))]);
+    if (value === unsettled) {
+      return { pending: true };
+    }
   }
-  value = await value;
   const describe = (v) => {
     if (typeof Node !== 'undefined' && v instanceof Node) {
       const name = v.nodeName ? v.nodeName.toLowerCase() : 'node';
@@ -54,6 +60,9 @@ async function (arg) {
   }
   if (problem !== null) {
     return { error: problem };
+  }
+  if (json !== undefined && json.length > maxChars) {
+    return { tooLarge: json.length };
   }
   return { json };
 }

@@ -5,6 +5,9 @@
 //! - `server`: one MCP session, owning one browser session, running tools as JSON-RPC methods
 //! - `sessions`: rmcp's session store, with ids that name their replica (REPLICA_ID)
 //!
+//! What rmcp answers itself (plain-text refusals, JSON-RPC errors without data) is put into the
+//! service's error contract in front of it (`http::mcp_errors`).
+//!
 //! rmcp's transport checks `Host` and `Origin` (its DNS-rebinding rule): MCP_ALLOWED_HOSTS and
 //! MCP_ALLOWED_ORIGINS (none by default: a request carrying any `Origin` is refused).
 
@@ -23,6 +26,11 @@ use crate::rpc::{MethodSpec, RpcContext};
 pub use server::BrowserTools;
 use sessions::ReplicaSessions;
 pub use tools::Toolbox;
+
+/// The most bytes `tools/list` may answer with, every tool included: an agent pays them in its
+/// context on every turn (issue 27: half of what the tools cost before, and less than Playwright
+/// MCP's 17.6 KB). A unit test and the MCP SDK test fail past it.
+pub const TOOLS_LIST_BUDGET: usize = 16_000;
 
 /// The /mcp service type, as the router mounts it.
 pub type McpService = StreamableHttpService<BrowserTools, ReplicaSessions>;

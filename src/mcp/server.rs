@@ -24,13 +24,21 @@ use crate::browser::CloseReason;
 use crate::rpc::RpcContext;
 use crate::rpc::error::{ApiError, ErrorKind};
 
-/// What `initialize` tells the agent about using the tools.
-const INSTRUCTIONS: &str = "A real Chromium, one isolated browser session per MCP session. \
-    navigate to a URL, then read with snapshot (elements you can act on carry refs like e5) or text \
-    (pass a selector to read one container), act with click/fill/press/type/select/hover by ref or \
-    selector: each action answers with its effects (requests it caused with status and error bodies, \
-    console errors with their source line, dialogs, popups). console and network drain what happened \
-    since the last pull. Errors carry a kind and a remediation; follow it. close ends the browser session.";
+/// What `initialize` tells the agent about using the tools: the params many tools share are
+/// described here once rather than in every tool's schema (see `tools`).
+const INSTRUCTIONS: &str = "A real Chromium; this MCP session owns one isolated browser session \
+    (closed with it, or by close). navigate waits until the page's own requests have settled, then \
+    read it with snapshot (elements you can act on carry refs like e5) or text. Act by ref (e5, from \
+    the latest snapshot) or selector (CSS, role=button[name=\"Save\"], text=Save, xpath=//button). \
+    An action answers with its effects (requests it caused with status, failed ones with their \
+    bodies; console and page errors with their source line; dialogs, popups, navigation, requests \
+    still pending) and page: where the page is now. Every action also takes settleMs (how long to \
+    wait for the requests it started, default 2000), snapshot (true: the page after it; \"diff\": \
+    only the lines changed since the last snapshot; {ref} or {selector}: one element) and \
+    maxChars (that snapshot's cap). Every page tool takes tab_id (from tabs or an action's \
+    popups; default the active tab) and timeout (ms). console and network drain what happened \
+    since their last call; response_body returns a request's whole body. Dialogs are dismissed \
+    unless dialog armed an answer first. Errors carry data.kind and data.remediation: follow it.";
 
 pub struct BrowserTools {
     ctx: Arc<RpcContext>,
@@ -45,10 +53,12 @@ impl BrowserTools {
     }
 
     async fn run(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Vec<ContentBlock>, ApiError> {
-        let Some(&method) = self.toolbox.methods.get(tool) else {
-            let known: Vec<&String> = self.toolbox.methods.keys().collect();
+        let Some(route) = self.toolbox.methods.get(tool) else {
+            let mut known: Vec<&String> = self.toolbox.methods.keys().collect();
+            known.sort_unstable();
             return Err(ApiError::invalid("name", format!("there is no tool {tool:?} (tools: {known:?})")));
         };
+        let method = route.method;
         if arguments.contains_key("session_id") {
             return Err(ApiError::invalid(
                 "session_id",
@@ -74,12 +84,17 @@ impl BrowserTools {
             }
         };
         let tab = arguments.get("tab_id").and_then(Value::as_str).map(str::to_owned);
+        let mut arguments = arguments;
+        for (key, value) in &route.defaults {
+            arguments.entry(key.clone()).or_insert_with(|| value.clone());
+        }
         let mut params = Value::Object(arguments);
         params["session_id"] = json!(id);
         match self.ctx.invoke(method, &params).await {
             Ok(mut result) => {
-                if result.get("effects").is_some() {
+                if result.get("effects").is_some() && result.get("page").is_none() {
                     // After an action, where the page is now: the agent's next decision needs it.
+                    // (An action asked for a `snapshot` says so in its own `page` already.)
                     result["page"] = self.where_now(&id, tab.as_deref()).await;
                 }
                 Ok(render(method, result))
@@ -103,8 +118,16 @@ impl BrowserTools {
 }
 
 /// A method's result as MCP content: text and snapshots as they read, images as images, the
-/// rest as compact JSON.
+/// rest as compact JSON. An action's snapshot (`snapshot: true | "diff"`) is a text block of its
+/// own after the JSON, whose `page` keeps the URL, title and counts.
 fn render(method: &str, mut result: Value) -> Vec<ContentBlock> {
+    if let Some(snapshot) = result.pointer_mut("/page/snapshot").map(Value::take) {
+        if let Some(page) = result.get_mut("page").and_then(Value::as_object_mut) {
+            page.remove("snapshot");
+        }
+        let text = snapshot.as_str().unwrap_or_default().to_owned();
+        return vec![ContentBlock::text(result.to_string()), ContentBlock::text(text)];
+    }
     let mut take = |field: &str| result.as_object_mut().and_then(|o| o.remove(field));
     match method {
         "screenshot" => {

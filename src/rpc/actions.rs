@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Block, BlockRole, Call, MethodSpec, ParamSet, Params, page_method};
+use super::registry::{Block, BlockRole, Call, Hints, MethodSpec, ParamSet, Params, page_method};
 use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
 use crate::browser::pointer::{Offset, PointerTarget};
@@ -261,35 +261,21 @@ where
 /// navigation, the call returns once the new page has loaded.
 ///
 /// Faithful to the user: before scrolling, it checks what a user at the current scroll position
-/// would hit at the element's centre; when that is something else, the answer says so although
-/// the click then went through — `userWouldHit: {element, invisible, visible, catchesPointer,
-/// rect}` (an invisible fixed layer that swallows clicks there) with `scrolledBy: {x, y}`. With
-/// `scroll: false` it acts where the element is now and fails with `element_covered` (`data.cover`:
-/// what a user would hit, its box, whether it can be seen) or `element_outside_viewport`. With `x`
-/// and `y` instead of an element it clicks at that viewport point, on whatever is there (`hit`).
+/// would hit at the element's centre; when that is something else the answer says so although the
+/// click went through (`userWouldHit`, `scrolledBy`). With `scroll: false` it acts where the
+/// element is now and fails with `element_covered` (`data.cover`) or `element_outside_viewport`.
+/// With `x` and `y` instead of an element it clicks at that viewport point (`hit`).
 ///
-/// Every action (`page.click`, `page.fill`, `page.press`, `page.fillForm`) answers `{"ok",
-/// "signals", "effects"}`. `effects` says what the action caused, waiting for it up to `settleMs`
-/// (not for bodies the page never reads), times in ms after the action began: the fetch/XHR/document
-/// requests it started (`{method, url, status | failure, startMs, endMs, initiator}`, failed ones
-/// with the first 1 KB of their request and response bodies and a `requestId` for
-/// `network.body`; past eight, the successful ones grouped by endpoint in `groups`), other loads
-/// counted (`otherRequests`), `facts` (requests that finished out of order and the DOM change
-/// after the last; requests awaited one after another), the DOM `changes` it caused (`+12
-/// #results: 3 items replaced`), console errors and page errors with their location and source
-/// line (3 each, then `moreConsoleErrors` / `morePageErrors`; a page error thrown while the page
-/// handled a response says `during: "response of GET /api/x 200"`), `navigated` (`{url, title,
-/// status}`) when it led to a new document, and `pending` requests still in flight. It also says
-/// why: `reached` lists the listeners the action's events ran through on the element, its
-/// ancestors, the document and the window (`click on button#save → saveProfile (/app.js:36)`), or
-/// is `"no listener"` with `noListenerBecause` (the element was replaced by a render, and its
-/// listeners are left on the detached node it replaced); `byDefault` what the browser did with the
-/// click, submission or Enter (a form submitted, a link followed, nothing for `type="button"`, or
-/// which listener's `preventDefault` stopped it); `stillBusy` when, with nothing pending, the
-/// control shows a busy sign since the action (`button#export "Preparing export…" [disabled] for
-/// 2.1 s, nothing pending (POST /api/exports failed: 503)`). With `snapshot` it also returns the
-/// page once settled — `"page": {"url", "title", "snapshot", "refs", "truncated"}` — so an agent
-/// needs one call per step.
+/// Every action answers `{"ok", "signals", "effects"}`. `effects` (the `Effects` schema) says what
+/// the action caused, waited for up to `settleMs`, in ms after the action began: the requests it
+/// started with their times (failed ones with their bodies' first 1 KB), `facts` derived from those
+/// times, DOM `changes`, console and page errors with their source line (and `during` which
+/// response they were thrown), dialogs, downloads, popups, `navigated` and what is still `pending`.
+/// And why: `reached`, the listeners its events ran (`click on button#save → saveProfile
+/// (/app.js:36)`), or `"no listener"` with `noListenerBecause`; `byDefault`, what the browser did
+/// (a form submitted, a link followed, or which `preventDefault` stopped it); `stillBusy` when a
+/// control stays busy with nothing pending. With `snapshot` it also returns the page once settled
+/// (`"page": {"url", "title", "snapshot", "refs", "truncated"}`): one call per step.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {
@@ -393,13 +379,13 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.click", "Click an element once it is visible, enabled, stable and not covered.", click)
             .example(r#"{"selector":"role=button[name=\"New Project\"]"}"#)
-            .tool("click"),
+            .tool("click", Hints::ACT),
         action("page.fill", "Replace an input's value, typing like a user.", fill)
             .example(r##"{"selector":"#project-name","value":"Zephyr"}"##)
-            .tool("fill"),
+            .tool("fill", Hints::ACT),
         action("page.press", "Press a key or combination (Enter, Control+A) on an element.", press)
             .example(r##"{"selector":"#project-name","key":"Enter"}"##)
-            .tool("press"),
+            .tool("press", Hints::ACT),
         page_method(
             "page.fillForm",
             "Fill text fields, selects, checkboxes and radios in one call, optionally submit; returns the effects.",
@@ -408,7 +394,8 @@ pub fn methods() -> Vec<MethodSpec> {
         )
         .example(
             r##"{"fields":[{"selector":"#email","value":"ada@example.com"},{"selector":"#plan","value":"Pro"},{"selector":"#terms","value":true}],"submit":"role=button[name=\"Sign up\"]"}"##,
-        ),
+        )
+        .tool("fill_form", Hints::ACT),
     ]
 }
 

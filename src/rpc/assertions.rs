@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{BrowserError, Expect, Page, Target, UrlPattern};
 
 const TIMEOUT_MS: u64 = 5_000;
@@ -97,7 +97,7 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("assert.text", "Wait until the page or an element shows a text.", TIMEOUT_MS, text)
             .example(r##"{"selector":"#members","text":"Grace Hopper"}"##)
-            .tool("assert_text"),
+            .tool("assert_text", Hints::READ),
         page_method("assert.visible", "Wait until an element is visible.", TIMEOUT_MS, visible)
             .example(r#"{"selector":"role=menu"}"#),
         page_method("assert.hidden", "Wait until no matching element is visible.", TIMEOUT_MS, hidden)

@@ -6,21 +6,22 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{MAX_DIALOG_ARM, Page};
 
 const TIMEOUT_MS: u64 = 5_000;
 
-/// Arms the answer to the page's next dialog: `accept` it (a `confirm` returns true, a `prompt`
-/// returns `promptText` or its default text, a `beforeunload` lets the page go) or dismiss it.
+/// Arms the answer to the page's next dialog: `accept` it (a `prompt` then returns `promptText` or
+/// its default) or dismiss it.
 /// Arm first, then act: the action's `effects.dialogs` says which dialog opened and how it was
-/// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one; each
-/// dialog is also filed in `logs.pull` (kind `dialog`). The last arm wins; an arm answers one
+/// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one —
+/// except `beforeunload` ("Leave site?"), which is accepted, so a navigation is never held up;
+/// each dialog is also filed in `logs.pull` (kind `dialog`). The last arm wins; an arm answers one
 /// dialog and expires after `timeoutMs` (default and at most 120000).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DialogArmParams {
-    /// true: accept (OK); false: dismiss (Cancel).
+    /// true accepts (OK), false dismisses (Cancel).
     pub accept: bool,
     /// What an accepted prompt returns (default: the prompt's default text).
     pub prompt_text: Option<String>,
@@ -46,7 +47,8 @@ pub fn methods() -> Vec<MethodSpec> {
             TIMEOUT_MS,
             arm,
         )
-        .example(r#"{"accept":true,"promptText":"Zephyr"}"#),
+        .example(r#"{"accept":true,"promptText":"Zephyr"}"#)
+        .tool("dialog", Hints::SET),
     ]
 }
 

@@ -38,7 +38,8 @@ pub struct DownloadsListResult {
 }
 
 /// Returns a completed download's bytes, base64 (at most 10 MiB), by the name the page gave it
-/// (the newest one of that name).
+/// (the newest one of that name). One still arriving is `download_pending`; one that was cancelled
+/// (by the page, or past DOWNLOAD_MAX_BYTES) has no file: `download_canceled`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DownloadsReadParams {
     /// The file's name, as downloads.list shows it.

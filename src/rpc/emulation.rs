@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{ColorScheme, Media, MediaType, Page, ReducedMotion, Viewport};
 
 const TIMEOUT_MS: u64 = 10_000;
@@ -23,7 +23,7 @@ pub struct SetViewportParams {
     pub height: u32,
     /// 0.5 to 4 (default 1).
     pub device_scale_factor: Option<f64>,
-    /// Default false.
+    /// Lay the page out as a phone does (default false).
     pub is_mobile: Option<bool>,
 }
 
@@ -64,14 +64,16 @@ pub struct EmulateMediaResult {
 pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("page.setViewport", "Resize the viewport; optionally emulate a phone.", TIMEOUT_MS, set_viewport)
-            .example(r#"{"width":390,"height":844,"deviceScaleFactor":3,"isMobile":true}"#),
+            .example(r#"{"width":390,"height":844,"deviceScaleFactor":3,"isMobile":true}"#)
+            .tool("viewport", Hints::SET),
         page_method(
             "page.emulateMedia",
             "Emulate dark mode, reduced motion or print media.",
             TIMEOUT_MS,
             emulate_media,
         )
-        .example(r#"{"colorScheme":"dark"}"#),
+        .example(r#"{"colorScheme":"dark"}"#)
+        .tool("emulate", Hints::SET),
     ]
 }
 
@@ -82,8 +84,8 @@ async fn set_viewport(call: Call, page: Page, p: SetViewportParams) -> Result<Se
         device_scale_factor: p.device_scale_factor,
         is_mobile: p.is_mobile,
     };
-    let param =
-        if p.device_scale_factor.is_some_and(|f| !(0.5..=4.0).contains(&f)) { "deviceScaleFactor" } else { "width" };
+    // The param to change: the scale when it is out of range or what makes the area too large.
+    let param = if p.device_scale_factor.is_some_and(|f| f != 1.0) { "deviceScaleFactor" } else { "width" };
     viewport.validate().map_err(|message| ApiError::invalid(param, message))?;
     page.set_viewport(viewport, call.deadline).await?;
     Ok(SetViewportResult { viewport })

@@ -82,8 +82,10 @@ kinds! {
         "Check that the server behind the URL is running and reachable from the service, then retry."),
     EvaluationFailed => ("evaluation_failed", -32006,
         "Fix the JavaScript; the message carries the exception the page threw."),
-    ResultNotSerializable => ("result_not_serializable", -32007,
+    ResultNotSerializable => ("result_not_serializable", -32026,
         "Return plain JSON data from the expression, e.g. el.textContent instead of el."),
+    ResultTooLarge => ("result_too_large", -32023,
+        "Ask for less in one answer: a smaller maxChars, a narrower selector or expression, or one call at a time instead of a batch."),
     InvalidSelector => ("invalid_selector", -32008,
         "Fix the selector: CSS by default, or role=button[name=\"Save\"], text=Sign in, xpath=//button."),
     ElementNotFound => ("element_not_found", -32009,
@@ -102,6 +104,10 @@ kinds! {
         "Scroll the element into view first (page.scroll with its selector), or act without scroll:false, which brings it to the middle of the viewport."),
     AssertionFailed => ("assertion_failed", -32019,
         "Read data.actual: it is what the page showed until the timeout; fix the app, or the expectation if the page is right."),
+    DownloadPending => ("download_pending", -32024,
+        "Wait until downloads.list shows the file as completed, then read it."),
+    DownloadCanceled => ("download_canceled", -32025,
+        "Start the download again if the page cancelled it; one that grew past DOWNLOAD_MAX_BYTES needs a larger limit from the operator."),
     AxeUnavailable => ("axe_unavailable", -32014,
         "Install axe-core (bash .ci/setup, or npm install axe-core) or point AXE_CORE_PATH at axe.min.js."),
     BrowserUnavailable => ("browser_unavailable", -32010,
@@ -113,7 +119,7 @@ kinds! {
     PayloadTooLarge => ("payload_too_large", -32021,
         "Send a smaller request body (the limit is MAX_BODY_BYTES); split large batches."),
     RateLimited => ("rate_limited", -32022,
-        "Wait the number of seconds in the Retry-After header, then retry."),
+        "Wait the number of seconds in the Retry-After header (or data.retryAfter), then retry."),
     WrongReplica => ("wrong_replica", -32030,
         "Send calls for this session to the replica that owns it (data.owner, at data.ownerUrl), e.g. open the WebSocket there, or create the session over this connection so it lives on this replica."),
     ReplicaUnavailable => ("replica_unavailable", -32031,
@@ -136,6 +142,8 @@ impl ErrorKind {
             | Self::UrlNotAllowed
             | Self::EvaluationFailed
             | Self::ResultNotSerializable
+            | Self::ResultTooLarge
+            | Self::DownloadCanceled
             | Self::InvalidSelector
             | Self::NotAllowed
             | Self::StaleRef
@@ -154,6 +162,7 @@ impl ErrorKind {
             | Self::AssertionFailed
             | Self::ElementCovered
             | Self::ElementOutsideViewport
+            | Self::DownloadPending
             | Self::AxeUnavailable
             | Self::BrowserUnavailable
             | Self::BrowserError
@@ -169,12 +178,15 @@ impl ErrorKind {
             BrowserError::SessionNotFound(_) => Self::SessionNotFound,
             BrowserError::SessionClosed(_) => Self::SessionClosed,
             BrowserError::UrlNotAllowed(_) => Self::UrlNotAllowed,
-            BrowserError::Timeout(_) => Self::Timeout,
+            BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => Self::Timeout,
             BrowserError::CapacityExceeded { .. } => Self::CapacityExceeded,
             BrowserError::QueueTimeout { .. } => Self::QueueTimeout,
             BrowserError::NavigationFailed { .. } => Self::NavigationFailed,
             BrowserError::EvaluationFailed(_) => Self::EvaluationFailed,
             BrowserError::NotSerializable(_) => Self::ResultNotSerializable,
+            BrowserError::TooLarge(_) => Self::ResultTooLarge,
+            BrowserError::DownloadPending(_) => Self::DownloadPending,
+            BrowserError::DownloadCanceled(_) => Self::DownloadCanceled,
             BrowserError::InvalidSelector { .. } => Self::InvalidSelector,
             BrowserError::ElementNotFound(_) => Self::ElementNotFound,
             BrowserError::Ambiguous { .. } => Self::AmbiguousSelector,
@@ -201,13 +213,20 @@ pub enum ApiError {
     Browser(BrowserError),
     #[error("internal error: {0}")]
     Internal(String),
+    /// The client's calls are over RATE_LIMIT_MAX; it may call again in `retry_after_s`.
+    #[error(
+        "too many calls from this address (RATE_LIMIT_MAX a minute; each call of a batch or a WebSocket \
+         counts); call again in {retry_after_s} s"
+    )]
+    RateLimited { retry_after_s: u64 },
     /// A failure the page's state explains, with what the page looked like (`data.evidence`).
     #[error("{error}")]
     WithEvidence { error: Box<ApiError>, evidence: Value },
     /// The session belongs to another replica that could not answer for it.
     #[error(transparent)]
     Replica(ReplicaError),
-    /// The error another replica answered, passed on unchanged.
+    /// An error already in its wire form, passed on unchanged: the error another replica
+    /// answered, or one with the passwords its session typed masked in it (`registry::masked`).
     #[error("{message}")]
     Relayed { kind: ErrorKind, code: i32, message: String, data: Option<Value> },
 }
@@ -231,6 +250,7 @@ impl ApiError {
         match self {
             Self::InvalidParams { .. } => ErrorKind::InvalidParams,
             Self::Internal(_) => ErrorKind::InternalError,
+            Self::RateLimited { .. } => ErrorKind::RateLimited,
             Self::Browser(err) => ErrorKind::of(err),
             Self::WithEvidence { error, .. } => error.kind(),
             Self::Replica(ReplicaError::Wrong { .. }) => ErrorKind::WrongReplica,
@@ -244,6 +264,20 @@ impl ApiError {
         let name = data.as_ref().and_then(|d| d["kind"].as_str()).unwrap_or_default();
         let kind = ErrorKind::from_name(name).unwrap_or(ErrorKind::InternalError);
         Self::Relayed { kind, code, message, data }
+    }
+
+    /// A timeout that only says the browser did not answer in time gets the method and how long
+    /// it ran, so the message says what timed out (never which browser command was waiting).
+    pub fn with_call_context(self, method: &str, ran: std::time::Duration) -> Self {
+        match self {
+            Self::Browser(BrowserError::NoAnswer(why)) => {
+                Self::Browser(BrowserError::Timeout(format!("{method} timed out after {} ms: {why}", ran.as_millis())))
+            }
+            Self::WithEvidence { error, evidence } => {
+                Self::WithEvidence { error: Box::new(error.with_call_context(method, ran)), evidence }
+            }
+            other => other,
+        }
     }
 
     /// Whether the page's state explains this failure, so what the page showed belongs in the
@@ -282,6 +316,9 @@ impl ApiError {
         if let Self::InvalidParams { param: Some(param), .. } = self {
             data["param"] = json!(param);
         }
+        if let Self::RateLimited { retry_after_s } = self {
+            data["retryAfter"] = json!(retry_after_s);
+        }
         if let Self::Browser(BrowserError::AssertionFailed(failed)) = self {
             data["expected"] = failed.expected.clone();
             data["actual"] = failed.actual.clone();
@@ -289,7 +326,9 @@ impl ApiError {
         if let Self::Browser(BrowserError::Covered { cover, .. }) = self {
             data["cover"] = serde_json::to_value(cover).unwrap_or(Value::Null);
         }
-        ErrorObjectOwned::owned(kind.code(), self.to_string(), Some(data))
+        // Whatever a message quotes, it stays short (the sites that quote input cut it already).
+        let message = crate::quote::bounded_message(&self.to_string()).into_owned();
+        ErrorObjectOwned::owned(kind.code(), message, Some(data))
     }
 }
 

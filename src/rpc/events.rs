@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use super::RpcContext;
 use super::error::ApiError;
 use super::params;
-use crate::browser::{BrowserError, CloseReason, LiveEvent, LiveKind};
+use crate::browser::{CloseReason, LiveEvent, LiveKind};
 use crate::replica::{Outcome, Owner, ReplicaError, Transport};
 
 pub const SUBSCRIBE: &str = "events.subscribe";
@@ -59,7 +59,10 @@ pub struct SubscribeParams {
 /// Registers `events.subscribe` / `events.unsubscribe` on the module.
 pub fn register(module: &mut RpcModule<RpcContext>) {
     module
-        .register_subscription(SUBSCRIBE, NOTIFICATION, UNSUBSCRIBE, |raw, pending, ctx, _| async move {
+        .register_subscription(SUBSCRIBE, NOTIFICATION, UNSUBSCRIBE, |raw, pending, ctx, extensions| async move {
+            if let Err(err) = ctx.calls.admit(&extensions) {
+                return pending.reject(err.to_error_object()).await;
+            }
             let p = match parse(raw.as_str()) {
                 Ok(p) => p,
                 Err(err) => return pending.reject(err.to_error_object()).await,
@@ -69,6 +72,7 @@ pub fn register(module: &mut RpcModule<RpcContext>) {
             }
             stream(ctx, p, pending).await;
         })
+        // Infallible: registered once, at start-up, under names nothing else uses.
         .expect("the events methods are registered once");
 }
 
@@ -97,15 +101,10 @@ fn parse(raw: Option<&str>) -> Result<SubscribeParams, ApiError> {
 }
 
 async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: PendingSubscriptionSink) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let opened = ctx
-        .sessions
-        .run(&p.session_id, p.tab_id.as_deref(), deadline, |page| async move {
-            Ok::<_, BrowserError>((page.tab_id(), page.live_events()))
-        })
-        .await;
-    let (tab, mut events) = match opened {
-        Ok(opened) => opened,
+    // Watching never waits for the session's turn: a subscription taken while a long call runs
+    // sees what that call makes the page do.
+    let (tab, mut events, lifeline) = match ctx.sessions.watch_tab(&p.session_id, p.tab_id.as_deref()) {
+        Ok((page, lifeline)) => (page.tab_id(), page.live_events(), lifeline),
         Err(err) => return pending.reject(ApiError::from(err).to_error_object()).await,
     };
     let Ok(sink) = pending.accept().await else { return };
@@ -123,6 +122,16 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
         let event = tokio::select! {
             received = events.recv() => received,
             _ = sink.closed() => return,
+            // Chromium died: the session went with it, whatever its page's feed says.
+            _ = lifeline.lost() => {
+                for (_, event) in std::mem::take(&mut held) {
+                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                        return;
+                    }
+                }
+                end(&sink, &tab, CloseReason::BrowserLost.as_str(), dropped).await;
+                return;
+            }
             _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
                 let now = Instant::now();
                 while held.first().is_some_and(|(arrived, _)| *arrived + REORDER_WINDOW <= now) {
@@ -149,21 +158,24 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
                     }
                 }
                 let reason = match ctx.sessions.close_reason(&p.session_id) {
+                    // The browser this session lived in went away (whether or not that is recorded yet).
+                    _ if !lifeline.is_alive() => CloseReason::BrowserLost.as_str(),
                     Some(reason) => reason.as_str(),
-                    // The browser went away and the supervisor has not yet recorded why.
-                    None if !ctx.sessions.chromium().is_alive() => CloseReason::BrowserLost.as_str(),
                     None if ctx.sessions.is_open(&p.session_id) => "tab_closed",
                     None => "closed",
                 };
-                let at = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64);
-                let last = json!({ "kind": "end", "at": at, "tab": tab, "reason": reason, "dropped": dropped });
-                let _ = sink.send_timeout(raw(&last), SEND_PATIENCE * 10).await;
+                end(&sink, &tab, reason, dropped).await;
                 return;
             }
         }
     }
+}
+
+/// The last notification: why the subscription ended.
+async fn end(sink: &SubscriptionSink, tab: &str, reason: &str, dropped: u64) {
+    let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let last = json!({ "kind": "end", "at": at, "tab": tab, "reason": reason, "dropped": dropped });
+    let _ = sink.send_timeout(raw(&last), SEND_PATIENCE * 10).await;
 }
 
 /// Sends one event, with the count of those lost before it; false once the subscriber is gone.
@@ -182,5 +194,5 @@ async fn forward(sink: &SubscriptionSink, event: &LiveEvent, tab: &str, dropped:
 }
 
 fn raw(value: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(value).expect("a JSON value serializes")
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned())
 }

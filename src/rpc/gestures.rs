@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, Aim, OtherElement, act, action, click_aim};
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{Acted, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
 
 /// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
@@ -139,13 +139,17 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         action("page.hover", "Move the pointer over an element (menus and tooltips open).", hover)
             .example(r#"{"selector":"role=button[name=\"Account\"]"}"#)
-            .tool("hover"),
-        action("page.dblclick", "Double-click an element.", dblclick).example(r#"{"selector":"text=Ada Lovelace"}"#),
+            .tool("hover", Hints::ACT),
+        action("page.dblclick", "Double-click an element.", dblclick)
+            .example(r#"{"selector":"text=Ada Lovelace"}"#)
+            .tool("dblclick", Hints::ACT),
         action("page.drag", "Drag an element onto another with the mouse.", drag)
-            .example(r##"{"selector":"#card-1","to":"#column-done"}"##),
+            .example(r##"{"selector":"#card-1","to":"#column-done"}"##)
+            .tool("drag", Hints::ACT),
         action("page.focus", "Give an element keyboard focus.", focus).example(r##"{"selector":"#email"}"##),
         page_method("page.scroll", "Scroll an element into view, or turn the mouse wheel.", ACTION_TIMEOUT_MS, scroll)
-            .example(r#"{"deltaY":800}"#),
+            .example(r#"{"deltaY":800}"#)
+            .tool("scroll", Hints::ACT),
         page_method(
             "page.type",
             "Type text key by key into an element or the focused one.",
@@ -153,14 +157,19 @@ pub fn methods() -> Vec<MethodSpec> {
             type_text,
         )
         .example(r##"{"selector":"#search","text":"ada","delayMs":20}"##)
-        .tool("type"),
+        .tool("type", Hints::ACT),
         action("page.select", "Choose options of a select by value or label.", select)
             .example(r##"{"selector":"#role","values":"Editor"}"##)
-            .tool("select"),
-        action("page.check", "Check a checkbox or radio.", check).example(r##"{"selector":"#notify"}"##),
-        action("page.uncheck", "Uncheck a checkbox.", uncheck).example(r##"{"selector":"#notify"}"##),
+            .tool("select", Hints::ACT),
+        action("page.check", "Check a checkbox or radio.", check)
+            .example(r##"{"selector":"#notify"}"##)
+            .tool("check", Hints::ACT),
+        action("page.uncheck", "Uncheck a checkbox.", uncheck)
+            .example(r##"{"selector":"#notify"}"##)
+            .tool("uncheck", Hints::ACT),
         action("page.upload", "Set files on a file input.", upload)
-            .example(r##"{"selector":"#csv","files":[{"name":"contacts.csv","base64":"bmFtZSxlbWFpbAo="}]}"##),
+            .example(r##"{"selector":"#csv","files":[{"name":"contacts.csv","base64":"bmFtZSxlbWFpbAo="}]}"##)
+            .tool("upload", Hints::ACT),
     ]
 }
 
@@ -232,7 +241,7 @@ async fn type_text(
         None => "page.type".to_owned(),
     };
     act(&call, &page, &what, options, async {
-        Ok(page.type_text(target.as_ref(), &p.text, delay, call.deadline).await?)
+        Ok(page.type_text(target.as_ref(), &p.text, delay, call.ctx.refuse_password_fill, call.deadline).await?)
     })
     .await
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{BrowserError, ImageType, Inspection, Page, ShotOptions, SourceView, Target};
 
 /// A PNG (default) or JPEG (`mime: "image/jpeg"`, `quality` 0–100) of the viewport, of the whole
@@ -76,21 +76,14 @@ pub struct AxeRunResult {
     pub violations: Value,
 }
 
-/// Why an element is as it is, in one answer: `tag`, `role` and accessible `name`, key
-/// `attributes`, its `value` (masked for password fields) or `checked` state, whether it is
-/// `visible` (or `hiddenBecause`: display:none on which ancestor, visibility, opacity, zero size,
-/// off-screen; an invisible element that still takes every click over its box says
-/// `catchesPointer: true` with that `pointerArea`; `coveredBy` what a click would hit instead:
-/// `{element, invisible, visible, catchesPointer, rect}`), whether it is `enabled` (or
-/// `disabledBecause`: its disabled attribute, a disabled fieldset, aria-disabled, inert,
-/// pointer-events:none), its `validity` (`valid`, `validationMessage`, the `failing`
-/// constraints), its `form` (`noValidate`, and the `invalidFields` keeping it from submitting),
-/// the event `listeners` its events reach — on itself, its ancestors, the document and the
-/// window — each with the handler's location (`at`) and first lines (`source`), and who changed
-/// it: its recent `changes` as the page made them (`+815 #send: disabled set by checkInvite
-/// (/invite/invite.js:14) ← input on #friend-email`), and, when a render replaced it since load,
-/// `replaced` (when, by which script, reacting to which response) with the `detachedListeners`
-/// still bound to the element it replaced.
+/// Why an element is as it is, in one answer (the `Inspection` schema): its role and accessible
+/// name, key attributes, value (masked for password fields), whether it is visible (or
+/// `hiddenBecause`; `catchesPointer` with its `pointerArea` when it is invisible yet takes clicks;
+/// `coveredBy` what a click would hit instead), enabled (or `disabledBecause`), its validity and
+/// its form's invalid fields, the event `listeners` its events reach (on itself, its ancestors, the
+/// document and the window, each with `at` and `source`), and who changed it: recent `changes`
+/// (`+815 #send: disabled set by checkInvite (/invite/invite.js:14) ← input on #friend-email`)
+/// and, when a render replaced it, `replaced` with the `detachedListeners` left on its predecessor.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InspectParams {}
 
@@ -101,7 +94,7 @@ impl Params for InspectParams {}
 /// `document.scripts` or fetching the file again.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SourceParams {
-    /// The script's URL, as errors, initiators and listeners name it (relative to the page is fine).
+    /// The script's URL as errors and listeners name it (relative to the page is fine).
     pub url: String,
     /// 1-based line to show, with `context` lines each side; without it, the whole file (up to 300
     /// lines).
@@ -121,13 +114,13 @@ pub fn methods() -> Vec<MethodSpec> {
             inspect,
         )
         .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#)
-        .tool("inspect"),
+        .tool("inspect", Hints::READ),
         page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
             .example(r#"{"url":"/order/app.js","line":24,"context":5}"#)
-            .tool("source"),
+            .tool("source", Hints::READ),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
             .example(r#"{"fullPage":true}"#)
-            .tool("screenshot"),
+            .tool("screenshot", Hints::READ),
         page_method(
             "find.byRole",
             "Find an element by accessible role and name; returns a selector for it.",
@@ -141,7 +134,7 @@ pub fn methods() -> Vec<MethodSpec> {
             60_000,
             axe_run,
         )
-        .tool("axe"),
+        .tool("axe", Hints::READ),
     ]
 }
 

@@ -9,6 +9,7 @@
 //! and writes one log line per call.
 
 mod actions;
+pub mod answers;
 mod assertions;
 mod cookies;
 mod dialog;
@@ -19,6 +20,7 @@ pub mod error;
 mod events;
 mod file_chooser;
 mod gestures;
+mod header_text;
 mod inspect;
 pub mod openrpc;
 mod page;
@@ -34,9 +36,11 @@ mod tabs;
 mod target;
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use jsonrpsee::RpcModule;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -65,6 +69,19 @@ pub struct RpcContext {
     pub methods: OnceLock<HashMap<&'static str, Registered>>,
     /// With REPLICA_ID: sends calls for other replicas' sessions to their owners.
     pub replicas: Option<Arc<Forwarder>>,
+    /// TEST_PANIC_METHOD (tests only): every call of this method panics inside its handler, to
+    /// prove that a panic answers only its own call.
+    pub panic_method: Option<String>,
+    /// Decides whether each call that came over the wire may run (the per-call rate limit).
+    pub calls: Arc<dyn CallGate>,
+}
+
+/// Whether a call that arrived over HTTP or a WebSocket may run, judged from its request's (or
+/// its WebSocket upgrade's) extensions: every call counts, not only every HTTP request, so a batch
+/// or a WebSocket cannot walk around RATE_LIMIT_MAX. The HTTP layer implements it
+/// (`http::rate_limit`); calls a call makes itself (`session.run`'s steps) are not judged again.
+pub trait CallGate: Send + Sync {
+    fn admit(&self, extensions: &jsonrpsee::Extensions) -> Result<(), ApiError>;
 }
 
 tokio::task_local! {
@@ -80,6 +97,18 @@ pub struct Registered {
     known: Arc<[String]>,
     /// It works on a session's page (it may be a step of `session.run`).
     pub page_method: bool,
+    /// The default of its `timeout` param (page methods).
+    pub default_timeout_ms: Option<u64>,
+    /// Its metrics, looked up once rather than by label on every call.
+    succeeded: prometheus::IntCounter,
+    duration: prometheus::Histogram,
+}
+
+impl Registered {
+    /// Checks `raw` params for keys the method does not take (values are checked when it runs).
+    pub fn check_params(&self, raw: Option<&str>) -> Result<(), ApiError> {
+        params::object(raw, &self.known).map(|_| ())
+    }
 }
 
 impl RpcContext {
@@ -87,11 +116,11 @@ impl RpcContext {
     /// checks, metrics and log line as a call of its own.
     pub async fn invoke(self: &Arc<Self>, name: &str, params: &Value) -> Result<Value, ApiError> {
         let Some((name, registered)) = self.methods.get().and_then(|m| m.get_key_value(name)) else {
-            return Err(ApiError::invalid("method", format!("there is no method {name:?}")));
+            return Err(ApiError::invalid("method", format!("there is no method {}", crate::quote::quote(name))));
         };
         let request_id = REQUEST_ID.try_with(String::clone).unwrap_or_default();
         let from = Origin { request_id: &request_id, forwarded_by: None };
-        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), from).await
+        execute(name, registered.clone(), self.clone(), Some(&params.to_string()), from, Ok(())).await
     }
 
     /// The deadline for a call that asked for `timeout_ms` (or `default_ms`), capped by MAX_CALL_MS.
@@ -105,8 +134,12 @@ impl RpcContext {
 }
 
 /// The method among `names` that `typo` probably meant: a near spelling, or the one method with
-/// the same name under another namespace (`page.screenshot` → `screenshot`).
+/// the same name under another namespace (`page.screenshot` → `screenshot`). None for a name far
+/// longer than any method's (comparing it would only cost time).
 pub fn suggest_method(typo: &str, names: &[String]) -> Option<String> {
+    if typo.len() > params::MAX_SUGGESTED_LEN {
+        return None;
+    }
     if let Some(near) = params::suggest(typo, names) {
         return Some(near.to_owned());
     }
@@ -171,6 +204,9 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
             handler: spec.handler.clone(),
             known: spec.param_names().into(),
             page_method: spec.is_page_method(),
+            default_timeout_ms: spec.default_timeout_ms,
+            succeeded: ctx.metrics.rpc_requests.with_label_values(&[spec.name, "ok"]),
+            duration: ctx.metrics.rpc_duration.with_label_values(&[spec.name]),
         };
         registry.insert(spec.name, registered);
     }
@@ -190,9 +226,13 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
                         .to_owned();
                     let forwarded_by = extensions.get::<ForwardedBy>().map(|f| f.0.as_str());
                     let from = Origin { request_id: &request_id, forwarded_by };
-                    execute(name, registered, ctx, raw.as_deref(), from).await.map_err(|err| err.to_error_object())
+                    let admitted = ctx.calls.admit(&extensions);
+                    execute(name, registered, ctx, raw.as_deref(), from, admitted)
+                        .await
+                        .map_err(|err| err.to_error_object())
                 }
             })
+            // Infallible: at start-up, and the registry's names are unique (every start proves it).
             .expect("method names are unique");
     }
     module
@@ -206,31 +246,63 @@ struct Origin<'a> {
 }
 
 /// The wrapper around every call: param checks, deadline, metrics and the one log line. A call
-/// for another replica's session goes to that replica instead (see [`forward`]).
+/// for another replica's session goes to that replica instead (see [`forward`]). A call the rate
+/// limit refused (`admitted`) never runs or leaves; one for this replica is counted and logged
+/// like any other.
+///
+/// It runs on every call, so it does each thing once: the params are parsed once (the log line's
+/// `session_id` comes from them), the method's metrics were looked up at registration, and the
+/// `call` span is only opened where no request span carries the request id already.
 async fn execute(
     name: &'static str,
     registered: Registered,
     ctx: Arc<RpcContext>,
     raw: Option<&str>,
     from: Origin<'_>,
+    admitted: Result<(), ApiError>,
 ) -> Result<Value, ApiError> {
     let request_id = from.request_id;
-    let session_id = raw.and_then(session_id_of).unwrap_or_default();
+    let started = Instant::now();
+    let params = params::object(raw, &registered.known);
+    let session_id = match &params {
+        Ok(params) => params.get("session_id").and_then(Value::as_str).map(|id| id.chars().take(64).collect()),
+        Err(_) => raw.and_then(session_id_of),
+    }
+    .unwrap_or_default();
     if let Some(forwarder) = &ctx.replicas
         && let Owner::Peer(owner) = forwarder.topology().owner(&session_id)
     {
+        admitted?;
         return forward(forwarder, owner, name, raw, from, &ctx, &session_id).await;
     }
-    let started = Instant::now();
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
     let call = REQUEST_ID.scope(request_id.to_owned(), async {
-        let params = params::object(raw, &registered.known)?;
+        admitted?;
+        if ctx.panic_method.as_deref() == Some(name) {
+            panic!("TEST_PANIC_METHOD={name}: this call panics on purpose");
+        }
+        let params = params?;
         (registered.handler)(ctx.clone(), params).await
+    });
+    // A panic anywhere in the call (a bug) answers this call alone with internal_error: the other
+    // calls of its batch, its session.run or its WebSocket go on and are answered.
+    let call = AssertUnwindSafe(call).catch_unwind().map(|caught| {
+        caught.unwrap_or_else(|panic| {
+            let what = crate::telemetry::panic_message(panic.as_ref());
+            tracing::error!(method = name, panic = %crate::quote::clip(&what), "a call panicked");
+            Err(ApiError::Internal(format!(
+                "{name} failed inside the service (a bug, logged with this request's x-request-id); \
+                 the rest of the request was answered"
+            )))
+        })
     });
     // What the call logs carries its request id. Over HTTP the request's own span does that
     // already; a WebSocket's calls run after their upgrade request's span has ended.
-    let span = tracing::info_span!("call", request_id);
+    let span = match tracing::Span::current().is_none() {
+        true => tracing::info_span!("call", request_id),
+        false => tracing::Span::none(),
+    };
     let call = tracing::Instrument::instrument(call, span.clone());
     let outcome = match tokio::time::timeout(bound, call).await {
         Ok(outcome) => outcome,
@@ -239,10 +311,24 @@ async fn execute(
             ctx.max_call.as_millis()
         )))),
     };
+    let outcome = outcome.map_err(|err| err.with_call_context(name, started.elapsed()));
+    // No answer past its cap, whoever asked (a client, session.run, an MCP tool).
+    let outcome = outcome.and_then(|value| {
+        if answers::fits(&value, answers::MAX_ANSWER_BYTES) {
+            return Ok(value);
+        }
+        Err(ApiError::Browser(crate::browser::BrowserError::TooLarge(format!(
+            "the answer of {name} would be more than {} MiB of JSON, the most one answer may hold; ask for less",
+            answers::MAX_ANSWER_BYTES / (1024 * 1024)
+        ))))
+    });
     let elapsed = started.elapsed();
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
-    ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc();
-    ctx.metrics.rpc_duration.with_label_values(&[name]).observe(elapsed.as_secs_f64());
+    match outcome {
+        Ok(_) => registered.succeeded.inc(),
+        Err(_) => ctx.metrics.rpc_requests.with_label_values(&[name, kind]).inc(),
+    }
+    registered.duration.observe(elapsed.as_secs_f64());
     ctx.trimmer.activity();
     span.in_scope(|| {
         tracing::info!(
@@ -328,5 +414,6 @@ mod tests {
         assert_eq!(suggest_method("page.txt", &names).as_deref(), Some("page.text"));
         assert_eq!(suggest_method("page.pull", &names), None, "two methods end in pull");
         assert_eq!(suggest_method("page.frobnicate", &names), None);
+        assert_eq!(suggest_method(&format!("page.text{}", "x".repeat(400_000)), &names), None);
     }
 }

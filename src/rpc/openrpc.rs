@@ -4,6 +4,11 @@
 //! differ. Regenerate it with `text-browser --openrpc > openrpc.json`. A method's params are its
 //! blocks' params in order (see `registry`); its `description` is its own params struct's doc
 //! comment; the `timeout` param states the method's own default.
+//!
+//! Said once: a param that two or more methods take alike (`session_id`, `tab_id`, the element's
+//! `selector` / `ref`, the action options, `timeout` with one default) is a content descriptor in
+//! `components.contentDescriptors` that methods `$ref`; named types are schemas in
+//! `components.schemas`. A descriptor's description is not repeated in its schema.
 
 use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
@@ -15,6 +20,12 @@ use super::registry::MethodSpec;
 use crate::browser::LiveEvent;
 
 const SCHEMAS_PATH: &str = "#/components/schemas/";
+/// The most bytes openrpc.json may have (issue 27: it was 273 KB, mostly repeated text).
+pub const FILE_BUDGET: usize = 120_000;
+/// schemars' names for Rust's number types: not JSON Schema formats, and `minimum` already says
+/// what matters (an unsigned number is at least 0).
+const RUST_FORMATS: &[&str] =
+    &["uint", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float", "double"];
 
 /// The whole OpenRPC 1.3 document for `methods`.
 pub fn document(methods: &[MethodSpec]) -> Value {
@@ -51,10 +62,22 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         })
         .collect();
     described.extend(subscriptions(&mut generator, &mut block_types));
+    let descriptors = share_descriptors(&mut described);
     let mut schemas = generator.take_definitions(true);
-    // Params blocks are spelled out as content descriptors; their own schemas are not needed.
+    // Params blocks are spelled out as content descriptors; their own schemas are not needed
+    // (unless another schema refers to one: an action's `snapshot` takes a `TargetParams`).
+    let text = serde_json::to_string(&(&described, &schemas)).unwrap_or_default();
     for name in block_types {
-        schemas.remove(&name);
+        if !text.contains(&format!("\"{SCHEMAS_PATH}{name}\"")) {
+            schemas.remove(&name);
+        }
+    }
+    let mut schemas = Value::Object(schemas);
+    without_rust_formats(&mut schemas);
+    reflowed(&mut schemas);
+    for method in &mut described {
+        without_rust_formats(method);
+        reflowed(method);
     }
     let errors: Map<String, Value> = ErrorKind::ALL
         .iter()
@@ -75,8 +98,46 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         },
         "servers": [{ "name": "default", "url": "http://127.0.0.1:3337/rpc" }],
         "methods": described,
-        "components": { "schemas": schemas, "errors": errors },
+        "components": { "contentDescriptors": descriptors, "schemas": schemas, "errors": errors },
     })
+}
+
+/// Every `description` in `value` as one line per paragraph (see [`reflow`]).
+fn reflowed(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                match item {
+                    Value::String(text) if key == "description" => *text = reflow(text),
+                    other => reflowed(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(reflowed),
+        _ => {}
+    }
+}
+
+/// Doc comments wrap at the source's width; in a description those line breaks say nothing (a
+/// reader reflows the text anyway). They become spaces; paragraph breaks, and a line that starts a
+/// list item, stay.
+fn reflow(text: &str) -> String {
+    let starts_item = |line: &str| {
+        let line = line.trim_start();
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        line.starts_with("- ") || (digits > 0 && line[digits..].starts_with(". "))
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut previous: Option<&str> = None;
+    for line in text.split('\n') {
+        if let Some(previous) = previous {
+            let joined = !previous.trim().is_empty() && !line.trim().is_empty() && !starts_item(line);
+            out.push(if joined { ' ' } else { '\n' });
+        }
+        out.push_str(line);
+        previous = Some(line);
+    }
+    out
 }
 
 /// Follows a `$ref` into the generator's definitions, noting the referenced name.
@@ -143,14 +204,147 @@ fn content_descriptors(blocks: &[Value], default_timeout_ms: Option<u64>) -> Vec
                 schema["description"] =
                     json!(format!("Milliseconds the call may take (default {ms}); capped by MAX_CALL_MS."));
             }
-            let mut descriptor =
-                json!({ "name": name, "required": required.contains(&name.as_str()), "schema": schema });
-            if let Some(description) = schema.get("description") {
-                descriptor["description"] = description.clone();
+            let mut schema = without_null(schema);
+            let description = schema.as_object_mut().and_then(|s| s.remove("description"));
+            let mut descriptor = json!({ "name": name });
+            if let Some(description) = description {
+                descriptor["description"] = description;
             }
+            // OpenRPC's default is `required: false`: only required params say so.
+            if required.contains(&name.as_str()) {
+                descriptor["required"] = json!(true);
+            }
+            descriptor["schema"] = schema;
             if name == "timeout" { last.push(descriptor) } else { descriptors.push(descriptor) }
         }
     }
     descriptors.extend(last);
     descriptors
+}
+
+/// Moves every param descriptor that two or more methods share word for word into
+/// `components.contentDescriptors` (keyed by the param's name; `timeout` by its default too) and
+/// leaves a `$ref` in its place. Returns the shared descriptors.
+fn share_descriptors(methods: &mut [Value]) -> Map<String, Value> {
+    let mut uses: Vec<(Value, usize)> = Vec::new();
+    for param in methods.iter().flat_map(|m| m["params"].as_array().into_iter().flatten()) {
+        match uses.iter_mut().find(|(p, _)| p == param) {
+            Some((_, n)) => *n += 1,
+            None => uses.push((param.clone(), 1)),
+        }
+    }
+    let mut shared = Map::new();
+    let mut keys: Vec<(Value, String)> = Vec::new();
+    for (param, _) in uses.into_iter().filter(|(_, n)| *n >= 2) {
+        let name = param["name"].as_str().unwrap_or("param").to_owned();
+        let key = match default_of(&param) {
+            Some(ms) if name == "timeout" => format!("timeout{ms}"),
+            _ => (1..)
+                .map(|i| if i == 1 { name.clone() } else { format!("{name}{i}") })
+                .find(|k| !shared.contains_key(k))
+                .unwrap_or(name),
+        };
+        shared.insert(key.clone(), param.clone());
+        keys.push((param, key));
+    }
+    for params in methods.iter_mut().filter_map(|m| m["params"].as_array_mut()) {
+        for param in params.iter_mut() {
+            if let Some((_, key)) = keys.iter().find(|(p, _)| p == param) {
+                *param = json!({ "$ref": format!("#/components/contentDescriptors/{key}") });
+            }
+        }
+    }
+    shared
+}
+
+/// The default a `timeout` descriptor states (`… (default 30000) …`).
+fn default_of(param: &Value) -> Option<u64> {
+    let text = param["description"].as_str()?;
+    let rest = &text[text.find("(default ")? + "(default ".len()..];
+    rest[..rest.find(')')?].parse().ok()
+}
+
+/// A param's schema without the `null` an `Option` adds: the descriptor's `required: false` says
+/// the param may be left out (and `null` is read as left out all the same).
+fn without_null(schema: Value) -> Value {
+    let Value::Object(mut map) = schema else { return schema };
+    if let Some(Value::Array(types)) = map.get("type") {
+        let types: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        map.insert("type".into(), if types.len() == 1 { types[0].clone() } else { Value::Array(types) });
+    }
+    if let Some(Value::Array(options)) = map.get("anyOf") {
+        let options: Vec<Value> = options.iter().filter(|o| o.get("type") != Some(&json!("null"))).cloned().collect();
+        if let [only] = options.as_slice() {
+            map.remove("anyOf");
+            if let Value::Object(inner) = only {
+                for (key, value) in inner {
+                    map.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        } else {
+            map.insert("anyOf".into(), Value::Array(options));
+        }
+    }
+    Value::Object(map)
+}
+
+/// Removes schemars' Rust number formats (see [`RUST_FORMATS`]) everywhere in `value`.
+fn without_rust_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("format").and_then(Value::as_str).is_some_and(|f| RUST_FORMATS.contains(&f)) {
+                map.remove("format");
+            }
+            map.values_mut().for_each(without_rust_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_rust_formats),
+        _ => {}
+    }
+}
+
+/// The document as openrpc.json holds it: one method, content descriptor, schema or error per
+/// line (compact within), so a change to one method is a change to its line and the file stays
+/// small.
+pub fn file_text(doc: &Value) -> String {
+    fn write(out: &mut String, value: &Value, path: &[&str]) {
+        let expand = matches!(path, [] | ["methods" | "info" | "components"] | ["components", _]);
+        let indent = "  ".repeat(path.len());
+        match value {
+            Value::Object(map) if expand && !map.is_empty() => {
+                out.push_str("{\n");
+                for (i, (key, item)) in map.iter().enumerate() {
+                    out.push_str(&format!("{indent}  {}: ", Value::String(key.clone())));
+                    let mut inner = path.to_vec();
+                    inner.push(key);
+                    write(out, item, &inner);
+                    out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&format!("{indent}}}"));
+            }
+            Value::Array(items) if expand && !items.is_empty() => {
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(&format!("{indent}  {item}"));
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&format!("{indent}]"));
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(&mut out, doc, &[]);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reflow;
+
+    #[test]
+    fn a_description_keeps_its_paragraphs_and_list_items_but_not_its_wrapping() {
+        let doc = "Opens a page and\nwaits for it.\n\nThen:\n- reads it\n2. acts\non it";
+        assert_eq!(reflow(doc), "Opens a page and waits for it.\n\nThen:\n- reads it\n2. acts on it");
+    }
 }

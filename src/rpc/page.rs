@@ -4,32 +4,86 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
+use tokio::time::Instant;
 
+use super::answers::{MAX_ANSWER_BYTES, fits};
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{
     BrowserError, Effects, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat,
-    WaitUntil,
 };
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
 const TIMEOUT_MS: u64 = 30_000;
+/// How long `settled` waits after the load for the page's own requests, at most.
+const SETTLE_AFTER_LOAD: Duration = Duration::from_secs(2);
+/// What an agent's `navigate` and `reload` wait for when it does not say: the page as it reads
+/// once its data has arrived, without the fixed idle time of `networkidle`.
+const MCP_NAVIGATION: &str = r#"{"waitUntil":"settled"}"#;
 
-/// Navigates and waits. `waitUntil`: `load`, `domcontentloaded` or `networkidle` (default: no
-/// request in flight for 500 ms). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
+/// When a navigation counts as done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+pub enum WaitUntil {
+    /// The load event.
+    #[serde(rename = "load")]
+    Load,
+    /// The DOMContentLoaded event.
+    #[serde(rename = "domcontentloaded")]
+    DomContentLoaded,
+    /// Loaded, then no request in flight for 500 ms.
+    #[default]
+    #[serde(rename = "networkidle")]
+    NetworkIdle,
+    /// Loaded, then the page's own requests settled: those in flight at the load (the data its
+    /// scripts fetch) and those they lead to have ended and nothing started for 100 ms; at most
+    /// 2 s more. A page that fetches nothing returns at its load.
+    #[serde(rename = "settled")]
+    Settled,
+}
+
+impl WaitUntil {
+    /// The state the browser waits for before any settling.
+    fn browser(self) -> crate::browser::WaitUntil {
+        match self {
+            Self::Load | Self::Settled => crate::browser::WaitUntil::Load,
+            Self::DomContentLoaded => crate::browser::WaitUntil::DomContentLoaded,
+            Self::NetworkIdle => crate::browser::WaitUntil::NetworkIdle,
+        }
+    }
+
+    /// After the browser's state: for `settled`, waits for the page's own requests (see the
+    /// variant) and says where the page is then; otherwise `landed` as it is.
+    async fn finish(self, page: &Page, landed: Landed, deadline: Instant) -> Result<Landed, BrowserError> {
+        if self != Self::Settled {
+            return Ok(landed);
+        }
+        let until = (Instant::now() + SETTLE_AFTER_LOAD).min(deadline);
+        let mark = page.mark();
+        // The load event does not wait for fetches: the ones in flight now end first (a page
+        // holding a stream open keeps this waiting until `until`, and then it is no error).
+        let _ = page.wait_for_quiet_network(Duration::ZERO, until, "settling").await;
+        // Then what the page started since the load, answers to that data included, settles like
+        // an action's requests; nothing started means no wait.
+        page.settle(&mark, until.saturating_duration_since(Instant::now()), until).await;
+        page.landed(deadline).await
+    }
+}
+
+/// Navigates and waits. `waitUntil`: `load`, `domcontentloaded`, `networkidle` (default: no
+/// request in flight for 500 ms) or `settled` (the page's own requests ended, then 100 ms quiet;
+/// the default of the MCP `navigate` tool). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
 /// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
 /// connection that fails is `navigation_failed` with Chromium's reason
-/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` says how the page loaded, in ms since the
-/// navigation started: `domContentLoadedMs`, `loadMs`, `networkQuietMs`, `contentSettledMs` (its
-/// last DOM change), `requests`, the `longestChain` of requests awaited one after another, and
-/// `facts` (requests that finished out of order, other chains).
+/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` (the `Load` schema) says how the page
+/// loaded: DOMContentLoaded, load, network quiet and its last DOM change in ms, its requests, and
+/// the longest chain of requests awaited one after another.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GotoParams {
     /// An http(s) URL matching ALLOW_HOST_REGEX.
     pub url: String,
-    /// When the navigation counts as done (default networkidle: no request in flight for 500 ms).
+    /// When the navigation counts as done: load, domcontentloaded, networkidle (default) or settled.
     pub wait_until: Option<WaitUntil>,
 }
 
@@ -212,11 +266,9 @@ fn is_zero(n: &u64) -> bool {
 /// trimmed. The text is cut to `maxChars` characters, and then the result has
 /// `"truncated": true`. No match: `element_not_found`.
 ///
-/// `"format": "markdown"` returns the same visible text marked up for a model: `#` headings, `-`
-/// and `1.` lists (nested lists indented), links as `[text](absolute href)`, tables as pipe
-/// tables, `pre` blocks as fenced code (with the `language-…` class as its info string), inline
-/// `code`, `**bold**`, `*italic*`, `> quotes`, `![alt](src)` images, form values (`[x]` for a
-/// checked box) and open shadow roots in place. Nothing `format: "text"` shows is dropped.
+/// `"format": "markdown"` returns the same visible text marked up for a model (headings, nested
+/// lists, `[text](absolute href)` links, pipe tables, fenced code with its language, emphasis,
+/// quotes, images, form values, open shadow roots); nothing `format: "text"` shows is dropped.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TextParams {
@@ -239,15 +291,25 @@ pub struct TextResult {
     pub truncated: bool,
 }
 
-/// The document's current HTML (after JavaScript), with its doctype.
+/// The document's current HTML (after JavaScript), with its doctype. With `maxChars` it is cut
+/// to that many characters (and `truncated` says so). An answer holds at most 16 MiB of JSON: a
+/// larger document is `result_too_large` unless `maxChars` cuts it.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ContentParams {}
+#[serde(rename_all = "camelCase")]
+pub struct ContentParams {
+    /// Cut the HTML to this many characters, 1 to 10000000 (default: all of it; a document
+    /// too large for one answer is `result_too_large`).
+    pub max_chars: Option<u64>,
+}
 
 impl Params for ContentParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContentResult {
     pub html: String,
+    /// Present and true when the HTML was cut to maxChars.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// Runs `expression` in the page. A value is returned as JSON; a promise is awaited; top-level
@@ -263,7 +325,7 @@ pub struct ContentResult {
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
     pub expression: String,
-    /// Any JSON value: a variable `arg` of the expression, or the argument of a function expression.
+    /// Any JSON value: `arg` in the expression, or the argument of a function expression.
     #[serde(default, deserialize_with = "present")]
     pub arg: Option<Value>,
 }
@@ -289,7 +351,8 @@ pub fn methods() -> Vec<MethodSpec> {
     vec![
         page_method("page.goto", "Navigate to a URL and wait until it has loaded.", NAV_TIMEOUT_MS, goto)
             .example(r#"{"url":"http://127.0.0.1:3338/projects","waitUntil":"networkidle"}"#)
-            .tool("navigate"),
+            .tool("navigate", Hints::LOAD)
+            .tool_defaults(MCP_NAVIGATION),
         page_method(
             "page.waitFor",
             "Wait for a load state, an idle network, or an element to show or go.",
@@ -297,7 +360,7 @@ pub fn methods() -> Vec<MethodSpec> {
             wait_for,
         )
         .example(r##"{"selector":"#report","state":"visible"}"##)
-        .tool("wait_for"),
+        .tool("wait_for", Hints::READ),
         page_method(
             "page.timeline",
             "What happened on the page, when: requests, errors, DOM changes, as lines.",
@@ -305,19 +368,22 @@ pub fn methods() -> Vec<MethodSpec> {
             timeline,
         )
         .example(r#"{"since":"lastAction","kinds":["request","dom"]}"#)
-        .tool("timeline"),
+        .tool("timeline", Hints::READ),
         page_method("page.reload", "Reload the page and wait until it has loaded.", NAV_TIMEOUT_MS, reload)
             .example(r#"{"waitUntil":"load"}"#)
-            .tool("reload"),
-        page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back),
-        page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward),
+            .tool("reload", Hints::LOAD)
+            .tool_defaults(MCP_NAVIGATION),
+        page_method("page.back", "Go back one page in the session's history.", NAV_TIMEOUT_MS, back)
+            .tool("back", Hints::LOAD.repeating()),
+        page_method("page.forward", "Go forward one page in the session's history.", NAV_TIMEOUT_MS, forward)
+            .tool("forward", Hints::LOAD.repeating()),
         page_method("page.text", "The visible text of the page or of one element.", TIMEOUT_MS, text)
             .example(r##"{"selector":"#project-list","maxChars":2000}"##)
-            .tool("text"),
+            .tool("text", Hints::READ),
         page_method("page.content", "The page's current HTML, after JavaScript.", TIMEOUT_MS, content),
         page_method("page.evaluate", "Run JavaScript in the page and return its JSON result.", TIMEOUT_MS, evaluate)
             .example(r#"{"expression":"(sel) => document.querySelector(sel).textContent","arg":"h1"}"#)
-            .tool("evaluate"),
+            .tool("evaluate", Hints::ACT),
     ]
 }
 
@@ -331,14 +397,17 @@ pub(super) async fn navigate(
     page: &Page,
     url: &str,
     wait_until: WaitUntil,
-    deadline: tokio::time::Instant,
+    deadline: Instant,
 ) -> Result<NavigationResult, ApiError> {
-    let landed = page.goto(url, wait_until, deadline).await?;
+    let landed = page.goto(url, wait_until.browser(), deadline).await?;
+    let landed = wait_until.finish(page, landed, deadline).await?;
     Ok(NavigationResult::of(page, landed, deadline).await)
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
-    let landed = page.reload(p.wait_until.unwrap_or_default(), call.deadline).await?;
+    let wait_until = p.wait_until.unwrap_or_default();
+    let landed = page.reload(wait_until.browser(), call.deadline).await?;
+    let landed = wait_until.finish(&page, landed, call.deadline).await?;
     Ok(NavigationResult::of(&page, landed, call.deadline).await)
 }
 
@@ -400,9 +469,11 @@ async fn wait_for(
         (_, Some(_)) => {
             return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
         }
-        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load, deadline).await?,
-        (WaitState::DomContentLoaded, None) => page.wait_for_state(WaitUntil::DomContentLoaded, deadline).await?,
-        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle, deadline).await?,
+        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load.browser(), deadline).await?,
+        (WaitState::DomContentLoaded, None) => {
+            page.wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?
+        }
+        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle.browser(), deadline).await?,
         (WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached, None) => {
             return Err(ApiError::invalid("state", "element states need selector or ref"));
         }
@@ -440,11 +511,35 @@ async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams))
     let target = target.unwrap_or_else(Target::body);
     let format = p.format.unwrap_or_default();
     let text = page.text(&target, format, max_chars, p.normalize.unwrap_or(true), call.deadline).await?;
+    if !fits(&json!(text.text), MAX_ANSWER_BYTES - 1024) {
+        return Err(too_large("page.text", text.text.chars().count()));
+    }
     Ok(TextResult { text: text.text, truncated: text.truncated })
 }
 
-async fn content(call: Call, page: Page, _: ContentParams) -> Result<ContentResult, ApiError> {
-    Ok(ContentResult { html: page.content(call.deadline).await? })
+async fn content(call: Call, page: Page, p: ContentParams) -> Result<ContentResult, ApiError> {
+    let max_chars = match p.max_chars {
+        None => None,
+        Some(n) if (1..=10_000_000).contains(&n) => Some(n as usize),
+        Some(_) => return Err(ApiError::invalid("maxChars", "maxChars must be 1 to 10000000")),
+    };
+    // No document larger than an answer is read; what is read is measured exactly below.
+    let limit = MAX_ANSWER_BYTES;
+    let html = page.content(max_chars, limit, call.deadline).await?;
+    let result = ContentResult { html: html.text, truncated: html.truncated };
+    if !fits(&json!(result.html), MAX_ANSWER_BYTES - 1024) {
+        return Err(too_large("page.content", result.html.chars().count()));
+    }
+    Ok(result)
+}
+
+/// A text answer too large for one answer: how to ask for less.
+fn too_large(method: &str, chars: usize) -> ApiError {
+    ApiError::from(BrowserError::TooLarge(format!(
+        "{method} would answer {chars} characters, more than the {} MiB of JSON one answer may hold; pass a \
+         smaller maxChars, or a selector for one part of the page",
+        MAX_ANSWER_BYTES / (1024 * 1024)
+    )))
 }
 
 async fn evaluate(call: Call, page: Page, p: EvaluateParams) -> Result<EvaluateResult, ApiError> {

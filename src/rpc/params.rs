@@ -31,6 +31,7 @@ pub fn object(raw: Option<&str>, known: &[String]) -> Result<Value, ApiError> {
                 None if known.is_empty() => " (this method takes no params)".into(),
                 None => format!(" (known params: {})", known.join(", ")),
             };
+            let key = crate::quote::clip(key);
             return Err(ApiError::invalid(key.clone(), format!("unknown param `{key}`{hint}")));
         }
     }
@@ -50,6 +51,8 @@ pub fn block<B: DeserializeOwned>(params: &Value) -> Result<B, ApiError> {
             ApiError::InvalidParams { message, param }
         } else {
             let param = path.split(['.', '[']).next().unwrap_or(&path).to_owned();
+            // serde quotes a mistyped value whole (`invalid type: string "…"`): at most 200 characters.
+            let inner = crate::quote::shorten_quoted(&inner);
             ApiError::InvalidParams { message: format!("`{path}`: {inner}"), param: Some(param) }
         }
     })
@@ -61,8 +64,15 @@ pub fn names<P: JsonSchema>() -> Vec<String> {
     schema.get("properties").and_then(Value::as_object).map(|props| props.keys().cloned().collect()).unwrap_or_default()
 }
 
+/// Names longer than this get no "did you mean": no method or param is nearly that long, and the
+/// edit distance costs time in proportion to the length.
+pub const MAX_SUGGESTED_LEN: usize = 64;
+
 /// The known param closest to `typo`: same letters ignoring case and `_`, or a small edit away.
 pub fn suggest<'a>(typo: &str, known: &'a [String]) -> Option<&'a str> {
+    if typo.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let squash = |s: &str| s.to_ascii_lowercase().replace(['_', '-'], "");
     if let Some(k) = known.iter().find(|k| squash(k) == squash(typo)) {
         return Some(k);
@@ -129,6 +139,14 @@ mod tests {
         assert!(message.contains("did you mean `session_id`"), "{message}");
         let (message, _) = err(r#"{"session_id":"s","max_chars":5}"#);
         assert!(message.contains("did you mean `maxChars`"), "{message}");
+    }
+
+    #[test]
+    fn a_huge_key_or_value_is_quoted_short() {
+        let (message, param) = err(&format!(r#"{{"session_id":"s","{}":1}}"#, "k".repeat(100_000)));
+        assert!(message.len() < 600 && param.unwrap().len() < 300, "{message}");
+        let (message, _) = err(&format!(r#"{{"session_id":"s","maxChars":"{}"}}"#, "9".repeat(100_000)));
+        assert!(message.len() < 400 && message.ends_with("expected u64"), "{message}");
     }
 
     #[test]

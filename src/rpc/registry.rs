@@ -146,6 +146,50 @@ pub struct Call {
 pub(super) type Handler =
     Arc<dyn Fn(Arc<RpcContext>, Value) -> BoxFuture<'static, Result<Value, ApiError>> + Send + Sync>;
 
+/// What calling a method does to its environment (the page, the session, the web), for agents'
+/// clients: MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+/// `openWorldHint`), so a client can approve the read-only tools without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// It changes nothing: it reads the page or what the session recorded.
+    pub read_only: bool,
+    /// What it changes may be lost for good (an app acting on a click may delete data).
+    pub destructive: bool,
+    /// Calling it again with the same params changes nothing more.
+    pub idempotent: bool,
+    /// It may reach the web beyond the service (a page it loads or acts on makes requests).
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// Reads the page or the session's records; changes nothing, reaches nothing outside.
+    pub const READ: Self = Self { read_only: true, destructive: false, idempotent: true, open_world: false };
+    /// Acts on the page like a user: the app decides what follows, requests and deletions included.
+    pub const ACT: Self = Self { read_only: false, destructive: true, idempotent: false, open_world: true };
+    /// Loads a page (a URL, a reload): adds history, reaches the web; again is the same page.
+    pub const LOAD: Self = Self { read_only: false, destructive: false, idempotent: true, open_world: true };
+    /// Changes a setting of the session (viewport, media, a dialog's answer, the active tab).
+    pub const SET: Self = Self { read_only: false, destructive: false, idempotent: true, open_world: false };
+    /// Ends something (a tab, the browser session): what it held is gone.
+    pub const END: Self = Self { read_only: false, destructive: true, idempotent: true, open_world: false };
+
+    /// The same, except that calling it again does something again (`page.back` goes further).
+    pub const fn repeating(self) -> Self {
+        Self { idempotent: false, ..self }
+    }
+}
+
+/// How a method is offered as an MCP tool on /mcp (see `crate::mcp`).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    /// The tool's name, as agents expect it (`navigate`, `click`, `fill_form`).
+    pub name: &'static str,
+    pub hints: Hints,
+    /// Params the tool sets when the agent leaves them out (a JSON object), where an agent's
+    /// default differs from the JSON-RPC one (`navigate` waits for `settled`).
+    pub defaults: &'static str,
+}
+
 /// One method: its wire name, summary, params blocks, result schema and handler.
 pub struct MethodSpec {
     pub name: &'static str,
@@ -154,8 +198,8 @@ pub struct MethodSpec {
     pub default_timeout_ms: Option<u64>,
     /// Example params (without `session_id`), shown in the README's curl example.
     pub example: &'static str,
-    /// The MCP tool this method is offered as on /mcp (see `crate::mcp`), if it is one.
-    pub tool: Option<&'static str>,
+    /// The MCP tool this method is offered as on /mcp, if it is one.
+    pub tool: Option<ToolSpec>,
     pub blocks: Vec<Block>,
     pub result_schema: fn(&mut SchemaGenerator) -> Schema,
     pub(super) handler: Handler,
@@ -168,10 +212,19 @@ impl MethodSpec {
         self
     }
 
-    /// Offers the method as MCP tool `name` on /mcp: its description and input schema are the
-    /// method's own (without `session_id`, which the MCP session supplies).
-    pub fn tool(mut self, name: &'static str) -> Self {
-        self.tool = Some(name);
+    /// Offers the method as MCP tool `name` on /mcp, with what calling it does (`hints`): its
+    /// description and input schema are the method's own (without `session_id`, which the MCP
+    /// session supplies).
+    pub fn tool(mut self, name: &'static str, hints: Hints) -> Self {
+        self.tool = Some(ToolSpec { name, hints, defaults: "{}" });
+        self
+    }
+
+    /// Params the method's tool sets when the agent leaves them out (a JSON object).
+    pub fn tool_defaults(mut self, defaults: &'static str) -> Self {
+        if let Some(tool) = &mut self.tool {
+            tool.defaults = defaults;
+        }
         self
     }
 
@@ -250,16 +303,17 @@ where
                     .sessions
                     .run(&scope.session_id, scope.tab_id.as_deref(), deadline, move |page| async move {
                         let mark = page.mark();
-                        match handler(call, page.clone(), p).await {
+                        let outcome = match handler(call, page.clone(), p).await {
                             Err(error) if error.wants_evidence() => {
                                 let evidence = page.failure_evidence(&mark).await;
                                 Err(ApiError::WithEvidence { error: Box::new(error), evidence })
                             }
                             other => other,
-                        }
+                        };
+                        masked(|value| page.redact_json(value), outcome.and_then(encode))
                     })
                     .await?;
-                encode(result)
+                Ok(result)
             }
             .boxed()
         }),
@@ -301,11 +355,12 @@ where
                 let call = Call { ctx: ctx.clone(), deadline };
                 let result = ctx
                     .sessions
-                    .run_on_session(&scope.session_id, deadline, move |session, chromium| {
-                        handler(call, SessionHandle { session, chromium }, p)
+                    .run_on_session(&scope.session_id, deadline, move |session, chromium| async move {
+                        let outcome = handler(call, SessionHandle { session: session.clone(), chromium }, p).await;
+                        masked(|value| session.redact_json(value), outcome.and_then(encode))
                     })
                     .await?;
-                encode(result)
+                Ok(result)
             }
             .boxed()
         }),
@@ -316,6 +371,26 @@ where
 pub struct SessionHandle {
     pub session: Arc<Session>,
     pub chromium: Arc<Chromium>,
+}
+
+/// A page or session method's answer with every password its session typed masked by `redact`,
+/// in its result or in its error (message, `data.actual`, evidence): whatever a method read, it
+/// passes here.
+fn masked(redact: impl Fn(Value) -> Value, outcome: Result<Value, ApiError>) -> Result<Value, ApiError> {
+    let error = match outcome {
+        Ok(value) => return Ok(redact(value)),
+        Err(error) => error,
+    };
+    let object = error.to_error_object();
+    let data: Value = object.data().and_then(|d| serde_json::from_str(d.get()).ok()).unwrap_or(Value::Null);
+    let shown = serde_json::json!({ "message": object.message(), "data": data });
+    let masked = redact(shown.clone());
+    if masked == shown {
+        return Err(error);
+    }
+    let message = masked["message"].as_str().unwrap_or_default().to_owned();
+    let data = Some(masked["data"].clone()).filter(|d| !d.is_null());
+    Err(ApiError::Relayed { kind: error.kind(), code: object.code(), message, data })
 }
 
 fn encode<R: Serialize>(result: R) -> Result<Value, ApiError> {

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ApiError;
+use super::header_text;
 use super::registry::{Call, MethodSpec, Params, page_method};
-use crate::browser::{Page, Route, RouteAction};
+use crate::browser::{Page, Route, RouteAction, UrlGlob, Wildcards};
 
 const TIMEOUT_MS: u64 = 10_000;
 /// Largest mocked body, in bytes.
@@ -121,8 +122,10 @@ fn mock(response: MockResponse) -> Result<RouteAction, ApiError> {
         return Err(ApiError::invalid("response.status", "response.status must be 100 to 599"));
     }
     let mut headers: Vec<(String, String)> = response.headers.unwrap_or_default().into_iter().collect();
-    if headers.iter().any(|(n, v)| n.is_empty() || n.contains([':', '\r', '\n']) || v.contains(['\r', '\n'])) {
-        return Err(ApiError::invalid("response.headers", "header names must be non-empty tokens and values one line"));
+    for (name, value) in &headers {
+        if let Some(problem) = header_text::name_problem(name).or_else(|| header_text::value_problem(value)) {
+            return Err(ApiError::invalid("response.headers", format!("header {name:?}: {problem}")));
+        }
     }
     let has_type = headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
     let body = match (response.body, response.json) {
@@ -152,8 +155,10 @@ async fn route(call: Call, page: Page, p: RouteParams) -> Result<RoutesResult, A
         (None, Some(true)) => RouteAction::Abort,
         (None, _) => return Err(ApiError::invalid("response", "give response {status, body | json} or abort: true")),
     };
+    let glob = UrlGlob::parse(&p.url_pattern, Wildcards::StarAndQuestion)
+        .map_err(|message| ApiError::invalid("urlPattern", message))?;
     let policy = call.ctx.sessions.policy().clone();
-    let id = page.route(&p.url_pattern, action, policy, call.deadline).await?;
+    let id = page.route(&glob, action, policy, call.deadline).await?;
     Ok(RoutesResult { route_id: Some(id), removed: None, routes: view(&page) })
 }
 

@@ -11,26 +11,25 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::RpcContext;
-use super::error::ApiError;
-use super::page::{NavigationResult, navigate};
-use super::registry::{MethodSpec, Params, method};
+use super::error::{ApiError, ErrorKind};
+use super::header_text;
+use super::page::{NavigationResult, WaitUntil, navigate};
+use super::registry::{Hints, MethodSpec, Params, method};
 use crate::browser::{
     BrowserError, CloseReason, ColorScheme, Emulation, Geolocation, HttpCredentials, Proxy, SessionOptions,
-    StorageState, Viewport, WaitUntil,
+    StorageState, Viewport, cdp,
 };
+use crate::egress::Upstream;
 
 /// Opens an isolated session (own cookies, localStorage, cache) with one page.
 ///
-/// The service keeps `WARM_SESSIONS` (default 1) blank sessions ready — a browser context with
-/// its page, opened ahead of time and never used — so `session.create` only applies the options
-/// and answers in a few milliseconds instead of waiting ~200 ms for Chromium; the pool refills in
-/// the background. A warm session is exactly as fresh and isolated as a new one (no cookies,
-/// storage or cache from anyone). Warm sessions count toward `MAX_SESSIONS`, and when the cap is
-/// reached a `session.create` takes a warm session rather than failing. A session with its own
-/// `proxy` is always made fresh (the upstream is fixed when the context is created). The pool
-/// grows while creates outpace it: each create that finds it empty adds one warm session, up to
-/// 8 × `WARM_SESSIONS` and never past `MAX_SESSIONS`, refilled several at once; after a minute
-/// without such a miss it shrinks back to `WARM_SESSIONS`.
+/// It answers in milliseconds from a pool of `WARM_SESSIONS` blank sessions opened ahead (each as
+/// fresh and isolated as a new one, counted toward `MAX_SESSIONS`); the pool grows by one per
+/// create that finds it empty while other creates run (up to 8 × `WARM_SESSIONS`) and shrinks back
+/// after a minute without such a miss. A session with its own `proxy` is always opened fresh.
+///
+/// While Chromium is being restarted after it died, `session.create` waits for the new one (up to
+/// its `timeout`, else `browser_unavailable`); it never hands out a session of a Chromium that died.
 ///
 /// At `MAX_SESSIONS`, a create fails at once with `capacity_exceeded` — unless the operator set
 /// `QUEUE_TIMEOUT_MS`: then it waits in line (at most `QUEUE_MAX` creates wait at once; one more
@@ -55,7 +54,9 @@ pub struct SessionCreateParams {
     /// checked by the rules browsers apply and read back once set: one that is refused or not kept
     /// is `invalid_params` naming it (`storageState.cookies[1].domain`), never dropped silently.
     pub storage_state: Option<StorageState>,
-    /// A proxy for all of this session's traffic.
+    /// An upstream proxy for this session's traffic, {server: "http://host:port", bypass?}, judged
+    /// by the egress policy (the `Proxy` schema); else `invalid_params` naming `proxy.server`. It
+    /// sees only admitted requests: plain-http ones whole, https as `CONNECT host:port`.
     pub proxy: Option<Proxy>,
     /// A BCP 47 locale for Intl formatting and navigator.language (`de-DE`).
     pub locale: Option<String>,
@@ -112,6 +113,7 @@ pub struct OkResult {
 
 /// One step of `session.run`: a page method and its params (without `session_id`).
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     /// A method that works on a session's page: page.*, logs.pull, network.pull, screenshot …
     pub method: String,
@@ -135,7 +137,8 @@ pub struct RunParams {
     pub steps: Vec<Step>,
     /// Stop at the first failing step (default true).
     pub stop_on_error: Option<bool>,
-    /// Milliseconds for the whole run (default MAX_CALL_MS); a step that would start later fails.
+    /// Milliseconds for the whole run (default MAX_CALL_MS): each step's own timeout is cut to what
+    /// is left of it, and a step that would start later fails.
     pub timeout: Option<u64>,
 }
 
@@ -179,7 +182,7 @@ pub fn methods() -> Vec<MethodSpec> {
             create,
         )
         .example(r#"{"url":"http://127.0.0.1:3338/projects","viewport":{"width":1024,"height":768}}"#),
-        method("session.close", "Close a session and free everything it held.", close).tool("close"),
+        method("session.close", "Close a session and free everything it held.", close).tool("close", Hints::END),
         method("session.run", "Run page methods in order on one session, in one call.", run).example(
             r##"{"steps":[{"method":"page.goto","params":{"url":"http://127.0.0.1:3338/login"}},{"method":"page.fill","params":{"selector":"#username","value":"ada"}},{"method":"page.click","params":{"selector":"role=button[name=\"Login\"]"}},{"method":"page.text","params":{"selector":"#login-result"}}]}"##,
         ),
@@ -199,11 +202,13 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     }
     let viewport = p.viewport.unwrap_or_default();
     viewport.validate().map_err(|m| ApiError::invalid("viewport", m))?;
-    if let Some(proxy) = &p.proxy {
-        proxy.validate().map_err(|m| ApiError::invalid("proxy", m))?;
-    }
-    if p.user_agent.as_deref().is_some_and(|ua| ua.trim().is_empty()) {
-        return Err(ApiError::invalid("userAgent", "userAgent must not be empty"));
+    if let Some(agent) = &p.user_agent {
+        if agent.trim().is_empty() {
+            return Err(ApiError::invalid("userAgent", "userAgent must not be empty"));
+        }
+        if let Some(problem) = header_text::value_problem(agent) {
+            return Err(ApiError::invalid("userAgent", format!("userAgent is sent as a header: {problem}")));
+        }
     }
     for (i, cookie) in p.storage_state.iter().flat_map(|s| s.cookies.iter()).enumerate() {
         cookie.check().map_err(|problem| {
@@ -233,17 +238,25 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         return Err(ApiError::invalid("timezoneId", "timezoneId must be an IANA time zone such as Europe/Berlin"));
     }
     let headers: Vec<(String, String)> = p.extra_http_headers.unwrap_or_default().into_iter().collect();
-    if let Some((name, _)) = headers.iter().find(|(n, v)| {
-        n.is_empty()
-            || !n.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
-            || v.contains(['\r', '\n'])
-    }) {
-        return Err(ApiError::invalid(
-            "extraHTTPHeaders",
-            format!("header {name:?}: names are tokens, values one line"),
-        ));
+    for (name, value) in &headers {
+        if let Some(problem) = header_text::name_problem(name).or_else(|| header_text::value_problem(value)) {
+            return Err(ApiError::invalid(
+                "extraHTTPHeaders",
+                format!("header {}: {problem}", crate::quote::quote(name)),
+            ));
+        }
     }
     let http_credentials = p.http_credentials.map(checked_credentials).transpose()?;
+    // The upstream proxy is a host the service connects to itself: admitted (or refused) before
+    // anything is opened, and resolved once.
+    let proxy = match &p.proxy {
+        Some(proxy) => Some(
+            Upstream::admit(&proxy.server, proxy.bypass.as_deref(), ctx.sessions.policy())
+                .await
+                .map_err(|e| ApiError::invalid("proxy.server", e.to_string()))?,
+        ),
+        None => None,
+    };
     let emulation = Emulation {
         http_credentials,
         locale: p.locale,
@@ -257,7 +270,7 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         viewport,
         user_agent: p.user_agent,
         storage_state: p.storage_state,
-        proxy: p.proxy,
+        proxy,
         emulation,
         evidence_screenshots: p.evidence.unwrap_or(false),
     };
@@ -285,10 +298,23 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
     if p.steps.is_empty() || p.steps.len() > MAX_STEPS {
         return Err(ApiError::invalid("steps", format!("give 1 to {MAX_STEPS} steps")));
     }
+    let mut defaults = Vec::with_capacity(p.steps.len());
     for (i, step) in p.steps.iter().enumerate() {
         let known = ctx.methods.get().and_then(|m| m.get(step.method.as_str()));
         match known {
-            Some(registered) if registered.page_method => {}
+            Some(registered) if registered.page_method => {
+                // Every step's params are checked before any step runs: a typo in the last step
+                // must not leave the first ones done and the run half-made.
+                let raw = step.params.as_ref().map(Value::to_string);
+                if let Err(ApiError::InvalidParams { message, param }) = registered.check_params(raw.as_deref()) {
+                    let param = param.map_or(format!("steps[{i}].params"), |p| format!("steps[{i}].params.{p}"));
+                    return Err(ApiError::InvalidParams {
+                        message: format!("steps[{i}] ({}): {message}", step.method),
+                        param: Some(param),
+                    });
+                }
+                defaults.push(registered.default_timeout_ms.unwrap_or(ctx.max_call.as_millis() as u64));
+            }
             Some(_) => {
                 return Err(ApiError::invalid(
                     format!("steps[{i}].method"),
@@ -298,7 +324,7 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
             None => {
                 return Err(ApiError::invalid(
                     format!("steps[{i}].method"),
-                    format!("there is no method {:?}", step.method),
+                    format!("there is no method {}", crate::quote::quote(&step.method)),
                 ));
             }
         }
@@ -310,22 +336,39 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
         }
     }
     let deadline = ctx.deadline(p.timeout, ctx.max_call.as_millis() as u64)?;
+    // A run on a session that is not there fails as a whole, like any call on it.
+    ctx.sessions.ensure_open(&p.session_id)?;
     let stop_on_error = p.stop_on_error.unwrap_or(true);
     let total = p.steps.len();
     let mut results = Vec::new();
-    for step in p.steps {
+    for (step, default_ms) in p.steps.into_iter().zip(defaults) {
         let started = Instant::now();
         let mut params = step.params.unwrap_or_else(|| Value::Object(Default::default()));
-        let outcome =
-            match params.as_object_mut().map(|o| o.insert("session_id".into(), Value::String(p.session_id.clone()))) {
-                Some(Some(other)) if other != Value::String(p.session_id.clone()) => {
-                    Err(ApiError::invalid("session_id", "a step's session_id must be the run's (or left out)"))
-                }
-                _ if Instant::now() >= deadline => Err(ApiError::Browser(BrowserError::Timeout(
-                    "the run's timeout passed before this step started".into(),
-                ))),
-                _ => ctx.invoke(&step.method, &params).await,
-            };
+        let left_ms = cdp::remaining(deadline).as_millis() as u64;
+        let outcome = match bound_step(&mut params, &p.session_id, default_ms, left_ms) {
+            Err(err) => Err(err),
+            Ok(()) if left_ms == 0 => Err(ApiError::Browser(BrowserError::Timeout(
+                "the run's timeout passed before this step started".into(),
+            ))),
+            // The step's own timeout was cut to what is left of the run's; this is the net
+            // under it (a step never outlives the run by more than a moment).
+            Ok(()) => match tokio::time::timeout_at(deadline + STEP_GRACE, ctx.invoke(&step.method, &params)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(ApiError::Browser(BrowserError::Timeout(format!(
+                    "{} did not finish within the run's timeout",
+                    step.method
+                )))),
+            },
+        };
+        // The session itself is gone (closed, expired, lost with Chromium): the run fails with it.
+        if let Err(err) = &outcome
+            && matches!(
+                err.kind(),
+                ErrorKind::SessionNotFound | ErrorKind::SessionClosed | ErrorKind::BrowserUnavailable
+            )
+        {
+            return Err(outcome.unwrap_err());
+        }
         let ms = started.elapsed().as_millis() as u64;
         let failed = outcome.is_err();
         results.push(match outcome {
@@ -348,6 +391,24 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
         ctx.sessions.run(&p.session_id, None, landed_by, |page| async move { page.landed(landed_by).await }).await;
     let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
     Ok(RunResult { results, skipped, url, title })
+}
+
+/// How long a step may run past the run's deadline before it is cut off (its own timeout, cut to
+/// the run's, ends it first; this only covers the moment its answer takes).
+const STEP_GRACE: Duration = Duration::from_millis(500);
+
+/// Puts the run's session into a step's params and bounds its `timeout` by what is left of the
+/// run (`left_ms`), its own or its method's default (`default_ms`) when shorter.
+fn bound_step(params: &mut Value, session_id: &str, default_ms: u64, left_ms: u64) -> Result<(), ApiError> {
+    let Some(map) = params.as_object_mut() else { return Ok(()) };
+    if let Some(other) = map.insert("session_id".into(), Value::String(session_id.to_owned()))
+        && other != Value::String(session_id.to_owned())
+    {
+        return Err(ApiError::invalid("session_id", "a step's session_id must be the run's (or left out)"));
+    }
+    let asked = map.get("timeout").and_then(Value::as_u64).unwrap_or(default_ms);
+    map.insert("timeout".into(), Value::from(asked.min(left_ms).max(1)));
+    Ok(())
 }
 
 /// The credentials, checked: one line each, a user name given.

@@ -4,23 +4,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, PageError, PendingView, ResourceType};
 
 /// How long a pull may take by default (it only waits for events already sent to arrive).
 const PULL_TIMEOUT_MS: u64 = 10_000;
 
-/// The console messages and uncaught page errors (exceptions and unhandled promise rejections)
-/// since the last pull; the next pull starts after what this one returned. Every entry carries
-/// `kind` (`console`, `exception`, `unhandledrejection`; `dialog`, `download`, `popup` or `note`
-/// for what the page did besides logging), `t` (ms since the document started loading) and
-/// `location` (`{url, line, column, function}`); page errors and console errors also carry
-/// `source`: the offending line and two each side, from the browser's own copy of the script, with
-/// the column marked. `level` keeps console entries at that level and above (`error`, `warning`,
-/// `info`, `debug`); lower ones are passed over all the same. A message longer than 4 KB is cut,
-/// with `textLength` (`messageLength`) saying how long it was. One pull returns at most 1 MiB of
-/// entries; `more` counts those left for the next. The page's timeline keeps the newest 5,000
-/// entries (4 MiB); `dropped` counts entries that fell off before a pull returned them.
+/// The console messages and uncaught page errors (exceptions, unhandled rejections) since the
+/// last pull; the next pull starts after what this one returned. Each entry (`ConsoleEntry`,
+/// `PageError`) carries its `kind`, time `t` and `location`; errors carry `source`, the throwing
+/// line with two each side. `level` keeps console entries at that level and above. Messages past
+/// 4 KB are cut (`textLength` says how long). One pull returns at most 1 MiB (`more` counts the
+/// rest); `dropped` counts entries the timeline (newest 5,000, 4 MiB) let go before a pull.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LogsPullParams {
     /// Keep console entries at this level and above: error, warning, info or debug (default).
@@ -43,21 +38,16 @@ pub struct LogsPullResult {
     pub more: Option<u64>,
 }
 
-/// Returns the requests answered since the last pull (each is returned once), and lists those
-/// still in flight (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400
-/// and failed requests (refused, DNS, blocked, aborted: `failure` says which) are returned; the
-/// others stay for a later pull with `onlyErrors: false`. `urlContains` and `resourceTypes` narrow
-/// it further. Each entry has `requestId`, `method`, `url`, `status`, `resourceType`, `ms`,
-/// `startMs` / `endMs` (ms since the document started loading) and `ttfbMs`, the `initiator` (the
-/// script location that started it) and `requestBody` (the first 2 KB it posted; values of
-/// password fields and secret-named keys masked, headers never included). A request answered
-/// whose body the page never read says `bodyNotRead`; one cut off unanswered by a navigation says
-/// `cancelled` (neither is a failure). Pulls mark what they return: `network.har`,
-/// `page.timeline` and effects still see every request.
-/// `responseBody`, the first 2 KB of the text answer captured before the browser evicts it, comes
-/// with error responses — and, with `onlyErrors: false`, with every fetch/XHR and document
-/// response, so a 200 whose JSON has the wrong shape shows it. `network.body` returns a whole
-/// body. Requests the browser makes by itself (the favicon) are never counted as failures.
+/// Returns the requests answered since the last pull (each once) and lists those still in flight
+/// (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400 and failed
+/// requests (`failure` says why) are returned, the rest kept for a pull with `onlyErrors: false`;
+/// `urlContains` and `resourceTypes` narrow it. Each entry (the `NetworkEntry` schema) has its
+/// times since the document started loading, the script that sent it and the first 2 KB of what
+/// it posted (secrets masked, never headers); `bodyNotRead` and `cancelled` (by a navigation) are
+/// no failure. Error responses carry the first 2 KB of their body, and with `onlyErrors: false`
+/// every fetch/XHR and document response does; `network.body` returns a whole one. `network.har`,
+/// `page.timeline` and effects still see what a pull returned. The browser's own requests
+/// (favicon) never count as failures.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkPullParams {
@@ -113,7 +103,7 @@ pub fn methods() -> Vec<MethodSpec> {
             logs_pull,
         )
         .example(r#"{"level":"warning"}"#)
-        .tool("console"),
+        .tool("console", Hints::READ),
         page_method(
             "network.pull",
             "The requests answered since the last pull (by default only failed ones); those in flight.",
@@ -121,21 +111,20 @@ pub fn methods() -> Vec<MethodSpec> {
             network_pull,
         )
         .example(r#"{"onlyErrors":false,"urlContains":"/api/"}"#)
-        .tool("network"),
+        .tool("network", Hints::READ),
         page_method("network.body", "The whole captured response body of one request.", PULL_TIMEOUT_MS, network_body)
-            .example(r#"{"requestId":"1234.56"}"#),
+            .example(r#"{"requestId":"1234.56"}"#)
+            .tool("response_body", Hints::READ),
         page_method("network.har", "The session's requests as a HAR 1.2 log.", PULL_TIMEOUT_MS, network_har)
             .example(r#"{"bodies":true}"#),
     ]
 }
 
 /// The page's requests — every one its timeline holds, whatever a pull returned — as a HAR 1.2 log
-/// (`{"har": {"log": {"version", "creator", "entries"}}}`) in the order they started, for HAR
-/// viewers and test reports; nothing is drained. Each entry has its method, URL, query, status,
-/// start time, total time (`timings.wait` to the answer's headers, `receive` the rest), sizes,
-/// `_resourceType`, `_pending` for one still in flight and, for a failed request, `_failure`. Headers are
-/// never captured (they carry cookies and tokens), so they are empty lists. With `bodies`, the
-/// captured request and response body excerpts (2 KB each, secrets masked) are included.
+/// (`{"har": {"log": {…}}}`) in start order, for HAR viewers and test reports; nothing is drained.
+/// Entries have method, URL, query, status, start, timings (`wait` to the headers, `receive` the
+/// rest), sizes, `_resourceType`, `_pending` and `_failure`. Headers are never captured (they carry
+/// cookies and tokens). With `bodies`, the body excerpts (2 KB each, secrets masked) are included.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NetworkHarParams {
     /// Include the captured body excerpts (default false).

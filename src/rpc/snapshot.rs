@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::error::ApiError;
-use super::registry::{Call, MethodSpec, Params, page_method};
+use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{BrowserError, Page, SignalCounts, Snapshot, SnapshotOptions, Target};
 
 const DEFAULT_MAX_CHARS: u64 = 20_000;
@@ -97,7 +97,7 @@ pub fn methods() -> Vec<MethodSpec> {
             snapshot,
         )
         .example(r#"{"interactiveOnly":true}"#)
-        .tool("snapshot"),
+        .tool("snapshot", Hints::READ),
     ]
 }
 

@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use super::page::{NavigationResult, navigate};
-use super::registry::{Call, MethodSpec, NoParams, Params, SessionHandle, session_method};
-use crate::browser::{BrowserError, TabInfo, WaitUntil};
+use super::page::{NavigationResult, WaitUntil, navigate};
+use super::registry::{Call, Hints, MethodSpec, NoParams, Params, SessionHandle, session_method};
+use crate::browser::{BrowserError, TabInfo};
 
 const TIMEOUT_MS: u64 = 10_000;
 const OPEN_TIMEOUT_MS: u64 = 45_000;
@@ -75,23 +75,26 @@ pub fn methods() -> Vec<MethodSpec> {
             TIMEOUT_MS,
             list,
         )
-        .tool("tabs"),
+        .tool("tabs", Hints::READ),
         session_method(
             "tabs.open",
             "Open a new tab (optionally loading a URL) and make it active.",
             OPEN_TIMEOUT_MS,
             open,
         )
-        .example(r#"{"url":"http://127.0.0.1:8090/team"}"#),
+        .example(r#"{"url":"http://127.0.0.1:8090/team"}"#)
+        .tool("tab_open", Hints::LOAD.repeating()),
         session_method(
             "tabs.focus",
             "Make a tab the active one: page methods act on it by default.",
             TIMEOUT_MS,
             focus,
         )
-        .example(r#"{"tab_id":"9a3f0c21"}"#),
+        .example(r#"{"tab_id":"9a3f0c21"}"#)
+        .tool("tab_focus", Hints::SET),
         session_method("tabs.close", "Close a tab (not the session's last one).", TIMEOUT_MS, close)
-            .example(r#"{"tab_id":"9a3f0c21"}"#),
+            .example(r#"{"tab_id":"9a3f0c21"}"#)
+            .tool("tab_close", Hints::END),
     ]
 }
 
@@ -104,9 +107,17 @@ async fn open(call: Call, s: SessionHandle, p: TabOpenParams) -> Result<TabOpene
     if let Some(url) = &p.url {
         call.ctx.sessions.policy().check(url).map_err(BrowserError::from)?;
     }
+    let previous = s.session.active_tab();
     let page = s.session.open_tab(&s.chromium, call.deadline).await?;
     let landed = match &p.url {
-        Some(url) => Some(navigate(&page, url, p.wait_until.unwrap_or_default(), call.deadline).await?),
+        Some(url) => match navigate(&page, url, p.wait_until.unwrap_or_default(), call.deadline).await {
+            Ok(landed) => Some(landed),
+            Err(err) => {
+                // A failed open leaves nothing behind: the tab goes, the one before is active.
+                s.session.abandon_tab(&s.chromium, &page, &previous).await;
+                return Err(err);
+            }
+        },
         None => None,
     };
     Ok(TabOpened { tab_id: page.tab_id(), landed })

@@ -156,5 +156,11 @@ fn at_the_repl_an_error_the_page_logs_while_the_prompt_waits_is_printed_above_it
         .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .output()
         .expect("python3 runs");
-    assert!(output.status.success(), "{}{}", text(&output.stdout), text(&output.stderr));
+    if !output.status.success() {
+        // What the service logged about the session, to tell a slow machine from a bug.
+        let said = text(&output.stderr);
+        let session = said.split("session ").nth(1).and_then(|s| s.get(..32)).unwrap_or("?").to_owned();
+        let logged: Vec<String> = shared().logs().lines().filter(|l| l.contains(&session)).map(str::to_owned).collect();
+        panic!("{}{said}\nthe service's lines about {session}:\n{}", text(&output.stdout), logged.join("\n"));
+    }
 }

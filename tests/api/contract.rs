@@ -30,8 +30,15 @@ async fn rpc_discover_returns_the_document() {
 #[test]
 fn every_method_param_is_described() {
     let doc = openrpc::document(&all_methods());
+    let shared = &doc["components"]["contentDescriptors"];
     for method in doc["methods"].as_array().unwrap() {
         for param in method["params"].as_array().unwrap() {
+            // A shared param is a reference to one of components.contentDescriptors.
+            let param = match param["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/contentDescriptors/")) {
+                Some(key) => &shared[key],
+                None => param,
+            };
+            assert!(param["name"].is_string(), "{}: a param without a name (or a dangling $ref)", method["name"]);
             if param["name"] != "session_id" {
                 assert!(
                     param.get("description").is_some() || param["schema"].get("$ref").is_some(),
@@ -59,23 +66,27 @@ fn readme_method_reference_matches_the_code() {
 }
 
 #[test]
-fn readme_documents_every_method_with_a_curl_example() {
+fn readme_documents_every_method_with_an_example() {
     let readme = repo_file("README.md");
     for method in all_methods() {
-        let heading = format!("### `{}`", method.name);
-        assert!(readme.contains(&heading), "README has no section {heading}");
-        let section = readme.split(&heading).nth(1).unwrap().split("\n### ").next().unwrap();
-        assert!(
-            section.contains(&format!("\"method\":\"{}\"", method.name)),
-            "README section for {} has no curl example calling it",
-            method.name
-        );
+        let row = format!("| `{}`<br>", method.name);
+        let row = readme.lines().find(|l| l.starts_with(&row));
+        let row = row.unwrap_or_else(|| panic!("the README's method reference has no row for {}", method.name));
+        assert!(row.contains(&format!("`{}` → `", method.example)), "{}'s row lacks its example: {row}", method.name);
         assert!(!method.example.contains('\''), "{}: a ' in the example breaks the shell quoting", method.name);
         let example: Value = serde_json::from_str(method.example).expect("the example params are JSON");
         for key in example.as_object().expect("the example params are an object").keys() {
             assert!(method.param_names().contains(key), "{}: the example sends unknown param {key}", method.name);
         }
     }
+}
+
+#[test]
+fn the_readme_and_openrpc_json_stay_within_their_budgets() {
+    let lines = repo_file("README.md").lines().count();
+    assert!(lines <= 1_200, "README.md has {lines} lines (at most 1,200: say less, or generate it more compactly)");
+    let bytes = repo_file("openrpc.json").len();
+    assert!(bytes <= openrpc::FILE_BUDGET, "openrpc.json has {bytes} bytes (at most {})", openrpc::FILE_BUDGET);
 }
 
 #[test]

@@ -72,3 +72,18 @@ async fn a_bad_arm_is_refused_with_the_param_named() {
     let err = svc.err("dialog.arm", json!({ "session_id": sid, "accept": false, "promptText": "x" })).await;
     assert_eq!(err.data["param"], "promptText");
 }
+
+#[tokio::test]
+async fn a_page_that_asks_before_leaving_does_not_block_goto_and_leaving_is_reported() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/notes/"), "waitUntil": "load" })).await;
+    // Typing gives the page the user activation a beforeunload dialog needs, and an unsaved note.
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#note", "value": "buy milk" })).await;
+    let left = svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "timeout": 10000 })).await;
+    assert_eq!(left["title"], "Fixtures Home", "{left}");
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    let dialog = logs["console"].as_array().unwrap().iter().find(|e| e["kind"] == "dialog").cloned();
+    let text = dialog.as_ref().and_then(|d| d["text"].as_str()).unwrap_or_default();
+    assert!(text.starts_with("beforeunload(") && text.contains("accepted: the page was left"), "{logs}");
+}

@@ -1,7 +1,8 @@
 //! The egress policy holds for every request the browser makes, not only page.goto's URL.
 //!
-//! An "internal" server on 127.0.0.2 (outside the default allow-list) counts every connection it
-//! receives; a fixture page aims every way a page can reach a host at it. The count must stay 0.
+//! An "internal" host on 127.0.0.2 (outside the default allow-list) records every TCP connection
+//! and every UDP datagram it receives; pages, scripts, MCP tools and session options aim every way
+//! they can reach a host at it. The counts must stay 0.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,16 +14,27 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{Instance, Service, eventually, page, shared};
 
-/// A server on 127.0.0.2 that counts every connection it accepts (and answers 200 if asked).
-struct Internal {
-    origin: String,
+/// A host on 127.0.0.2 that records every TCP connection it accepts (and answers 200 if asked) and
+/// every UDP datagram sent to the same port (STUN, TURN).
+pub struct Internal {
+    pub origin: String,
+    /// `127.0.0.2:port`, as a STUN/TURN or proxy address.
+    pub addr: String,
     hits: Arc<AtomicUsize>,
+    datagrams: Arc<AtomicUsize>,
 }
 
 impl Internal {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
-        let origin = format!("http://{}", listener.local_addr().unwrap());
+    pub async fn start() -> Self {
+        let (listener, udp) = loop {
+            let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
+            let port = listener.local_addr().unwrap().port();
+            // The same port for UDP; another process may hold it there: pick again.
+            if let Ok(udp) = tokio::net::UdpSocket::bind(("127.0.0.2", port)).await {
+                break (listener, udp);
+            }
+        };
+        let addr = listener.local_addr().unwrap().to_string();
         let hits = Arc::new(AtomicUsize::new(0));
         let counter = hits.clone();
         tokio::spawn(async move {
@@ -37,11 +49,25 @@ impl Internal {
                 });
             }
         });
-        Self { origin, hits }
+        let datagrams = Arc::new(AtomicUsize::new(0));
+        let counter = datagrams.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 65536];
+            while udp.recv_from(&mut buf).await.is_ok() {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        Self { origin: format!("http://{addr}"), addr, hits, datagrams }
     }
 
-    fn hits(&self) -> usize {
+    /// TCP connections accepted so far.
+    pub fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
+    }
+
+    /// UDP datagrams received so far.
+    pub fn datagrams(&self) -> usize {
+        self.datagrams.load(Ordering::SeqCst)
     }
 }
 
@@ -106,13 +132,11 @@ pub async fn every_way_out_is_blocked(svc: &Service) {
         }
     }
 
-    // A redirect hop from an allowed URL, and a meta refresh.
+    // A redirect hop from an allowed URL (meta refresh and Refresh headers: see below).
     let redirect = page(&format!("/redirect?to={target}/redirect"));
     let err = svc.err("page.goto", json!({ "session_id": sid, "url": redirect })).await;
     assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
-    let refresh = page(&format!("/meta-refresh?to={target}/meta"));
-    svc.ok("page.goto", json!({ "session_id": sid, "url": refresh })).await;
-    let later = blocked_paths(svc, &sid, &internal, &["/meta"]).await;
+    let later = err.message;
 
     // A popup opens in the same browser context, so it goes through the same proxy (it is a page of
     // its own, so its requests are not in this page's network.pull; the hit count covers it).
@@ -128,6 +152,22 @@ pub async fn every_way_out_is_blocked(svc: &Service) {
 
     assert_eq!(internal.hits(), 0, "the internal server was reached; blocked so far: {seen:?} {later:?}");
     svc.ok("session.close", json!({ "session_id": sid })).await;
+}
+
+#[tokio::test]
+async fn a_meta_refresh_or_refresh_header_to_a_refused_url_is_url_not_allowed() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let sid = svc.session().await;
+    // Like a redirect: the page loads, sends itself on, and the call says where that was refused.
+    for (path, via) in [("/meta", "/meta-refresh"), ("/header", "/refresh-header")] {
+        let url = page(&format!("{via}?to={}{path}", internal.origin));
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{via}: {err:?}");
+        assert!(err.message.contains(&format!("{}{path}", internal.origin)), "{via}: names the URL: {}", err.message);
+    }
+    blocked_paths(svc, &sid, &internal, &["/meta", "/header"]).await;
+    assert_eq!(internal.hits(), 0, "the refused host was reached");
 }
 
 #[tokio::test]
@@ -191,6 +231,12 @@ async fn refuse_password_fill_refuses_password_fields_only() {
     let err = svc.err("page.fill", json!({ "session_id": sid, "selector": "#password", "value": "hunter2" })).await;
     assert_eq!(err.kind(), "not_allowed", "{err:?}");
     assert!(!err.message.contains("hunter2"), "{}", err.message);
+    // Typing key by key is the same secret.
+    let err = svc.err("page.type", json!({ "session_id": sid, "selector": "#password", "text": "hunter2" })).await;
+    assert_eq!(err.kind(), "not_allowed", "{err:?}");
+    svc.ok("page.focus", json!({ "session_id": sid, "selector": "#password" })).await;
+    let err = svc.err("page.type", json!({ "session_id": sid, "text": "hunter2" })).await;
+    assert_eq!(err.kind(), "not_allowed", "into the focused password field too: {err:?}");
     let typed: Value = svc
         .ok("page.evaluate", json!({ "session_id": sid, "expression": "document.querySelector('#password').value" }))
         .await;
@@ -214,4 +260,148 @@ async fn a_mock_never_answers_for_a_disallowed_host() {
     let allowed = format!("fetch({:?}).then(r => r.text())", page("/anything"));
     let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": allowed })).await;
     assert_eq!(answer["result"], "mocked");
+}
+
+/// What a script runs to open a WebRTC connection with STUN and TURN (UDP and TCP) at `ice`.
+fn gather_candidates(ice: &str) -> String {
+    format!("gatherCandidates({ice:?}, 5000)")
+}
+
+#[tokio::test]
+async fn webrtc_from_a_page_or_page_evaluate_sends_nothing_to_a_refused_host() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let sid = svc.session().await;
+    // The call page asks its STUN/TURN server for candidates as soon as it opens...
+    let call = page(&format!("/call/?ice={}", internal.addr));
+    svc.ok("page.goto", json!({ "session_id": sid, "url": call })).await;
+    let status = eventually(Duration::from_secs(20), "the page's own ICE gathering to end", || async {
+        let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#call-status" })).await;
+        text["text"].as_str().filter(|t| t.starts_with("gathering")).map(str::to_owned)
+    })
+    .await;
+    // ... and a script asks again.
+    let asked = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": gather_candidates(&internal.addr) }));
+    let asked = asked.await;
+    assert_eq!(
+        (internal.datagrams(), internal.hits()),
+        (0, 0),
+        "STUN/TURN reached 127.0.0.2 (UDP datagrams, TCP connections); the page said {status:?}, the script {asked}"
+    );
+    // No candidate at all: no UDP socket was even opened for the page.
+    assert_eq!(status, "gathering complete: 0 candidate(s)");
+    assert_eq!(asked["result"], json!({ "state": "complete", "candidates": [] }));
+}
+
+#[tokio::test]
+async fn webrtc_from_the_mcp_evaluate_tool_sends_nothing_to_a_refused_host() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(crate::mcp::MCP_PYTHON);
+    assert!(python.exists(), "{} is missing: run `bash .ci/setup` (it installs the pinned MCP SDK)", python.display());
+    // A service of its own: MCP's calls log without an HTTP request id, which the shared
+    // service's log test does not expect.
+    let svc = Instance::start(&[]);
+    let internal = Internal::start().await;
+    let args = [
+        root.join("tests/mcp/evaluate.py").display().to_string(),
+        svc.base.clone(),
+        crate::helpers::API_KEY.to_owned(),
+        page("/call/"),
+        gather_candidates(&internal.addr),
+    ];
+    let output = tokio::task::spawn_blocking(move || std::process::Command::new(python).args(args).output())
+        .await
+        .unwrap()
+        .expect("the MCP client runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!((internal.datagrams(), internal.hits()), (0, 0), "STUN/TURN reached 127.0.0.2: {stdout}");
+    let answer: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).expect("JSON");
+    assert_eq!(answer["result"], json!({ "state": "complete", "candidates": [] }), "{stdout}");
+}
+
+#[tokio::test]
+async fn an_upstream_proxy_on_a_refused_host_is_invalid_params_and_never_contacted() {
+    let internal = Internal::start().await;
+    let proxy = json!({ "proxy": { "server": internal.origin } });
+    // By default no upstream proxy is allowed at all.
+    let err = shared().err("session.create", proxy.clone()).await;
+    assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("proxy.server")), "{err:?}");
+    assert!(err.message.contains("ALLOW_PROXY_REGEX is unset"), "{}", err.message);
+    // Allowed by ALLOW_PROXY_REGEX, but BLOCK_PRIVATE_IPS applies to the address it resolves to.
+    let strict = Instance::start(&[
+        ("ALLOW_HOST_REGEX", "^https?://[^/]+/"),
+        ("ALLOW_PROXY_REGEX", "^http://"),
+        ("BLOCK_PRIVATE_IPS", "true"),
+    ]);
+    let port = internal.addr.rsplit(':').next().unwrap();
+    for server in [internal.origin.clone(), format!("http://localhost:{port}"), format!("http://0x7f000002:{port}")] {
+        let err = strict.err("session.create", json!({ "proxy": { "server": server } })).await;
+        assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("proxy.server")), "{err:?}");
+        assert!(err.message.contains("BLOCK_PRIVATE_IPS"), "{server}: {}", err.message);
+    }
+    assert_eq!((internal.hits(), internal.datagrams()), (0, 0), "the refused proxy was contacted");
+}
+
+#[tokio::test]
+async fn an_allowed_upstream_proxy_gets_the_sessions_plain_http_requests_whole() {
+    // A stand-in upstream proxy on 127.0.0.1 that answers every request with what it was sent.
+    let upstream = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = upstream.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let first = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_owned();
+                let body = format!("<!doctype html><title>Upstream</title><p id=seen>upstream saw: {first}</p>");
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    let svc = Instance::start(&[("ALLOW_PROXY_REGEX", r"^http://127\.0\.0\.1:\d+/$")]);
+    let sid = svc.session_with(json!({ "proxy": { "server": format!("http://{upstream_addr}") } })).await;
+    let target = page("/projects/");
+    svc.ok("page.goto", json!({ "session_id": sid, "url": target, "waitUntil": "load" })).await;
+    let seen = svc.ok("page.text", json!({ "session_id": sid, "selector": "#seen" })).await;
+    assert_eq!(seen["text"], format!("upstream saw: GET {target} HTTP/1.1"));
+    // A refused URL never reaches the upstream: the egress policy comes first.
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": "http://127.0.0.2/" })).await;
+    assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+}
+
+#[tokio::test]
+async fn a_service_worker_registers_runs_and_its_requests_pass_the_egress_policy() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/notes/"), "waitUntil": "load" })).await;
+    svc.ok(
+        "assert.text",
+        json!({ "session_id": sid, "selector": "#offline", "text": "Ready for offline use", "timeout": 15000 }),
+    )
+    .await;
+    // From now on the worker answers the page's requests: the page itself from its cache, others
+    // by fetching them itself, through the session's egress proxy like any request.
+    let reloaded = svc.ok("page.reload", json!({ "session_id": sid, "waitUntil": "load", "timeout": 15000 })).await;
+    assert_eq!(reloaded["title"], "Notes", "{reloaded}");
+    let controlled = svc
+        .ok("page.evaluate", json!({ "session_id": sid, "expression": "!!navigator.serviceWorker.controller" }))
+        .await;
+    assert_eq!(controlled["result"], true);
+    let allowed = "fetch('/api/projects').then((r) => r.status)";
+    assert_eq!(svc.ok("page.evaluate", json!({ "session_id": sid, "expression": allowed })).await["result"], 200);
+    let refused =
+        "fetch('http://127.0.0.2:9/steal').then((r) => 'reached: ' + r.status, (e) => 'refused: ' + e.message)";
+    let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": refused })).await;
+    assert!(answer["result"].as_str().unwrap().starts_with("refused"), "{answer}");
 }

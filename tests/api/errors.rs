@@ -99,3 +99,68 @@ async fn batch_calls_each_get_an_answer() {
     assert_eq!(by_id(1)["error"]["data"]["kind"], "session_not_found");
     assert_eq!(by_id(2)["result"]["openrpc"], "1.3.2");
 }
+
+#[tokio::test]
+async fn what_the_browser_would_refuse_from_the_caller_is_invalid_params_naming_the_param() {
+    let svc = shared();
+    for (params, param) in [
+        (json!({ "userAgent": "Mozilla/5.0\r\nX-Injected: 1" }), "userAgent"),
+        (json!({ "extraHTTPHeaders": { "X-Trace": "a\u{0}b" } }), "extraHTTPHeaders"),
+        (json!({ "viewport": { "width": 10000, "height": 10000, "deviceScaleFactor": 4 } }), "viewport"),
+    ] {
+        let err = svc.err("session.create", params.clone()).await;
+        assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some(param)), "{params}: {err:?}");
+        assert!(!err.data["remediation"].as_str().unwrap().to_lowercase().contains("retry"), "{err:?}");
+    }
+    let sid = svc.session().await;
+    let huge = json!({ "session_id": sid, "width": 10000, "height": 10000, "deviceScaleFactor": 4 });
+    let err = svc.err("page.setViewport", huge).await;
+    assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("deviceScaleFactor")), "{err:?}");
+    assert!(err.message.contains("megapixels"), "{}", err.message);
+    svc.ok("page.goto", json!({ "session_id": sid, "url": crate::helpers::page("/"), "waitUntil": "load" })).await;
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.body.style.height = '200000px'" }))
+        .await;
+    for mime in ["image/jpeg", "image/png"] {
+        let shot = json!({ "session_id": sid, "fullPage": true, "mime": mime });
+        let err = svc.err("screenshot", shot).await;
+        assert_eq!((err.kind(), err.data["param"].as_str()), ("invalid_params", Some("fullPage")), "{mime}: {err:?}");
+        assert!(err.message.contains("1280x2000"), "says how large the page is: {}", err.message);
+    }
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.body.style.height = '70000px'" })).await;
+    let jpeg = svc.err("screenshot", json!({ "session_id": sid, "fullPage": true, "mime": "image/jpeg" })).await;
+    assert!(jpeg.message.contains("take image/png"), "a JPEG's own limit: {}", jpeg.message);
+    let mock = json!({ "session_id": sid, "urlPattern": "*/x", "response": { "headers": { "X-A": "1\n2" } } });
+    let err = svc.err("network.route", mock).await;
+    assert_eq!(err.data["param"], "response.headers", "{err:?}");
+}
+
+#[tokio::test]
+async fn session_run_fails_whole_for_a_bad_session_or_step_and_bounds_steps_by_its_deadline() {
+    let svc = shared();
+    let step = json!([{ "method": "page.text" }]);
+    let err = svc.err("session.run", json!({ "session_id": "no-such-session", "steps": step })).await;
+    assert_eq!(err.kind(), "session_not_found", "the run fails, not its first step: {err:?}");
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": crate::helpers::page("/"), "waitUntil": "load" })).await;
+    // Unknown keys in a step, or in its params, are refused before any step runs.
+    let typo = json!([{ "method": "page.click", "param": { "selector": "a" } }]);
+    let err = svc.err("session.run", json!({ "session_id": sid, "steps": typo })).await;
+    assert_eq!(err.kind(), "invalid_params", "{err:?}");
+    assert!(err.message.contains("param"), "{}", err.message);
+    let typo = json!([
+        { "method": "page.evaluate", "params": { "expression": "window.ran = true" } },
+        { "method": "page.click", "params": { "selecter": "a" } }
+    ]);
+    let err = svc.err("session.run", json!({ "session_id": sid, "steps": typo })).await;
+    assert_eq!(err.data["param"], "steps[1].params.selecter", "{err:?}");
+    assert!(err.message.contains("did you mean `selector`"), "{}", err.message);
+    let ran = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "window.ran === true" })).await;
+    assert_eq!(ran["result"], false, "no step ran");
+    // A step asking for 5 s in a 1 s run gets what is left of the run.
+    let waiting = json!([{ "method": "page.click", "params": { "selector": "#never", "timeout": 5000 } }]);
+    let started = std::time::Instant::now();
+    let run = svc.ok("session.run", json!({ "session_id": sid, "steps": waiting, "timeout": 1000 })).await;
+    let took = started.elapsed();
+    assert_eq!(run["results"][0]["ok"], false, "{run}");
+    assert!(took < std::time::Duration::from_millis(3500), "the step ended with the run's deadline, after {took:?}");
+}

@@ -5,32 +5,15 @@
 use std::time::{Duration, Instant};
 
 use async_tungstenite::tungstenite::Message;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::helpers::{API_KEY, page, shared};
-
-type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
+use crate::helpers::{Socket, next_json, page, shared, subscribe_on, websocket};
 
 /// A WebSocket on /rpc subscribed to `params` (plus the session); returns it once subscribed.
 async fn subscribe(params: Value) -> Socket {
-    let url = format!("{}?api_key={API_KEY}", shared().rpc_url().replace("http://", "ws://"));
-    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted");
-    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": params });
-    ws.send(Message::text(request.to_string())).await.unwrap();
-    let answer = next_json(&mut ws).await;
-    assert!(answer["result"].is_u64() || answer["result"].is_string(), "subscribed: {answer}");
+    let mut ws = websocket(shared()).await;
+    subscribe_on(&mut ws, params).await;
     ws
-}
-
-async fn next_json(ws: &mut Socket) -> Value {
-    loop {
-        let message =
-            tokio::time::timeout(Duration::from_secs(30), ws.next()).await.expect("a message").unwrap().unwrap();
-        if let Message::Text(text) = message {
-            return serde_json::from_str(&text).unwrap();
-        }
-    }
 }
 
 /// The next `events.event` notification's payload.
@@ -70,9 +53,7 @@ async fn a_subscriber_gets_console_and_network_events_in_order_with_timestamps()
 
 #[tokio::test]
 async fn a_bad_subscription_is_refused_with_the_param_named() {
-    let svc = shared();
-    let url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));
-    let (mut ws, _) = async_tungstenite::tokio::connect_async(url).await.unwrap();
+    let mut ws = websocket(shared()).await;
     let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe",
                           "params": { "session_id": "nope", "kinds": ["console", "sparks"] } });
     ws.send(Message::text(request.to_string())).await.unwrap();
@@ -144,4 +125,27 @@ async fn a_subscriber_that_never_reads_holds_up_nobody_and_learns_how_many_it_lo
         }
     };
     assert!(dropped > 0, "it lost some and was told");
+}
+
+#[tokio::test]
+async fn a_subscription_taken_during_a_long_evaluate_starts_at_once_and_sees_what_it_does() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let long =
+        "new Promise((resolve) => setTimeout(() => { console.log('halfway'); setTimeout(resolve, 1500); }, 2500))";
+    let evaluating = svc.call("page.evaluate", json!({ "session_id": sid, "expression": long, "timeout": 30000 }));
+    tokio::pin!(evaluating);
+    let subscribing = async {
+        // The evaluate holds the session's turn; subscribing must not wait for it.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let asked = Instant::now();
+        let mut ws = subscribe(json!({ "session_id": sid, "kinds": ["console"] })).await;
+        let took = asked.elapsed();
+        (next_event(&mut ws).await, took)
+    };
+    let ((event, took), evaluated) = tokio::join!(subscribing, &mut evaluating);
+    assert!(evaluated.is_ok(), "{evaluated:?}");
+    assert!(took < Duration::from_secs(2), "subscribed in {took:?}, not after the evaluate");
+    assert_eq!(event["text"], "halfway", "{event}");
 }

@@ -195,7 +195,12 @@ impl Service {
             .body(body)
             .send()
             .await
-            .expect("the service answers")
+            .unwrap_or_else(|e| {
+                // The service is gone: what it said last is the best clue why.
+                let log = self.logs();
+                let tail: Vec<&str> = log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+                panic!("the service did not answer ({e}); its last log lines:\n{}", tail.join("\n"))
+            })
     }
 
     /// Calls `method` with named `params`.
@@ -246,6 +251,35 @@ impl Service {
     }
 }
 
+/// A WebSocket on a service's /rpc.
+pub type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
+
+/// Opens a WebSocket on `svc`'s /rpc (the key in the query, as browsers must send it).
+pub async fn websocket(svc: &Service) -> Socket {
+    let url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));
+    async_tungstenite::tokio::connect_async(url).await.expect("upgrade accepted").0
+}
+
+/// The next JSON message on `ws` (within 60 s).
+pub async fn next_json(ws: &mut Socket) -> Value {
+    use futures_util::StreamExt;
+    loop {
+        let message =
+            tokio::time::timeout(Duration::from_secs(60), ws.next()).await.expect("a message").unwrap().unwrap();
+        if let async_tungstenite::tungstenite::Message::Text(text) = message {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+/// Subscribes `ws` to a session's events (`params` of events.subscribe); returns once subscribed.
+pub async fn subscribe_on(ws: &mut Socket, params: Value) {
+    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "events.subscribe", "params": params });
+    ws.send(async_tungstenite::tungstenite::Message::text(request.to_string())).await.unwrap();
+    let answer = next_json(ws).await;
+    assert!(answer["result"].is_u64() || answer["result"].is_string(), "subscribed: {answer}");
+}
+
 /// Polls `check` every 50 ms until it returns `Some`, or panics after `limit` naming `what`.
 pub async fn eventually<T, F, Fut>(limit: Duration, what: &str, mut check: F) -> T
 where
@@ -282,6 +316,25 @@ pub fn chromium_child(service_pid: u32) -> (u32, String) {
         }
     }
     panic!("no Chromium child found under the service (pid {service_pid})");
+}
+
+/// Chromium's own list of page targets, read through its DevTools HTTP endpoint.
+pub async fn chromium_page_targets(service_pid: u32) -> usize {
+    let port = devtools_port(service_pid);
+    let list: Vec<Value> = reqwest::get(format!("http://127.0.0.1:{port}/json/list"))
+        .await
+        .expect("Chromium's DevTools endpoint answers")
+        .json()
+        .await
+        .expect("a JSON target list");
+    list.iter().filter(|t| t["type"] == "page").count()
+}
+
+/// Reads the DevTools port from the service's Chromium's profile (DevToolsActivePort).
+pub fn devtools_port(service_pid: u32) -> u16 {
+    let (_, dir) = chromium_child(service_pid);
+    let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
+    file.lines().next().unwrap().trim().parse().expect("a port number")
 }
 
 /// The value of a metric line `name` (with its labels, exactly as exposed), if present.

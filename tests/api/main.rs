@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod abuse;
 mod actions;
 mod assertions;
 mod cli;
@@ -19,6 +20,7 @@ mod evidence;
 mod gestures;
 mod http_layers;
 mod inspect;
+mod limits;
 mod mcp;
 mod navigation;
 mod pool;
@@ -27,6 +29,7 @@ mod remote_browser;
 mod replicas;
 mod resilience;
 mod routes;
+mod secrets;
 mod sessions;
 mod signals;
 mod snapshot;

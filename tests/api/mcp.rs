@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::helpers::{API_KEY, Instance, fixtures, shared};
 
 /// The Python with the pinned MCP SDK, installed by .ci/setup.
-const MCP_PYTHON: &str = ".venv-mcp/bin/python";
+pub const MCP_PYTHON: &str = ".venv-mcp/bin/python";
 
 fn initialize() -> String {
     json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -17,24 +17,40 @@ fn initialize() -> String {
     .to_string()
 }
 
-#[tokio::test]
-async fn the_official_python_sdk_debugs_the_broken_invoice_through_mcp() {
+/// Runs `tests/mcp/<script>` with the pinned SDK against `base`; its stdout, once it passed.
+async fn sdk_script(script: &str, base: &str, logs: impl Fn() -> String) -> String {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(MCP_PYTHON);
     assert!(python.exists(), "{} is missing: run `bash .ci/setup` (it installs the pinned MCP SDK)", python.display());
-    // A service of its own, without warm sessions: the script counts the browser sessions open.
-    let svc = Instance::start(&[("WARM_SESSIONS", "0")]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/agent_session.py");
-    let svc_base = svc.base.clone();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp").join(script);
+    let base = base.to_owned();
     let output = tokio::task::spawn_blocking(move || {
-        Command::new(python).arg(script).args([svc_base.as_str(), API_KEY, fixtures()]).output()
+        Command::new(python).arg(script).args([base.as_str(), API_KEY, fixtures()]).output()
     })
     .await
     .unwrap()
     .expect("the MCP client runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the MCP client failed:\n{stdout}\n{stderr}\nservice log:\n{}", svc.logs());
+    assert!(output.status.success(), "the MCP client failed:\n{stdout}\n{stderr}\nservice log:\n{}", logs());
+    stdout
+}
+
+#[tokio::test]
+async fn the_official_python_sdk_debugs_the_broken_invoice_through_mcp() {
+    // A service of its own, without warm sessions: the script counts the browser sessions open.
+    let svc = Instance::start(&[("WARM_SESSIONS", "0")]);
+    let stdout = sdk_script("agent_session.py", &svc.base, || svc.logs()).await;
     assert!(stdout.trim_end().ends_with("ok 17 steps"), "{stdout}");
+}
+
+#[tokio::test]
+async fn the_official_python_sdk_drives_every_tool_within_the_context_budget() {
+    // Every tool listed is called and checked (what it did, its annotations), a click with
+    // `snapshot: "diff"` answers with the diff, and tools/list stays within 16,000 bytes.
+    let svc = shared();
+    let stdout = sdk_script("every_tool.py", &svc.base, || svc.logs()).await;
+    let last = stdout.trim_end().lines().last().unwrap_or_default();
+    assert!(last.starts_with("ok 38 tools, tools/list "), "{stdout}");
 }
 
 #[tokio::test]

@@ -109,3 +109,32 @@ async fn wait_for_idle_for_needs_ms_and_returns_the_state() {
     assert_eq!(err.code, -32602);
     assert_eq!(err.data["param"], "state");
 }
+
+#[tokio::test]
+async fn goto_settled_reads_the_data_the_page_fetches_after_its_load() {
+    let svc = shared();
+    let sid = svc.session().await;
+    // The catalog's stock answers 300 ms after the load, and that answer makes it fetch prices.
+    let nav = svc.ok("page.goto", json!({ "session_id": sid, "url": page("/catalog/"), "waitUntil": "settled" })).await;
+    assert_eq!(nav["title"], "Catalog · Orchard Supply");
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#stock-status" })).await;
+    assert_eq!(text["text"], "Stock checked: 1998 in stock, 2 sold out, from 12.50 EUR");
+    // The same for a reload.
+    svc.ok("page.reload", json!({ "session_id": sid, "waitUntil": "settled" })).await;
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#stock-status" })).await;
+    assert_eq!(text["text"], "Stock checked: 1998 in stock, 2 sold out, from 12.50 EUR");
+}
+
+#[tokio::test]
+async fn goto_settled_stops_waiting_for_a_request_that_never_ends() {
+    let svc = shared();
+    let sid = svc.session().await;
+    // ?live holds a request the backend never answers: networkidle cannot be reached...
+    let url = page("/catalog/?live");
+    let err = svc.err("page.goto", json!({ "session_id": sid, "url": url, "timeout": 4000 })).await;
+    assert_eq!(err.kind(), "timeout", "{err:?}");
+    // ...while settled gives up on it (2 s after the load) and the page's data is there.
+    svc.ok("page.goto", json!({ "session_id": sid, "url": url, "waitUntil": "settled", "timeout": 30000 })).await;
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#stock-status" })).await;
+    assert_eq!(text["text"], "Stock checked: 1998 in stock, 2 sold out, from 12.50 EUR");
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Instance, Service, eventually, metric, page};
+use crate::helpers::{Instance, Service, chromium_page_targets, eventually, metric, page};
 
 async fn warm_ready(svc: &Service) -> f64 {
     eventually(Duration::from_secs(30), "a warm session to be ready", || async {
@@ -51,7 +51,11 @@ async fn a_warm_session_never_sees_cookies_storage_or_cache_of_an_earlier_one() 
 
 #[tokio::test]
 async fn at_the_cap_a_create_takes_the_warm_session_and_then_fails_with_capacity_exceeded() {
-    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "1")]);
+    let svc = Instance::start(&[
+        ("WARM_SESSIONS", "1"),
+        ("MAX_SESSIONS", "1"),
+        ("ALLOW_PROXY_REGEX", r"^http://127\.0\.0\.1:9/$"),
+    ]);
     warm_ready(&svc).await;
     let a = svc.session().await;
     let err = svc.err("session.create", json!({})).await;
@@ -90,4 +94,33 @@ async fn creates_that_outpace_the_pool_grow_it_so_the_next_ones_find_sessions_re
     let again = futures_util::future::join_all((0..3).map(|_| svc.session())).await;
     assert_eq!(again.len(), 3);
     assert_eq!(misses().await, 2.0, "all three of the next burst found a session ready");
+}
+
+#[tokio::test]
+async fn thirty_sequential_create_close_cycles_keep_one_warm_session() {
+    let svc = Instance::start(&[("WARM_SESSIONS", "1"), ("MAX_SESSIONS", "8")]);
+    warm_ready(&svc).await;
+    let before = chromium_page_targets(svc.pid).await;
+    for i in 0..30 {
+        let sid = svc.session().await;
+        if i % 3 == 0 {
+            svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+        }
+        svc.ok("session.close", json!({ "session_id": sid })).await;
+    }
+    let metrics = svc.metrics().await;
+    // One client, one create at a time: never more demand than one warm session meets.
+    assert_eq!(metric(&metrics, "text_browser_sessions_warm_misses_total"), Some(0.0), "no create counted as a miss");
+    eventually(Duration::from_secs(30), "the pool to refill to its size", || async {
+        (metric(&svc.metrics().await, "text_browser_sessions_warm") == Some(1.0)).then_some(())
+    })
+    .await;
+    let readyz: Value = reqwest::get(format!("{}/readyz", svc.base)).await.unwrap().json().await.unwrap();
+    assert_eq!((readyz["sessions_warm"].as_u64(), readyz["sessions_open"].as_u64()), (Some(1), Some(0)), "{readyz}");
+    // Chromium's own count: as many pages as before the cycles, one of them the warm session's (a
+    // pool that grew kept five).
+    eventually(Duration::from_secs(10), "Chromium to drop the closed sessions' pages", || async {
+        (chromium_page_targets(svc.pid).await == before).then_some(())
+    })
+    .await;
 }

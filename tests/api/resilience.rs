@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::helpers::{Instance, chromium_child, eventually, metric, page, shared};
+use crate::helpers::{Instance, chromium_child, eventually, metric, next_json, page, shared, subscribe_on, websocket};
 
 #[tokio::test]
 async fn after_chromium_is_killed_old_sessions_say_so_and_new_ones_work() {
@@ -129,6 +129,20 @@ async fn at_the_cap_create_waits_in_the_queue_and_readyz_and_metrics_say_so() {
 async fn chromium_dies_with_the_service_even_when_the_service_is_killed() {
     let svc = Instance::start(&[]);
     let (chromium, profile) = chromium_child(svc.pid);
+    // Its sessions' download directories (the warm session has one), owned by its pid.
+    let owned_by = |pid: u32| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("text-browser-download-"))
+            .filter(|p| std::fs::read_to_string(p.join("owner.pid")).is_ok_and(|o| o.trim() == pid.to_string()))
+            .collect()
+    };
+    let downloads = eventually(Duration::from_secs(30), "a session's download directory", || async {
+        Some(owned_by(svc.pid)).filter(|d| !d.is_empty())
+    })
+    .await;
     // SIGKILL: no shutdown code runs, as when the OOM killer ends the service.
     // SAFETY: kill(2) on our own child's pid has no memory-safety concerns.
     unsafe {
@@ -143,9 +157,34 @@ async fn chromium_dies_with_the_service_even_when_the_service_is_killed() {
         })
         .await;
     }
+    // Its helper processes (zygote, renderers) end on their own a moment later; one still shutting
+    // down can write into the profile again, so the next start is made once they are gone.
+    let using_profile = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+            let cmdline = std::fs::read_to_string(p.path().join("cmdline")).unwrap_or_default();
+            cmdline.split('\0').any(|arg| arg == format!("--user-data-dir={profile}"))
+        })
+    };
+    eventually(Duration::from_secs(20), "the killed Chromium's helpers to exit", || async {
+        (!using_profile()).then_some(())
+    })
+    .await;
     assert!(std::path::Path::new(&profile).exists(), "nothing cleaned up after the kill");
-    let _next = Instance::start(&[]);
-    assert!(!std::path::Path::new(&profile).exists(), "the next start removed the dead service's profile directory");
+    assert!(downloads.iter().all(|d| d.exists()), "nor its download directories");
+    let next = Instance::start(&[]);
+    let left: Vec<String> = std::fs::read_dir(&profile)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(
+        !std::path::Path::new(&profile).exists(),
+        "the next start removed the dead service's profile directory; left in it: {left:?}; owner {:?}; the next \
+         service said: {}",
+        std::fs::read_to_string(format!("{profile}/owner.pid")),
+        next.logs().lines().filter(|l| l.contains("directory")).collect::<Vec<_>>().join("\n")
+    );
+    // Download directories are made (and the dead's removed) when the first session opens.
+    next.session().await;
+    assert!(downloads.iter().all(|d| !d.exists()), "and its download directories: {downloads:?}");
 }
 
 #[tokio::test]
@@ -187,4 +226,96 @@ async fn creates_beyond_max_sessions_wait_in_line_up_to_queue_max_for_their_full
     assert!(started.elapsed() >= Duration::from_millis(5900), "it waited its full QUEUE_TIMEOUT_MS");
     let id = got[0].as_ref().unwrap()["session_id"].as_str().unwrap().to_owned();
     svc.ok("session.close", json!({ "session_id": id })).await;
+}
+
+#[tokio::test]
+async fn chromium_killed_mid_goto_ends_that_call_at_once_and_the_next_create_works() {
+    let svc = Instance::start(&[]);
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let mut events = websocket(&svc).await;
+    subscribe_on(&mut events, json!({ "session_id": sid })).await;
+    // A page that answers after 20 s: the call is still waiting for it when Chromium dies.
+    let slow = json!({ "session_id": sid, "url": page("/slow?ms=20000"), "timeout": 30000 });
+    let goto = svc.call("page.goto", slow);
+    tokio::pin!(goto);
+    tokio::select! {
+        answered = &mut goto => panic!("the slow page cannot have loaded yet: {answered:?}"),
+        () = tokio::time::sleep(Duration::from_millis(500)) => {}
+    }
+    let (pid, _) = chromium_child(svc.pid);
+    let killed = std::time::Instant::now();
+    // SAFETY: kill(2) on a pid we just read; no memory is involved.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    // A create right away (the service may not have noticed yet) waits for the new Chromium and
+    // hands out a session that works, never one on the dead browser.
+    let (cut_short, created) = tokio::join!(
+        async {
+            let err = goto.await.expect_err("the goto cannot succeed");
+            (err, killed.elapsed())
+        },
+        svc.call("session.create", json!({}))
+    );
+    let (err, after) = cut_short;
+    assert_eq!(err.kind(), "browser_unavailable", "{err:?}");
+    assert!(after < Duration::from_secs(2), "the call ended {after:?} after the kill, not at its timeout");
+    eprintln!("page.goto answered browser_unavailable {after:?} after Chromium was killed");
+    let fresh = created.expect("session.create during the restart")["session_id"].as_str().unwrap().to_owned();
+    svc.ok("page.goto", json!({ "session_id": fresh, "url": page("/"), "waitUntil": "load" })).await;
+    assert_eq!(svc.ok("page.text", json!({ "session_id": fresh, "selector": "h1" })).await["text"], "Fixtures Home");
+    let end = loop {
+        let message = next_json(&mut events).await;
+        if message["params"]["result"]["kind"] == "end" {
+            break message["params"]["result"].clone();
+        }
+    };
+    assert_eq!(end["reason"], "browser_lost", "{end}");
+    let err = svc.err("page.text", json!({ "session_id": sid })).await;
+    assert_eq!(err.kind(), "browser_unavailable", "{err:?}");
+    svc.ok("session.close", json!({ "session_id": fresh })).await;
+}
+
+#[tokio::test]
+async fn a_deadline_that_passes_during_a_browser_command_reports_what_was_waited_for() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/upload/"), "waitUntil": "load" })).await;
+    // The page's main thread goes busy for 6 s: every look the call takes then waits for it, and
+    // the call's deadline passes inside a browser command.
+    let busy = "setTimeout(() => { const end = Date.now() + 6000; while (Date.now() < end) {} }, 50); 1";
+    let file = json!([{ "name": "a.csv", "base64": "YQ==" }]);
+    let cases = [
+        ("page.upload", json!({ "selector": "#never", "files": file }), "element_not_found"),
+        ("page.click", json!({ "selector": "#never" }), "timeout"),
+        ("assert.visible", json!({ "selector": "#never" }), "assertion_failed"),
+    ];
+    for (method, mut params, kind) in cases {
+        svc.ok("page.evaluate", json!({ "session_id": sid, "expression": busy })).await;
+        params["session_id"] = json!(sid);
+        params["timeout"] = json!(1500);
+        let started = std::time::Instant::now();
+        let err = svc.err(method, params).await;
+        assert_eq!(err.kind(), kind, "{method}: {err:?}");
+        assert!(err.message.contains("#never"), "{method} says what it waited for: {}", err.message);
+        assert!(!err.message.contains("Runtime.") && !err.message.contains("DOM."), "{method}: {}", err.message);
+        assert!(err.data.get("evidence").is_some(), "{method} carries the evidence it could gather: {err:?}");
+        assert!(started.elapsed() < Duration::from_secs(6), "{method} ended at its deadline");
+        // The page answers again once its script is done.
+        svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "1", "timeout": 15000 })).await;
+    }
+}
+
+#[tokio::test]
+async fn evaluate_waits_past_thirty_seconds_when_its_timeout_allows() {
+    let svc = shared();
+    let sid = svc.session().await;
+    // chromiumoxide gives one browser command at most 30 s; the call's own timeout is what counts.
+    let late = "new Promise((resolve) => setTimeout(() => resolve('settled after 40 s'), 40000))";
+    let answer = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": late, "timeout": 45000 })).await;
+    assert_eq!(answer["result"], "settled after 40 s");
+    let err = svc.err("page.evaluate", json!({ "session_id": sid, "expression": late, "timeout": 1000 })).await;
+    assert_eq!(err.kind(), "timeout");
+    assert!(err.message.contains("did not settle"), "{}", err.message);
 }

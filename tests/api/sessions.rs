@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::helpers::{Instance, chromium_child, eventually, fixtures, metric, page, shared};
+use crate::helpers::{Instance, chromium_page_targets, eventually, fixtures, metric, page, shared};
 
 #[tokio::test]
 async fn session_create_applies_viewport_and_user_agent() {
@@ -75,7 +75,7 @@ async fn session_create_rejects_bad_options_by_name() {
     for (params, param) in [
         (json!({ "viewport": { "width": 0, "height": 600 } }), "viewport"),
         (json!({ "viewport": { "width": 800 } }), "viewport"),
-        (json!({ "proxy": { "server": "not a url" } }), "proxy"),
+        (json!({ "proxy": { "server": "not a url" } }), "proxy.server"),
         (json!({ "headless": false }), "headless"),
         (json!({ "userAgent": 42 }), "userAgent"),
         (json!({ "viewPort": { "width": 1, "height": 1 } }), "viewPort"),
@@ -198,25 +198,6 @@ async fn idle_session_expires_after_its_ttl_but_a_busy_one_does_not() {
     let err = svc.err("page.text", json!({ "session_id": idle })).await;
     assert_eq!(err.kind(), "session_not_found");
     svc.ok("page.text", json!({ "session_id": busy })).await;
-}
-
-/// Chromium's own list of page targets, read through its DevTools HTTP endpoint.
-async fn chromium_page_targets(service_pid: u32) -> usize {
-    let port = devtools_port(service_pid);
-    let list: Vec<Value> = reqwest::get(format!("http://127.0.0.1:{port}/json/list"))
-        .await
-        .expect("Chromium's DevTools endpoint answers")
-        .json()
-        .await
-        .expect("a JSON target list");
-    list.iter().filter(|t| t["type"] == "page").count()
-}
-
-/// Reads the DevTools port from the service's Chromium's profile (DevToolsActivePort).
-fn devtools_port(service_pid: u32) -> u16 {
-    let (_, dir) = chromium_child(service_pid);
-    let file = std::fs::read_to_string(format!("{dir}/DevToolsActivePort")).expect("DevToolsActivePort");
-    file.lines().next().unwrap().trim().parse().expect("a port number")
 }
 
 #[tokio::test]

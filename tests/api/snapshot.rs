@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Service, SessionGuard, page, shared};
+use crate::helpers::{Instance, Service, SessionGuard, page, shared};
 
 /// The ref on the snapshot line that contains `needle`.
 fn ref_of(snapshot: &str, needle: &str) -> String {
@@ -139,4 +139,75 @@ async fn a_big_page_lists_every_interactive_element_and_stays_within_max_chars()
     assert_eq!(interactive["refs"], 180);
     let scoped = snapshot(svc, &sid, json!({ "selector": "nav" })).await;
     assert_eq!(scoped["refs"], 60, "{}", scoped["snapshot"]);
+}
+
+/// The expected snapshot `name` (tests/api/snapshots/), as the whole accessibility tree renders.
+fn expected(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/api/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+#[tokio::test]
+async fn long_lists_and_tables_read_the_same_when_their_runs_are_left_out_of_the_fetch() {
+    // The files were rendered from Chromium's whole tree; long runs of plain items are now left
+    // out of the fetch and counted, and the text must not change: the runs split at the links in
+    // the middle, the table's rows, the nested region, interactiveOnly and an element's subtree.
+    let svc = shared();
+    for (name, path, params) in [
+        ("catalog", "/catalog/", json!({})),
+        ("catalog-interactive", "/catalog/", json!({ "interactiveOnly": true })),
+        ("catalog-products", "/catalog/", json!({ "selector": "#products" })),
+        ("big", "/big/", json!({})),
+    ] {
+        let sid = svc.session().await;
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page(path), "waitUntil": "settled" })).await;
+        let mut params = params;
+        params["maxChars"] = json!(200000);
+        let snap = snapshot(svc, &sid, params).await;
+        assert_eq!(snap["snapshot"].as_str().unwrap(), expected(name), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_long_page_can_be_snapshotted_again_and_again_around_a_shadow_root_it_was_clicked_in() {
+    // Chromium hangs the helper world (then loses the renderer) on a later snapshot of such a
+    // page when a listener query pierced its shadow root, or a shadow root's listener node was
+    // resolved into the helper world; it takes a dozen documents in the renderer first. Refs
+    // into shadow roots, the listeners and the runs left out of the fetch must all survive.
+    let svc = shared();
+    let sid = svc.session().await;
+    for _ in 0..12 {
+        svc.ok("page.goto", json!({ "session_id": sid, "url": page("/team/"), "waitUntil": "load" })).await;
+    }
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/catalog/"), "waitUntil": "load" })).await;
+    for round in 0..3 {
+        let snap = snapshot(svc, &sid, json!({ "timeout": 10000 })).await;
+        let text = snap["snapshot"].as_str().unwrap();
+        assert!(text.contains("- … 1194 more listitem"), "round {round}: {text}");
+        let help = ref_of(text, "button \"Help\"");
+        svc.ok("page.click", json!({ "session_id": sid, "ref": help, "timeout": 10000 })).await;
+        snapshot(svc, &sid, json!({ "interactiveOnly": true, "timeout": 10000 })).await;
+        snapshot(svc, &sid, json!({ "selector": "#products", "timeout": 10000 })).await;
+    }
+    let restock = ref_of(snapshot(svc, &sid, json!({})).await["snapshot"].as_str().unwrap(), "Restock all");
+    svc.ok("page.click", json!({ "session_id": sid, "ref": restock })).await;
+    let text = svc.ok("page.text", json!({ "session_id": sid, "selector": "#restock" })).await;
+    assert_eq!(text["text"], "Restocking…", "the pointer-cursor span got a ref that works");
+}
+
+#[tokio::test]
+async fn a_page_of_two_thousand_items_is_not_fetched_whole() {
+    // A service of its own, so its CDP counts are this test's.
+    let svc = Instance::start(&[("WARM_SESSIONS", "0")]);
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/catalog/"), "waitUntil": "load" })).await;
+    let snap = snapshot(&svc, &sid, json!({})).await;
+    assert!(snap["snapshot"].as_str().unwrap().contains("- … 1194 more listitem"), "{snap}");
+    let metrics = svc.metrics().await;
+    let count = |method: &str| -> u64 {
+        let line = format!("text_browser_cdp_call_duration_seconds_count{{cdp_method=\"{method}\"}} ");
+        metrics.lines().find_map(|l| l.strip_prefix(&line)).map_or(0, |n| n.parse().unwrap())
+    };
+    assert_eq!(count("Accessibility.getFullAXTree"), 0, "the catalog (one frame) was fetched whole");
+    assert_eq!(count("DOMSnapshot.captureSnapshot"), 0, "nor its DOM");
+    assert!(count("Accessibility.queryAXTree") > 0, "but around its runs:\n{metrics}");
 }

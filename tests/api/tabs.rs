@@ -135,3 +135,22 @@ async fn a_popups_first_load_errors_are_in_its_logs_with_its_api_calls_named() {
         assert!(note.contains("/api/invoices/17 → 200") && note.contains("page.reload"), "{note}");
     }
 }
+
+#[tokio::test]
+async fn a_tabs_open_that_fails_closes_its_tab_and_leaves_the_old_one_active() {
+    let svc = shared();
+    let sid = on_invoices().await;
+    let before = svc.ok("tabs.list", json!({ "session_id": sid })).await["tabs"][0]["tab_id"].clone();
+    // Allowed by the policy, but nothing listens there; then a page slower than the call's timeout.
+    let refused = svc.err("tabs.open", json!({ "session_id": sid, "url": "http://127.0.0.1:9/" })).await;
+    assert_eq!(refused.kind(), "navigation_failed", "{refused:?}");
+    let slow = json!({ "session_id": sid, "url": page("/slow?ms=10000"), "timeout": 1500 });
+    let timed_out = svc.err("tabs.open", slow).await;
+    assert_eq!(timed_out.kind(), "timeout", "{timed_out:?}");
+    let listed = svc.ok("tabs.list", json!({ "session_id": sid })).await;
+    let tabs = listed["tabs"].as_array().unwrap();
+    assert_eq!(tabs.len(), 1, "the failed tabs are gone: {listed}");
+    assert_eq!((&tabs[0]["tab_id"], &tabs[0]["active"]), (&before, &json!(true)), "{listed}");
+    let title = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "document.title" })).await;
+    assert_eq!(title["result"], "Invoices · Acme", "calls without tab_id read the old tab");
+}

@@ -130,7 +130,7 @@ async fn an_action_that_starts_twenty_requests_lists_the_failing_ones_and_groups
     listed_sorted.sort();
     assert_eq!(
         listed_sorted,
-        vec![("/api/prices".to_owned(), 404), ("/api/widgets/13".to_owned(), 500), ("/api/widgets/7".to_owned(), 500)],
+        vec![("/api/rates".to_owned(), 404), ("/api/widgets/13".to_owned(), 500), ("/api/widgets/7".to_owned(), 500)],
         "every failing request, one by one: {effects}"
     );
     assert!(effects["requests"][0]["responseBody"].is_string(), "with what the server said: {effects}");
@@ -157,13 +157,22 @@ async fn an_answer_whose_body_the_page_never_reads_ends_with_its_status_and_noth
     assert!(clicked["effects"].get("pending").is_none(), "answered, so not pending: {clicked}");
     let shown = svc.ok("page.text", json!({ "session_id": sid, "selector": "#status" })).await;
     assert_eq!(shown["text"], "Settings saved");
+    // The same no-store answer read by the page ends as any other, its body captured.
+    let read = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-show" })).await;
+    let save = &read["effects"]["requests"][0];
+    assert_eq!(save["status"], 200, "{read}");
+    assert!(save.get("bodyNotRead").is_none() && save["endMs"].is_i64(), "{read}");
+    let shown = svc.ok("page.text", json!({ "session_id": sid, "selector": "#status" })).await;
+    assert_eq!(shown["text"], "Saved revision 42");
     // Saving then reloading: Chromium gives up the unread body, which is no failure.
     svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-reload" })).await;
     svc.ok("page.waitFor", json!({ "session_id": sid, "state": "load" })).await;
     let pulled =
         svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false, "urlContains": "/api/save" })).await;
     let saves = pulled["requests"].as_array().unwrap();
-    assert_eq!(saves.len(), 2, "{pulled}");
+    assert_eq!(saves.len(), 3, "{pulled}");
+    let bodies: Vec<&str> = saves.iter().filter_map(|s| s["responseBody"].as_str()).collect();
+    assert_eq!(bodies, vec![r#"{"saved":true,"revision":42}"#], "only the one the page read has its body: {pulled}");
     for save in saves {
         assert_eq!(save["status"], 200, "{save}");
         assert!(save.get("failure").is_none(), "{save}");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Replaces the README's generated blocks (the method table and the method reference) with what
-`text-browser --readme-table` and `--readme-methods` print.
+"""Replaces the README's generated block (the method reference) with what
+`text-browser --readme-methods` prints.
 
 Run from anywhere after changing a method: python3 tests/contract/update_readme.py
 """
@@ -11,7 +11,7 @@ import sys
 root = pathlib.Path(__file__).resolve().parents[2]
 readme = root / "README.md"
 text = readme.read_text()
-for flag in ("--readme-table", "--readme-methods"):
+for flag in ("--readme-methods",):
     generated = subprocess.run(
         ["cargo", "run", "-q", "--bin", "text-browser", "--", flag],
         cwd=root, check=True, capture_output=True, text=True,
@@ -23,4 +23,4 @@ for flag in ("--readme-table", "--readme-methods"):
         sys.exit(f"README.md lacks the markers {begin!r} … {end!r}")
     text = text[:start] + generated + text[stop + len(end) + 1:]
 readme.write_text(text)
-print("README.md: method table and reference updated")
+print("README.md: method reference updated")

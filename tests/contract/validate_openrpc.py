@@ -4,6 +4,9 @@ JSON-schema meta-schema it refers to, @json-schema-tools/meta-schema), fully off
 
     python3 tests/contract/validate_openrpc.py [openrpc.json] [node_modules]
 
+Also checks that every `$ref` in the document names something the document has (the meta-schema
+cannot see a reference to a schema or content descriptor that is missing).
+
 Prints each violation with its path and exits 1 when there are any; the contract test runs it.
 """
 import json
@@ -22,6 +25,23 @@ def npm_export(path, name):
     return json.JSONDecoder().raw_decode(source[start:])[0]
 
 
+def dangling_refs(document, value, path):
+    """(path, ref) for each local `$ref` under `value` that does not resolve in `document`."""
+    if isinstance(value, dict):
+        ref = value.get("$ref")
+        if isinstance(ref, str):
+            target = document
+            for key in ref.removeprefix("#/").split("/"):
+                target = target.get(key) if isinstance(target, dict) else None
+            if not ref.startswith("#/") or target is None:
+                yield path, ref
+        for key, item in value.items():
+            yield from dangling_refs(document, item, path + [key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from dangling_refs(document, item, path + [index])
+
+
 def main():
     document = json.loads(Path(sys.argv[1] if len(sys.argv) > 1 else "openrpc.json").read_text())
     modules = Path(sys.argv[2] if len(sys.argv) > 2 else "node_modules")
@@ -35,7 +55,10 @@ def main():
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
     for error in errors:
         print(f"{'/'.join(map(str, error.path)) or '(root)'}: {error.message[:300]}")
-    if errors:
+    dangling = list(dangling_refs(document, document, []))
+    for path, ref in dangling:
+        print(f"{'/'.join(map(str, path))}: $ref {ref} names nothing in the document")
+    if errors or dangling:
         sys.exit(1)
     print(f"openrpc.json is a valid OpenRPC {document.get('openrpc')} document ({len(document['methods'])} methods)")
 

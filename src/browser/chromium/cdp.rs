@@ -53,15 +53,31 @@ pub async fn call(page: &Page, method: &'static str, params: Value, deadline: In
     match tokio::time::timeout_at(deadline, fut).await {
         Ok(Ok(resp)) => Ok(resp.result),
         Ok(Err(err)) => Err(map_cdp_error(method, err)),
-        Err(_) => Err(BrowserError::Timeout(format!("the browser did not answer {method} in time"))),
+        Err(_) => Err(deadline_passed(method)),
     }
+}
+
+/// The deadline passed while `method` was waiting for its answer. The message says what that
+/// means for the page, not which command it was (that is logged): callers that wait for
+/// something replace it with what they were waiting for.
+pub fn deadline_passed(method: &str) -> BrowserError {
+    tracing::debug!(cdp_method = method, "the deadline passed while a command waited for the browser");
+    BrowserError::NoAnswer("the page did not answer before the deadline (a script may be keeping it busy)".into())
 }
 
 /// Turns a chromiumoxide error into ours, keeping the protocol's message.
 pub fn map_cdp_error(method: &str, err: CdpError) -> BrowserError {
     match err {
         CdpError::Chrome(e) => BrowserError::Protocol { method: method.to_string(), message: e.message },
-        CdpError::Timeout => BrowserError::Timeout(format!("the browser did not answer {method} in time")),
+        // chromiumoxide gives every command of a page at most 30 s, whatever our deadline.
+        CdpError::Timeout => {
+            tracing::debug!(cdp_method = method, "a command waited 30 s, chromiumoxide's limit");
+            BrowserError::NoAnswer(
+                "the page did not answer for 30 s, the longest one browser command may wait: a script kept its \
+                 main thread busy that long"
+                    .into(),
+            )
+        }
         CdpError::ChannelSendError(_) | CdpError::NoResponse | CdpError::Ws(_) | CdpError::Io(_) => {
             BrowserError::Unavailable(format!("lost the connection to Chromium during {method}"))
         }

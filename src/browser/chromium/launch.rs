@@ -7,8 +7,8 @@
 //! - on Linux the child asks the kernel for SIGKILL when its parent dies (`PR_SET_PDEATHSIG`).
 //!   The kernel sends it when the *thread* that spawned the child ends, so every Chromium is
 //!   spawned from one launcher thread that lives as long as the process;
-//! - the profile directory holds the service's pid (`owner.pid`); a later start removes profile
-//!   directories whose owner is gone;
+//! - the profile directory holds the service's pid (see `browser::owned_dir`); a later start
+//!   removes profile directories whose owner is gone;
 //! - the DevTools address is read from Chromium's stderr, and chromiumoxide connects to it.
 
 use std::io::{BufRead, BufReader, Read};
@@ -18,11 +18,10 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
 use crate::browser::error::BrowserError;
+use crate::browser::owned_dir;
 
 /// The prefix of our profile directories in the temp dir.
 const PROFILE_PREFIX: &str = "text-browser-profile-";
-/// The file in a profile directory naming the process that owns it.
-const OWNER_FILE: &str = "owner.pid";
 /// How long Chromium gets to say where DevTools listens.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -66,15 +65,12 @@ pub(super) const HEADLESS_ARGS: &[&str] = &["--headless", "--hide-scrollbars", "
 pub struct ProfileDir(PathBuf);
 
 impl ProfileDir {
-    /// Makes a fresh profile directory owned by this process, first removing those whose owner
-    /// died without cleaning up.
+    /// Makes a fresh profile directory owned by this process, first removing (once per process)
+    /// those whose owner died without cleaning up.
     pub fn create() -> Result<Self, BrowserError> {
-        remove_stale_profiles();
-        let dir = std::env::temp_dir().join(format!("{PROFILE_PREFIX}{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(dir.join(OWNER_FILE), std::process::id().to_string()))
-            .map_err(|e| BrowserError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
-        Ok(Self(dir))
+        owned_dir::create(PROFILE_PREFIX)
+            .map(Self)
+            .map_err(|e| BrowserError::Unavailable(format!("cannot create a profile directory: {e}")))
     }
 
     pub fn path(&self) -> &Path {
@@ -86,30 +82,6 @@ impl Drop for ProfileDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Removes profile directories whose owning process no longer exists.
-fn remove_stale_profiles() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_string_lossy().starts_with(PROFILE_PREFIX) {
-            continue;
-        }
-        let owner = std::fs::read_to_string(entry.path().join(OWNER_FILE)).ok();
-        let owner: Option<u32> = owner.and_then(|pid| pid.trim().parse().ok());
-        if owner.is_some_and(|pid| !process_exists(pid)) {
-            tracing::info!(dir = %entry.path().display(), "removing the profile directory of a service that is gone");
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-/// Whether `pid` is a running process (a zombie, dead but not yet reaped, is not).
-fn process_exists(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    // The state follows the command name, which is in parentheses and may itself hold spaces.
-    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z")
 }
 
 /// A running Chromium process: killed (and reaped) when dropped if still running.
@@ -250,6 +222,7 @@ fn launcher_spawn(command: Command) -> std::io::Result<Child> {
                     let _ = reply.send(command.spawn());
                 }
             })
+            // Infallible in practice: only when the OS cannot start one thread, at Chromium's launch.
             .expect("a thread can be started");
         Mutex::new(tx)
     });
@@ -272,19 +245,5 @@ mod tests {
         assert_eq!(devtools_url(std::io::Cursor::new(output)).unwrap(), "ws://127.0.0.1:4321/devtools/browser/abc");
         let failed = devtools_url(std::io::Cursor::new("cannot open display\n")).unwrap_err();
         assert!(failed.contains("cannot open display"));
-    }
-
-    #[test]
-    fn a_profile_directory_whose_owner_is_gone_is_removed_and_a_live_one_kept() {
-        let stale = std::env::temp_dir().join(format!("{PROFILE_PREFIX}test-stale-{}", std::process::id()));
-        std::fs::create_dir_all(&stale).unwrap();
-        // A pid far above pid_max on Linux: no process has it.
-        std::fs::write(stale.join(OWNER_FILE), "4194305").unwrap();
-        let mine = ProfileDir::create().unwrap();
-        assert!(!stale.exists(), "the stale directory was removed");
-        assert!(mine.path().exists());
-        let kept = ProfileDir::create().unwrap();
-        assert!(mine.path().exists(), "a directory whose owner lives is kept");
-        drop(kept);
     }
 }

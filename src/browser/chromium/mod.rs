@@ -19,5 +19,5 @@ mod process;
 mod routes;
 pub mod supervisor;
 
-pub use process::Chromium;
+pub use process::{Chromium, Lifeline};
 pub(super) use routes::{EventRoutes, RawEvent};

@@ -38,6 +38,13 @@ const CHROMIUM_ARGS: &[&str] = &[
     // page.back / page.forward load the page again (its requests and errors are seen) rather
     // than restoring a frozen copy.
     "--disable-back-forward-cache",
+    // WebRTC sends UDP (STUN, TURN, media) straight from the browser, past the egress proxy: a
+    // page's RTCPeerConnection reached hosts the allow-list refuses. With this policy WebRTC uses
+    // no UDP that is not proxied (and an HTTP proxy carries none), gathers no host candidates, and
+    // reaches TURN servers only over TCP through the session's proxy, where ALLOW_HOST_REGEX
+    // judges it like any tunnel. It is the browser process's setting, so neither a page nor an
+    // evaluated script can change it.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
@@ -217,8 +224,13 @@ impl Chromium {
 
     /// Resolves when the CDP connection ends (Chromium exited or crashed).
     pub async fn closed(&self) {
-        let mut alive = self.alive.clone();
-        let _ = alive.wait_for(|up| !*up).await;
+        self.lifeline().lost().await
+    }
+
+    /// A cheap handle that says whether this Chromium is still up, for what lives in it (a
+    /// session) to notice at once when it dies.
+    pub fn lifeline(&self) -> Lifeline {
+        Lifeline(self.alive.clone())
     }
 
     /// Sends a browser-level command (Target.*, Storage.*) with a deadline.
@@ -231,7 +243,7 @@ impl Chromium {
         match tokio::time::timeout_at(deadline, browser.execute(Raw::new(method, params))).await {
             Ok(Ok(resp)) => Ok(resp.result),
             Ok(Err(err)) => Err(cdp::map_cdp_error(method, err)),
-            Err(_) => Err(BrowserError::Timeout(format!("the browser did not answer {method} in time"))),
+            Err(_) => Err(cdp::deadline_passed(method)),
         }
     }
 
@@ -279,6 +291,23 @@ fn redact(url: &str) -> String {
     match url.split_once('?') {
         Some((base, _)) => format!("{base}?…"),
         None => url.to_owned(),
+    }
+}
+
+/// Whether one Chromium is still up (see [`Chromium::lifeline`]).
+#[derive(Clone)]
+pub struct Lifeline(watch::Receiver<bool>);
+
+impl Lifeline {
+    pub fn is_alive(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once that Chromium is gone (at once if it already is).
+    pub async fn lost(&self) {
+        let mut alive = self.0.clone();
+        // An error means the pump is gone without saying so: the browser is gone too.
+        let _ = alive.wait_for(|up| !*up).await;
     }
 }
 

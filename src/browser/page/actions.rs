@@ -161,8 +161,9 @@ impl Page {
         let mut approach: Option<Approach> = None;
         loop {
             let args = [json!(action), json!(scroll)];
+            // The deadline may pass during a look: the answer is still what the call waited for.
             let state = self.call_helper_on(PROBE_JS, target, &args, deadline).await.map_err(|err| match err {
-                BrowserError::Timeout(_) => still_waiting(what, target, &reason, started),
+                BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => still_waiting(what, target, &reason, started),
                 other => other,
             })?;
             if state.get("x").is_some_and(Value::is_number) {
@@ -175,7 +176,11 @@ impl Page {
                 // The probe measures in its own frame; a child frame's element is clicked where
                 // Chromium places it on the page.
                 if let Some(child) = self.ref_child_frame(target) {
-                    (ready.x, ready.y) = self.node_center(child.backend_node_id, deadline).await?;
+                    (ready.x, ready.y) =
+                        self.node_center(child.backend_node_id, deadline).await.map_err(|err| match err {
+                            BrowserError::NoAnswer(_) => still_waiting(what, target, &reason, started),
+                            other => other,
+                        })?;
                 }
                 return Ok(ready);
             }

@@ -13,7 +13,9 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 use super::target::Target;
+use super::url_glob::{UrlGlob, Wildcards};
 use crate::browser::error::{BrowserError, Failed};
+use crate::quote::clip;
 
 const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 
@@ -21,6 +23,8 @@ const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 const POLL: Duration = Duration::from_millis(100);
 /// Characters of an element's (or the page's) text shown as the actual value.
 const ACTUAL_TEXT: usize = 300;
+/// What a password field's value is shown as, expected or actual (its length is not told either).
+pub const PASSWORD_MASK: &str = "••••";
 
 /// What an assertion expects.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +52,7 @@ pub enum Expect {
 #[derive(Debug, Clone)]
 pub struct UrlPattern {
     source: String,
-    glob: Option<regex::Regex>,
+    glob: Option<UrlGlob>,
 }
 
 impl PartialEq for UrlPattern {
@@ -62,10 +66,10 @@ impl UrlPattern {
         if source.is_empty() {
             return Err(BrowserError::InvalidOption("pattern must not be empty".into()));
         }
-        let glob = source.contains('*').then(|| {
-            let parts: Vec<String> = source.split('*').map(regex::escape).collect();
-            regex::Regex::new(&format!("^{}$", parts.join(".*"))).expect("escaped parts form a valid regex")
-        });
+        let glob = match source.contains('*') {
+            true => Some(UrlGlob::parse(source, Wildcards::Star).map_err(BrowserError::InvalidOption)?),
+            false => None,
+        };
         Ok(Self { source: source.to_owned(), glob })
     }
 
@@ -73,7 +77,7 @@ impl UrlPattern {
     /// (query, fragment and a trailing slash aside).
     pub fn matches(&self, url: &str) -> bool {
         if let Some(glob) = &self.glob {
-            return glob.is_match(url);
+            return glob.matches(url);
         }
         if url == self.source {
             return true;
@@ -85,17 +89,26 @@ impl UrlPattern {
 }
 
 impl Expect {
-    /// What was expected, as the error's `expected`.
+    /// What was expected, as the error's `expected`: a password field's expected value is masked
+    /// like its actual one.
+    fn shown_expected(&self, seen: &Value) -> Value {
+        match self {
+            Self::Value(_) if is_password(seen) => json!({ "value": PASSWORD_MASK }),
+            _ => self.expected(),
+        }
+    }
+
+    /// What was expected (input: long strings quoted by at most 200 characters).
     fn expected(&self) -> Value {
         match self {
-            Self::Text { text, exact } => json!({ "text": text, "exact": exact }),
+            Self::Text { text, exact } => json!({ "text": clip(text), "exact": exact }),
             Self::Visible => json!({ "visible": true }),
             Self::Hidden => json!({ "visible": false }),
-            Self::Value(v) => json!({ "value": v }),
+            Self::Value(v) => json!({ "value": clip(v) }),
             Self::Checked(c) => json!({ "checked": c }),
             Self::Count(n) => json!({ "count": n }),
-            Self::Url(p) => json!({ "url": p.source }),
-            Self::Title { text, exact } => json!({ "title": text, "exact": exact }),
+            Self::Url(p) => json!({ "url": clip(&p.source) }),
+            Self::Title { text, exact } => json!({ "title": clip(text), "exact": exact }),
         }
     }
 
@@ -126,7 +139,13 @@ impl Expect {
             }
             Self::Value(want) => {
                 let value = list("values").first().cloned().unwrap_or(Value::Null);
-                (count > 0 && value.as_str() == Some(want.as_str()), json!({ "count": count, "value": value }))
+                let pass = count > 0 && value.as_str() == Some(want.as_str());
+                // A password field is compared, never shown.
+                let shown = match value.as_str() {
+                    Some(v) if is_password(seen) && !v.is_empty() => json!(PASSWORD_MASK),
+                    _ => value,
+                };
+                (pass, json!({ "count": count, "value": shown }))
             }
             Self::Checked(want) => {
                 let checked = list("checked").first().and_then(Value::as_bool);
@@ -158,28 +177,41 @@ impl Page {
         let started = Instant::now();
         let mut last = None;
         loop {
+            let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
             let seen = match self.observe(target, expect, deadline).await {
                 Ok(seen) => seen,
                 // The deadline ran out during a look: what the page showed the time before is the
                 // answer (a busy browser must not turn a failed assertion into a timeout).
-                Err(BrowserError::Timeout(_)) if last.is_some() => last.take().unwrap_or_default(),
+                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) if last.is_some() => {
+                    last.take().unwrap_or_default()
+                }
+                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) => {
+                    return Err(BrowserError::AssertionFailed(Box::new(Failed {
+                        message: format!(
+                            "{name}{on} failed after {} ms: expected {}, and the page answered no look before the \
+                             deadline (a script is keeping it busy)",
+                            started.elapsed().as_millis(),
+                            expect.expected()
+                        ),
+                        expected: expect.expected(),
+                        actual: Value::Null,
+                    })));
+                }
                 Err(err) => return Err(err),
             };
             let (pass, actual) = expect.judge(&seen);
             if pass {
                 return Ok(actual);
             }
+            let expected = expect.shown_expected(&seen);
             last = Some(seen);
             if Instant::now() + POLL >= deadline {
-                let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
                 return Err(BrowserError::AssertionFailed(Box::new(Failed {
                     message: format!(
-                        "{name}{on} failed after {} ms: expected {}, the page shows {}",
+                        "{name}{on} failed after {} ms: expected {expected}, the page shows {actual}",
                         started.elapsed().as_millis(),
-                        expect.expected(),
-                        actual
                     ),
-                    expected: expect.expected(),
+                    expected,
                     actual,
                 })));
             }
@@ -205,6 +237,11 @@ impl Page {
         }
         Ok(seen)
     }
+}
+
+/// Whether the first element seen is a password field.
+fn is_password(seen: &Value) -> bool {
+    seen["passwords"].get(0).and_then(Value::as_bool).unwrap_or(false)
 }
 
 fn collapse(text: &str) -> String {
@@ -250,6 +287,19 @@ mod tests {
         let (pass, actual) = Expect::Text { text: "Saved 4".into(), exact: false }.judge(&seen);
         assert!(!pass);
         assert_eq!(actual, json!({ "text": "Saved 3 projects" }));
+    }
+
+    #[test]
+    fn a_password_field_is_compared_but_never_shown() {
+        let seen = json!({ "count": 1, "values": ["hunter2-horse"], "passwords": [true] });
+        let (pass, actual) = Expect::Value("hunter2-horse".into()).judge(&seen);
+        assert!(pass);
+        assert_eq!(actual, json!({ "count": 1, "value": PASSWORD_MASK }));
+        let wrong = Expect::Value("hunter3".into());
+        assert_eq!(wrong.judge(&seen), (false, json!({ "count": 1, "value": PASSWORD_MASK })));
+        assert_eq!(wrong.shown_expected(&seen), json!({ "value": PASSWORD_MASK }));
+        let plain = json!({ "count": 1, "values": ["ada"], "passwords": [false] });
+        assert_eq!(Expect::Value("bob".into()).judge(&plain).1, json!({ "count": 1, "value": "ada" }));
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Rendering accessibility trees as snapshot text: one node per line, `- role "name" [states]
 //! [ref=e5]: value`, indented by nesting.
 //!
-//! Pure: it takes every frame's tree (a [`Forest`], as `snapshot` captured it) and the set of
+//! Pure: it takes every frame's tree (a [`Forest`], as `ax_fetch` gathered it) and the set of
 //! elements that are actionable beyond their role, and builds the text: generic wrappers folded
 //! away, long runs of similar siblings collapsed with a count, cut at `maxChars`. Refs are issued
-//! through a callback, so the ref table stays with the page.
+//! through a callback, so the ref table stays with the page. A run the fetch left out is one
+//! placeholder node standing for its items ([`Forest::insert_run`]), counted like them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -58,9 +59,9 @@ const WRAPPERS: &[&str] =
 const HIDDEN: &[&str] = &["InlineTextBox", "ListMarker"];
 
 /// Runs of more than this many similar siblings (without refs) are collapsed...
-const RUN_LIMIT: usize = 10;
+pub const RUN_LIMIT: usize = 10;
 /// ...to this many, plus a count.
-const RUN_KEEP: usize = 5;
+pub const RUN_KEEP: usize = 5;
 const NAME_LIMIT: usize = 120;
 const TEXT_LIMIT: usize = 300;
 
@@ -84,6 +85,9 @@ pub struct AxNode {
     pub frame: String,
     pub props: Vec<(String, String)>,
     pub children: Vec<usize>,
+    /// For a placeholder: how many siblings of its role, with nothing to act on, it stands for
+    /// (0 for a real node).
+    pub stands_for: usize,
 }
 
 /// Every frame's tree, with iframe owners linked to their frame's root.
@@ -130,6 +134,7 @@ impl Forest {
                 frame: frame.to_owned(),
                 props,
                 children,
+                stands_for: 0,
             });
         }
         let root = nodes.iter().position(|n| n.get("parentId").is_none()).map(|i| base + i);
@@ -141,6 +146,21 @@ impl Forest {
     pub fn by_backend(&self, backend: i64) -> Option<usize> {
         self.nodes.iter().position(|n| n.backend == Some(backend))
     }
+
+    /// Puts a placeholder for `count` siblings of `role` (left out of the fetch) among the children
+    /// of node `parent`, at position `at`.
+    pub fn insert_run(&mut self, parent: usize, at: usize, role: &str, count: usize) {
+        let frame = self.nodes[parent].frame.clone();
+        self.nodes.push(AxNode { role: role.to_owned(), frame, stands_for: count, ..AxNode::default() });
+        let id = self.nodes.len() - 1;
+        let children = &mut self.nodes[parent].children;
+        children.insert(at.min(children.len()), id);
+    }
+}
+
+/// True for roles that only wrap others (folded away unless they carry a ref).
+pub fn is_wrapper(role: &str) -> bool {
+    WRAPPERS.contains(&role)
 }
 
 fn value_text(v: &Value) -> String {
@@ -152,12 +172,21 @@ fn value_text(v: &Value) -> String {
 }
 
 /// What one rendered node (or a folded node's children) turned into.
+#[derive(Clone)]
 struct Item {
     lines: Vec<(usize, String)>,
     role: String,
     has_ref: bool,
     /// Plain text (a StaticText run), which a parent may inline.
     text: Option<String>,
+    /// How many siblings it stands for in a run: 1, or a placeholder's count (it has no lines).
+    weight: usize,
+}
+
+impl Item {
+    fn new(lines: Vec<(usize, String)>, role: &str, has_ref: bool, text: Option<String>) -> Self {
+        Self { lines, role: role.to_owned(), has_ref, text, weight: 1 }
+    }
 }
 
 /// Turns a forest into snapshot text. `issue` names an element (frame, backend node id).
@@ -211,12 +240,19 @@ impl<'a> Renderer<'a> {
         if HIDDEN.contains(&node.role.as_str()) {
             return Vec::new();
         }
+        if node.stands_for > 0 {
+            // Items with nothing to act on: interactiveOnly shows none of them.
+            if self.interactive_only {
+                return Vec::new();
+            }
+            return vec![Item { weight: node.stands_for, ..Item::new(Vec::new(), &node.role, false, None) }];
+        }
         if node.role == "StaticText" {
             let text = collapse_ws(&node.name);
             if text.is_empty() || self.interactive_only {
                 return Vec::new();
             }
-            return vec![Item { lines: Vec::new(), role: "text".into(), has_ref: false, text: Some(text) }];
+            return vec![Item::new(Vec::new(), "text", false, Some(text))];
         }
         let wants_ref = self.wants_ref(node);
         let keep = !node.ignored
@@ -302,7 +338,7 @@ impl<'a> Renderer<'a> {
                 lines.extend(items.into_iter().flat_map(|i| i.lines));
             }
         }
-        vec![Item { lines, role: node.role.clone(), has_ref, text: None }]
+        vec![Item::new(lines, &node.role, has_ref, None)]
     }
 }
 
@@ -326,7 +362,9 @@ fn merge_text(items: Vec<Item>, indent: usize) -> Vec<Item> {
     out
 }
 
-/// Keeps the first few of a long run of same-role siblings without refs, and counts the rest.
+/// Keeps the first few of a long run of same-role siblings without refs, and counts the rest (a
+/// placeholder counts as the items it stands for, and always falls among the rest: the fetch kept
+/// the run's first items before it).
 fn collapse_runs(items: Vec<Item>) -> Vec<Item> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -336,28 +374,23 @@ fn collapse_runs(items: Vec<Item>) -> Vec<Item> {
         while end < items.len() && items[end].role == role && !items[end].has_ref && items[end].text.is_none() {
             end += 1;
         }
-        let run = end - i;
+        let run: usize = items[i..end.max(i + 1)].iter().map(|item| item.weight).sum();
         if run > RUN_LIMIT {
-            let indent = items[i].lines.first().map(|l| l.0).unwrap_or_default();
-            let mut taken: Vec<Item> = items[i..i + RUN_KEEP].iter().map(clone_item).collect();
-            taken.push(Item {
-                lines: vec![(indent, format!("- … {} more {}", run - RUN_KEEP, display_role(&role)))],
-                role: role.clone(),
-                has_ref: false,
-                text: None,
-            });
-            out.extend(taken);
+            let indent = items[i..end].iter().find_map(|item| item.lines.first()).map(|l| l.0).unwrap_or_default();
+            out.extend(items[i..end].iter().filter(|item| !item.lines.is_empty()).take(RUN_KEEP).cloned());
+            out.push(Item::new(
+                vec![(indent, format!("- … {} more {}", run - RUN_KEEP, display_role(&role)))],
+                &role,
+                false,
+                None,
+            ));
             i = end;
         } else {
-            out.push(clone_item(&items[i]));
+            out.push(items[i].clone());
             i += 1;
         }
     }
     out
-}
-
-fn clone_item(item: &Item) -> Item {
-    Item { lines: item.lines.clone(), role: item.role.clone(), has_ref: item.has_ref, text: item.text.clone() }
 }
 
 /// Formats the lines and cuts them so the text fits in `max_chars` (on a line boundary, ending
@@ -475,6 +508,18 @@ mod tests {
             snap.snapshot,
             "- main:\n  - heading \"Projects\" [level=1]\n  - button \"New Project\" [ref=e1]\n  - generic [ref=e2]\n  - checkbox \"Remember me\" [checked] [ref=e3]\n"
         );
+    }
+
+    #[test]
+    fn a_placeholder_counts_as_the_items_it_stands_for() {
+        // The list keeps its first 5 of 30 items and a placeholder for the other 25.
+        let mut forest = page();
+        let list = forest.nodes.iter().position(|n| n.role == "list").unwrap();
+        let kept: Vec<usize> = forest.nodes[list].children[..5].to_vec();
+        forest.nodes[list].children = kept;
+        forest.insert_run(list, 5, "listitem", 25);
+        assert_eq!(render(&forest, false, 20_000).snapshot, render(&page(), false, 20_000).snapshot);
+        assert_eq!(render(&forest, true, 20_000).snapshot, render(&page(), true, 20_000).snapshot);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! While a dialog is open the page's scripts stop, and with them every call into the page. The
 //! pump answers each dialog the moment it opens (`watch::arms`): as the caller armed with
-//! `dialog.arm` (accept or dismiss, the text a prompt returns), or else dismissed. Either way the
+//! `dialog.arm` (accept or dismiss, the text a prompt returns), or else dismissed — except
+//! `beforeunload` ("Leave site?"), which is accepted, so a navigation is never held up by it. Either way the
 //! dialog is filed in `logs.pull` (kind `dialog`, as a warning) and reported in the `effects` of
 //! the action that opened it, so an agent sees that `confirm("Delete project?")` was answered,
 //! and how. The last arm wins; an arm is used once and expires.

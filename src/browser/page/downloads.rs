@@ -55,13 +55,25 @@ impl Page {
                 message: format!("no download named {name:?} in this session (it has: {names:?})"),
             });
         };
-        if download.state != DownloadState::Completed {
-            let reason = match (&download.state, download.over_cap) {
-                (DownloadState::Canceled, true) => "was cancelled: it grew larger than DOWNLOAD_MAX_BYTES".to_owned(),
-                (DownloadState::Canceled, false) => "was cancelled before it finished".to_owned(),
-                (state, _) => format!("is {state} (wait for it: downloads.list shows when it is completed)"),
-            };
-            return Err(BrowserError::NotActionable { selector: name.to_owned(), reason });
+        match (&download.state, download.over_cap) {
+            (DownloadState::Completed, _) => {}
+            (DownloadState::Canceled, true) => {
+                return Err(BrowserError::DownloadCanceled(format!(
+                    "{name} was cancelled at {} bytes: it grew past DOWNLOAD_MAX_BYTES, so there is no file to read",
+                    download.bytes
+                )));
+            }
+            (DownloadState::Canceled, false) => {
+                return Err(BrowserError::DownloadCanceled(format!(
+                    "{name} was cancelled before it finished (by the page or the server), so there is no file to read"
+                )));
+            }
+            (state, _) => {
+                return Err(BrowserError::DownloadPending(format!(
+                    "{name} is {state} ({} bytes so far): downloads.list shows when it is completed",
+                    download.bytes
+                )));
+            }
         }
         if download.bytes as usize > cap {
             return Err(BrowserError::InvalidParam {

@@ -88,5 +88,8 @@ mod tests {
         assert!(Viewport { width: 20_000, height: 10, ..Viewport::default() }.validate().is_err());
         assert!(Viewport::default().validate().is_ok());
         assert!(Viewport { device_scale_factor: Some(9.0), ..Viewport::default() }.validate().is_err());
+        let huge = Viewport { width: 10_000, height: 10_000, device_scale_factor: Some(4.0), is_mobile: None };
+        assert!(huge.validate().unwrap_err().contains("1600 megapixels"), "{:?}", huge.validate());
+        assert!(Viewport { device_scale_factor: Some(1.0), ..huge }.validate().is_ok(), "100 megapixels is the limit");
     }
 }

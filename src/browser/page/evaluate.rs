@@ -1,9 +1,15 @@
 //! `page.evaluate`: run an agent's JavaScript in the page's own world and return JSON.
 //!
 //! Step one evaluates the expression. A primitive result is returned at once (one round trip).
-//! An object, function or promise goes through `js/settle.js`, which calls a function with `arg`,
-//! awaits a promise and either returns JSON text or says exactly why the value is not JSON.
-//! If the deadline passes, the page's script is terminated so the session stays usable.
+//! A function is then called with `arg`. An object or promise goes through `js/settle.js`, which
+//! awaits a promise and either returns JSON text or says exactly why the value is not JSON. One
+//! browser command may wait at most 30 s (chromiumoxide's own limit, which no setting changes), so
+//! a promise is awaited in slices of [`SLICE`] until it settles or the call's deadline passes: a
+//! `timeout` of up to MAX_CALL_MS is honoured. Results are at most [`MAX_RESULT_BYTES`] of JSON,
+//! checked in the page before anything larger is sent. If the deadline passes, the page's script
+//! is terminated so the session stays usable.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -13,9 +19,16 @@ use super::script::exception_message;
 use crate::browser::error::BrowserError;
 
 const SETTLE_JS: &str = include_str!("../../js/settle.js");
+/// Calls a function result with the caller's `arg` (its result, maybe a promise, is settled next).
+const CALL_WITH_ARG_JS: &str = "function (arg) { return this(arg); }";
 
-/// Results larger than this are refused rather than shipped through the service.
-const MAX_RESULT_BYTES: usize = 10 * 1024 * 1024;
+/// Results larger than this are refused (`result_too_large`) rather than shipped through the
+/// service: the README's documented limit.
+pub const MAX_RESULT_BYTES: usize = 10 * 1024 * 1024;
+/// The longest one settle command waits for a promise; well under chromiumoxide's 30 s.
+const SLICE: Duration = Duration::from_secs(20);
+/// How long before the deadline the last slice ends.
+const SLICE_MARGIN: Duration = Duration::from_millis(100);
 
 impl Page {
     pub async fn evaluate(
@@ -25,11 +38,11 @@ impl Page {
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
         let outcome = self.evaluate_inner(expression, arg, deadline).await;
-        if matches!(outcome, Err(BrowserError::Timeout(_))) {
+        if matches!(outcome, Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_))) {
             self.terminate_running_script();
         }
         // A password this session typed is never handed back, even when asked for.
-        outcome.map(|value| self.redact_value(value))
+        outcome.map(|value| self.redact_json(value))
     }
 
     async fn evaluate_inner(
@@ -60,59 +73,77 @@ impl Page {
             )
             .await
             .map_err(timeout_says("the expression"))?;
-        if let Some(details) = first.get("exceptionDetails") {
-            return Err(BrowserError::EvaluationFailed(format!(
-                "the expression threw: {}",
-                exception_message(details)
-            )));
+        threw(&first)?;
+        let mut result = first["result"].clone();
+        let mut held = Vec::new();
+        if let Some(id) = object_id(&result) {
+            held.push(id.clone());
+            if result["type"] == "function" {
+                let mut params = json!({
+                    "functionDeclaration": CALL_WITH_ARG_JS, "objectId": id, "userGesture": true, "awaitPromise": false,
+                });
+                if let Some(arg) = arg {
+                    params["arguments"] = json!([{ "value": arg }]);
+                }
+                let called = self
+                    .cdp("Runtime.callFunctionOn", params, deadline)
+                    .await
+                    .map_err(timeout_says("the expression's function"))?;
+                threw(&called)?;
+                result = called["result"].clone();
+                held.extend(object_id(&result));
+            }
         }
-        let result = &first["result"];
-        let Some(object_id) = result.get("objectId").and_then(Value::as_str) else {
-            return primitive(result);
+        let outcome = match object_id(&result) {
+            None => primitive(&result),
+            Some(id) => self.settle_result(&id, deadline).await,
         };
-        let mut params = json!({
-            "functionDeclaration": SETTLE_JS,
-            "objectId": object_id,
-            "returnByValue": true,
-            "awaitPromise": true,
-            "userGesture": true,
-        });
-        if let Some(arg) = arg {
-            params["arguments"] = json!([{ "value": arg }]);
+        for id in held {
+            self.cdp_detached("Runtime.releaseObject", json!({ "objectId": id }));
         }
-        let settled = self
-            .cdp("Runtime.callFunctionOn", params, deadline)
-            .await
-            .map_err(timeout_says("the expression's function or promise"))?;
-        let _ = self.cdp("Runtime.releaseObject", json!({ "objectId": object_id }), deadline).await;
-        if let Some(details) = settled.get("exceptionDetails") {
-            return Err(BrowserError::EvaluationFailed(format!(
-                "the expression threw: {}",
-                exception_message(details)
-            )));
-        }
-        let value = &settled["result"]["value"];
-        if let Some(reason) = value.get("error").and_then(Value::as_str) {
-            return Err(BrowserError::NotSerializable(reason.to_owned()));
-        }
-        match value.get("json").and_then(Value::as_str) {
-            None => Ok(Value::Null),
-            Some(text) if text.len() > MAX_RESULT_BYTES => Err(BrowserError::NotSerializable(format!(
-                "it is {} bytes of JSON, more than the {} MiB limit; return less",
-                text.len(),
-                MAX_RESULT_BYTES / (1024 * 1024)
-            ))),
-            Some(text) => serde_json::from_str(text)
-                .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
-        }
+        outcome
     }
 
-    fn redact_value(&self, value: Value) -> Value {
-        match value {
-            Value::String(s) => Value::String(self.redact(&s)),
-            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
-            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, self.redact_value(v))).collect()),
-            other => other,
+    /// The JSON of the object `id` (a promise once it settles), awaited in slices of [`SLICE`].
+    async fn settle_result(&self, id: &str, deadline: Instant) -> Result<Value, BrowserError> {
+        loop {
+            // A slice ends a little before the deadline, so a promise still pending says so itself.
+            let left = crate::browser::chromium::cdp::remaining(deadline).saturating_sub(SLICE_MARGIN);
+            let slice = SLICE.min(left).as_millis().max(1) as u64;
+            let params = json!({
+                "functionDeclaration": SETTLE_JS,
+                "objectId": id,
+                "arguments": [{ "value": slice }, { "value": MAX_RESULT_BYTES }],
+                "returnByValue": true,
+                "awaitPromise": true,
+                "userGesture": true,
+            });
+            // The deadline passing during this wait (a busy machine answers the slice late) is
+            // still the promise not settling in time.
+            let settled = self.cdp("Runtime.callFunctionOn", params, deadline).await.map_err(|err| match err {
+                BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => unsettled(),
+                other => other,
+            })?;
+            threw(&settled)?;
+            let value = &settled["result"]["value"];
+            if value.get("pending").is_some() {
+                if Instant::now() >= deadline {
+                    return Err(unsettled());
+                }
+                continue;
+            }
+            if let Some(reason) = value.get("error").and_then(Value::as_str) {
+                return Err(BrowserError::NotSerializable(reason.to_owned()));
+            }
+            if let Some(length) = value.get("tooLarge").and_then(Value::as_u64) {
+                return Err(too_large(length as usize));
+            }
+            return match value.get("json").and_then(Value::as_str) {
+                None => Ok(Value::Null),
+                Some(text) if text.len() > MAX_RESULT_BYTES => Err(too_large(text.len())),
+                Some(text) => serde_json::from_str(text)
+                    .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
+            };
         }
     }
 
@@ -122,8 +153,41 @@ impl Page {
     }
 }
 
-/// A primitive `RemoteObject` as JSON; values JSON cannot carry are an error.
+/// The object id of a `RemoteObject` that is an object (or function), not a primitive.
+fn object_id(result: &Value) -> Option<String> {
+    result.get("objectId").and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The exception a step threw, as `evaluation_failed`.
+fn threw(answer: &Value) -> Result<(), BrowserError> {
+    match answer.get("exceptionDetails") {
+        Some(details) => {
+            Err(BrowserError::EvaluationFailed(format!("the expression threw: {}", exception_message(details))))
+        }
+        None => Ok(()),
+    }
+}
+
+fn unsettled() -> BrowserError {
+    BrowserError::Timeout("the expression's promise did not settle before the timeout".into())
+}
+
+fn too_large(length: usize) -> BrowserError {
+    BrowserError::TooLarge(format!(
+        "the result is {length} characters of JSON, more than the {} MiB page.evaluate returns; return less \
+         (a slice, a count, the fields you need)",
+        MAX_RESULT_BYTES / (1024 * 1024)
+    ))
+}
+
+/// A primitive `RemoteObject` as JSON; values JSON cannot carry are an error, and so is a string
+/// past the size limit.
 fn primitive(result: &Value) -> Result<Value, BrowserError> {
+    if let Some(text) = result.get("value").and_then(Value::as_str)
+        && text.len() + 2 > MAX_RESULT_BYTES
+    {
+        return Err(too_large(text.len() + 2));
+    }
     if let Some(unserializable) = result.get("unserializableValue").and_then(Value::as_str) {
         return Err(BrowserError::NotSerializable(format!(
             "the result is {unserializable}, which JSON cannot represent"
@@ -139,6 +203,7 @@ fn primitive(result: &Value) -> Result<Value, BrowserError> {
 fn timeout_says(what: &'static str) -> impl Fn(BrowserError) -> BrowserError {
     move |err| match err {
         BrowserError::Timeout(_) => BrowserError::Timeout(format!("{what} did not finish before the timeout")),
+        BrowserError::NoAnswer(why) => BrowserError::Timeout(format!("{what} did not finish: {why}")),
         other => other,
     }
 }

@@ -22,6 +22,8 @@ use super::target::Target;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
+const FOCUSED_PASSWORD_JS: &str = include_str!("../../js/focused_password.js");
+
 /// Pointer moves between a drag's press and its release: enough for drag libraries that wait for
 /// a few pixels of movement before they start.
 const DRAG_STEPS: u32 = 5;
@@ -149,12 +151,23 @@ impl Page {
         target: Option<&Target>,
         text: &str,
         delay: Duration,
+        refuse_password: bool,
         deadline: Instant,
     ) -> Result<Acted, BrowserError> {
         let mut acted = Acted::default();
         if let Some(target) = target {
             let ready = self.wait_ready(target, Action::Press, "page.type", deadline).await?;
             acted = Acted { approach: ready.approach, hit: None, ahead: None, watch: ready.watch };
+        }
+        // Typed into a password field, the text is a secret like a filled password: refused under
+        // REFUSE_PASSWORD_FILL, else kept out of every answer.
+        if self.call_helper(FOCUSED_PASSWORD_JS, &[], deadline).await?.as_bool().unwrap_or(false) {
+            if refuse_password {
+                return Err(BrowserError::NotAllowed(
+                    "page.type into a password field is refused: the operator set REFUSE_PASSWORD_FILL".into(),
+                ));
+            }
+            self.watch().store().redactor.remember(text);
         }
         acted.ahead = match target {
             Some(target) => self.ahead_of(target, Input::Keys, None, deadline).await,

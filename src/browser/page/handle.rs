@@ -90,7 +90,7 @@ impl Page {
             .build()
             .map_err(BrowserError::Unavailable)?;
         let page = chromium.new_page(params, deadline).await?;
-        Self::start(chromium, page, siblings).await
+        Self::start(chromium, page, siblings, deadline).await
     }
 
     /// Takes on a page Chromium opened by itself (a popup `target_id`), with its event pump. What
@@ -102,13 +102,24 @@ impl Page {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let page = chromium.page_of(target_id, deadline).await?;
-        Self::start(chromium, page, siblings).await
+        Self::start(chromium, page, siblings, deadline).await
     }
 
     /// Subscribes to the page's events, installs the DOM watcher and starts the pump that folds
     /// them into its timeline.
-    async fn start(chromium: &Chromium, page: chromiumoxide::Page, siblings: &Siblings) -> Result<Self, BrowserError> {
+    async fn start(
+        chromium: &Chromium,
+        page: chromiumoxide::Page,
+        siblings: &Siblings,
+        deadline: Instant,
+    ) -> Result<Self, BrowserError> {
         let target_id = page.target_id().as_ref().to_owned();
+        // chromiumoxide asks Chromium to hold each worker the page starts until a debugger lets it
+        // run, and lets it run itself; a service worker it missed stayed "starting" for ever, and
+        // the page's `navigator.serviceWorker.ready` with it. Workers start at once instead (their
+        // requests pass the session's egress proxy like the page's own).
+        let no_wait = json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true });
+        cdp::call(&page, "Target.setAutoAttach", no_wait, deadline).await?;
 
         // Subscribe before anything navigates, so no event of the first load is missed.
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
@@ -224,6 +235,13 @@ impl Page {
     /// `text` with every password this session typed masked (see `redact`).
     pub(super) fn redact(&self, text: &str) -> String {
         self.inner.watch.store().redactor.text(text)
+    }
+
+    /// `value` with every password this session typed masked in its strings; as it is when the
+    /// session typed none. Every answer about this page passes here (see `rpc::registry`).
+    pub fn redact_json(&self, value: Value) -> Value {
+        let redactor = self.inner.watch.store().redactor.clone();
+        if redactor.is_empty() { value } else { redactor.json(value) }
     }
 
     /// Where Chromium saves this page's downloads.

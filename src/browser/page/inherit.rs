@@ -17,7 +17,7 @@ impl Page {
             self.add_init_script(&source, deadline).await?;
         }
         for route in from.routes() {
-            self.route(&route.pattern, route.action.clone(), policy.clone(), deadline).await?;
+            self.route(route.glob(), route.action.clone(), policy.clone(), deadline).await?;
         }
         Ok(())
     }

@@ -91,7 +91,7 @@ impl std::str::FromStr for Combo {
 }
 
 pub fn parse(combo: &str) -> Result<Combo, BrowserError> {
-    let invalid = |why: String| BrowserError::InvalidOption(format!("key {combo:?}: {why}"));
+    let invalid = |why: String| BrowserError::InvalidOption(format!("key {}: {why}", crate::quote::quote(combo)));
     if combo.is_empty() {
         return Err(invalid("empty".into()));
     }
@@ -116,7 +116,7 @@ pub fn parse(combo: &str) -> Result<Combo, BrowserError> {
             META => "Meta",
             _ => "Shift",
         };
-        modifiers.push(key(canonical, false).expect("modifiers are named keys"));
+        modifiers.push(key(canonical, false).ok_or_else(|| invalid(format!("{canonical} is not a key")))?);
     }
     let mut main = key(last, mask & SHIFT != 0).ok_or_else(|| {
         invalid(format!("unknown key {last:?}; use a character or a name such as Enter, Tab, ArrowDown, F5"))

@@ -10,10 +10,11 @@
 //!   `gestures`), `forms`, `effects` (+ `reach`: the listeners an action's events reach;
 //!   `replaced`: an element replaced since load and its detached predecessor's listeners),
 //!   `reading`, `evaluate`, `screenshot`, `snapshot` (+
-//!   `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
+//!   `ax_fetch`, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
 //!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
 //!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
-//!   `upload_dir`), `routing` (+ `route_table`), `first_load` (a popup's first load), `inherit`
+//!   `upload_dir`), `routing` (+ `route_table`,
+//!   `url_glob`: the bounded URL patterns of routes and assert.url), `first_load` (a popup's first load), `inherit`
 //!   (a new tab's routes and init scripts)
 //! - `siblings`, `popup_log`: what a session's tabs share, and the popups waiting to be adopted
 //!
@@ -22,6 +23,7 @@
 mod action;
 mod actions;
 mod assertions;
+mod ax_fetch;
 mod ax_render;
 mod axe;
 mod code;
@@ -62,6 +64,7 @@ mod target;
 mod timeline;
 mod upload;
 mod upload_dir;
+mod url_glob;
 mod viewport;
 mod wait;
 mod watch;
@@ -90,6 +93,7 @@ pub use storage::WebStorage;
 pub use target::Target;
 pub use timeline::TimelineView;
 pub use upload::UploadFile;
+pub use url_glob::{UrlGlob, Wildcards};
 pub use wait::{ElementState, Waited};
 pub use watch::MAX_ARM as MAX_DIALOG_ARM;
 pub use watch::events::CodeLocation;

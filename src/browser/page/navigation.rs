@@ -59,7 +59,7 @@ pub struct Landed {
 
 impl Page {
     pub async fn goto(&self, url: &str, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
-        let what = format!("page.goto({url})");
+        let what = format!("page.goto({})", crate::quote::clip(url));
         let (current_url, requests_before) = {
             let nav = self.watch().nav.borrow();
             (nav.url.clone(), nav.document_requests)
@@ -91,7 +91,31 @@ impl Page {
                 other => other,
             },
         )?;
+        self.settle_events(deadline).await;
+        if let Some(refused) = self.refused_follow_up(&loader, &what) {
+            return Err(refused);
+        }
         self.landed(deadline).await
+    }
+
+    /// A document the page went on to by itself after `ours` loaded — a meta refresh, a `Refresh`
+    /// header, a script — that the egress policy refused: the navigation ended on a refused URL,
+    /// as with a redirect to it, so the call says so rather than answering the refusal page.
+    fn refused_follow_up(&self, ours: &str, what: &str) -> Option<BrowserError> {
+        let nav = self.watch().nav.borrow();
+        if nav.last_document_request == ours {
+            return None;
+        }
+        match nav.failure_of(&nav.last_document_request) {
+            Some(DocumentFailure::BlockedByPolicy(detail)) => {
+                let why = detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default();
+                Some(BrowserError::UrlNotAllowed(format!(
+                    "{what} loaded, then the page went on (a meta refresh, a Refresh header or a script) to a URL \
+                     the egress policy blocked{why}"
+                )))
+            }
+            _ => None,
+        }
     }
 
     pub async fn reload(&self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
@@ -252,9 +276,10 @@ impl Page {
         let value = &answer["result"]["value"];
         let nav = self.watch().nav.borrow().clone();
         let status = nav.document_status.filter(|(request, _)| *request == nav.loader_id).map(|(_, status)| status);
+        // A password can end up in a URL (a GET form) or a title; it never leaves in either.
         Ok(Landed {
-            url: value["url"].as_str().unwrap_or(&nav.url).to_owned(),
-            title: value["title"].as_str().unwrap_or_default().to_owned(),
+            url: self.redact(value["url"].as_str().unwrap_or(&nav.url)),
+            title: self.redact(value["title"].as_str().unwrap_or_default()),
             status,
         })
     }

@@ -3,7 +3,7 @@
 //!
 //! The browser extracts; normalization and clamping happen here in Rust, where they are unit-tested.
 
-use serde_json::Value;
+use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
@@ -51,12 +51,29 @@ impl Page {
         Ok(clamp_chars(text, max_chars))
     }
 
-    pub async fn content(&self, deadline: Instant) -> Result<String, BrowserError> {
-        let html = self.call_helper(CONTENT_JS, &[], deadline).await?;
-        Ok(match html {
-            Value::String(html) => self.redact(&html),
-            _ => String::new(),
-        })
+    /// The document's HTML, cut to `max_chars` characters (then `truncated`). A document longer
+    /// than `limit` characters (one answer's bytes) is not sent from the page unless `max_chars`
+    /// cuts it: its length is (`result_too_large`).
+    pub async fn content(
+        &self,
+        max_chars: Option<usize>,
+        limit: usize,
+        deadline: Instant,
+    ) -> Result<PageText, BrowserError> {
+        let read = max_chars.unwrap_or(limit).min(limit);
+        // JavaScript counts UTF-16 units: one more than the characters wanted says "there is more".
+        let answer = self.call_helper(CONTENT_JS, &[json!(read.saturating_add(1))], deadline).await?;
+        let length = answer["length"].as_u64().unwrap_or_default() as usize;
+        let html = answer["html"].as_str().unwrap_or_default();
+        let html = clamp_chars(html.to_owned(), read);
+        if html.truncated && max_chars.is_none_or(|max| max > limit) {
+            return Err(BrowserError::TooLarge(format!(
+                "the document's HTML is {length} characters, more than one answer may hold ({} MiB of JSON); \
+                 pass maxChars to read its start, or read one part (page.text or page.snapshot with a selector)",
+                limit / (1024 * 1024)
+            )));
+        }
+        Ok(PageText { text: self.redact(&html.text), truncated: html.truncated })
     }
 }
 

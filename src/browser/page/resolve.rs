@@ -119,6 +119,15 @@ impl Page {
                     let waited = started.elapsed().as_millis();
                     return Err(BrowserError::ElementNotFound(format!("{what} (waited {waited} ms)")));
                 }
+                // The deadline passed during a look (a busy page answers late): still, what the
+                // call waited for never came.
+                Err(BrowserError::NoAnswer(_)) => {
+                    let waited = started.elapsed().as_millis();
+                    return Err(BrowserError::ElementNotFound(format!(
+                        "{target} (waited {waited} ms; the page did not answer the last look before the deadline: \
+                         a script is keeping it busy)"
+                    )));
+                }
                 other => return other,
             }
         }

@@ -3,7 +3,7 @@
 //! for every request Chromium holds). It knows neither.
 //!
 //! Patterns are globs over the whole URL as Chromium's `Fetch` domain reads them (`*` any
-//! characters, `?` one), so Chromium holds exactly the requests a route may answer and every
+//! characters, `?` one; see `url_glob`), so Chromium holds exactly the requests a route may answer and every
 //! other request runs untouched. The newest matching route wins. A request the egress policy
 //! refuses is never answered by a mock: it goes on, and the egress proxy refuses it as always.
 //!
@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::url_glob::UrlGlob;
 use crate::egress::EgressPolicy;
 
 /// What a route does with a request.
@@ -33,10 +34,17 @@ pub enum RouteAction {
 pub struct Route {
     pub id: u64,
     pub pattern: String,
-    matcher: regex::Regex,
+    matcher: UrlGlob,
     pub action: RouteAction,
     /// Requests it answered.
     pub hits: u64,
+}
+
+impl Route {
+    /// The glob the route was added with.
+    pub fn glob(&self) -> &UrlGlob {
+        &self.matcher
+    }
 }
 
 /// What to do with one held request.
@@ -85,12 +93,12 @@ impl RouteTable {
     }
 
     /// Adds a route; returns its id.
-    pub fn add(&self, pattern: &str, action: RouteAction, policy: Arc<EgressPolicy>) -> u64 {
+    pub fn add(&self, glob: &UrlGlob, action: RouteAction, policy: Arc<EgressPolicy>) -> u64 {
         let mut table = self.table();
         table.next_id += 1;
         let id = table.next_id;
         table.policy = Some(policy);
-        table.routes.push(Route { id, pattern: pattern.to_owned(), matcher: glob(pattern), action, hits: 0 });
+        table.routes.push(Route { id, pattern: glob.as_str().to_owned(), matcher: glob.clone(), action, hits: 0 });
         id
     }
 
@@ -148,7 +156,7 @@ impl RouteTable {
         {
             return Decision::Continue;
         }
-        let Some(route) = table.routes.iter_mut().rev().find(|r| r.matcher.is_match(url)) else {
+        let Some(route) = table.routes.iter_mut().rev().find(|r| r.matcher.matches(url)) else {
             return Decision::Continue;
         };
         route.hits += 1;
@@ -161,23 +169,14 @@ impl RouteTable {
     }
 }
 
-/// A glob over a whole URL, as Chromium's Fetch patterns read it: `*` any characters, `?` one.
-fn glob(pattern: &str) -> regex::Regex {
-    let mut re = String::from("^");
-    for c in pattern.chars() {
-        match c {
-            '*' => re.push_str(".*"),
-            '?' => re.push('.'),
-            c => re.push_str(&regex::escape(&c.to_string())),
-        }
-    }
-    re.push('$');
-    regex::Regex::new(&re).expect("escaped characters and wildcards form a valid regex")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::page::url_glob::Wildcards;
+
+    fn glob(pattern: &str) -> UrlGlob {
+        UrlGlob::parse(pattern, Wildcards::StarAndQuestion).unwrap()
+    }
 
     fn policy(allow: &str) -> Arc<EgressPolicy> {
         Arc::new(EgressPolicy::new(regex::Regex::new(allow).unwrap(), false))
@@ -187,8 +186,8 @@ mod tests {
     fn the_newest_matching_route_answers_and_counts_the_hit() {
         let table = RouteTable::default();
         let fulfil = RouteAction::Fulfill { status: 200, headers: vec![], body: b"{}".to_vec() };
-        table.add("*/api/*", fulfil, policy(".*"));
-        table.add("*/api/stats", RouteAction::Abort, policy(".*"));
+        table.add(&glob("*/api/*"), fulfil, policy(".*"));
+        table.add(&glob("*/api/stats"), RouteAction::Abort, policy(".*"));
         assert_eq!(table.decide("http://h/api/stats"), Decision::Abort);
         assert!(matches!(table.decide("http://h/api/users"), Decision::Fulfill { status: 200, .. }));
         assert_eq!(table.decide("http://h/index.html"), Decision::Continue);
@@ -201,7 +200,7 @@ mod tests {
     #[test]
     fn a_mock_never_answers_for_a_host_the_policy_refuses() {
         let table = RouteTable::default();
-        table.add("*", RouteAction::Abort, policy(r"^https?://allowed\.test(:\d+)?/"));
+        table.add(&glob("*"), RouteAction::Abort, policy(r"^https?://allowed\.test(:\d+)?/"));
         assert_eq!(table.decide("http://elsewhere.test/x"), Decision::Continue);
         assert_eq!(table.decide("http://allowed.test/x"), Decision::Abort);
     }

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 pub use super::route_table::{HttpCredentials, Route, RouteAction};
+use super::url_glob::UrlGlob;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 use crate::egress::EgressPolicy;
@@ -24,7 +25,7 @@ impl Page {
     /// Adds a route; returns its id.
     pub async fn route(
         &self,
-        pattern: &str,
+        glob: &UrlGlob,
         action: RouteAction,
         policy: Arc<EgressPolicy>,
         deadline: Instant,
@@ -44,7 +45,7 @@ impl Page {
                 message: format!("a session holds at most {MAX_ROUTES} routes; remove one with network.unroute"),
             });
         }
-        let id = self.watch().env.routes.add(pattern, action, policy);
+        let id = self.watch().env.routes.add(glob, action, policy);
         if let Err(err) = self.intercept(deadline).await {
             self.watch().env.routes.remove(Some(id), None);
             return Err(err);

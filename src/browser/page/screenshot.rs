@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use super::action::Action;
 use super::handle::Page;
 use super::target::Target;
+use super::viewport::MAX_DEVICE_PIXELS;
 use crate::browser::error::BrowserError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -29,25 +30,35 @@ pub struct ShotOptions {
     pub element: Option<Target>,
 }
 
+/// The largest side a JPEG can have (the format's own limit).
+const MAX_JPEG_SIDE: f64 = 65_535.0;
+
 impl Page {
-    /// Returns the image, base64-encoded.
+    /// Returns the image, base64-encoded. A capture larger than [`MAX_DEVICE_PIXELS`] (or than a
+    /// JPEG can hold) is refused naming the param to change, before Chromium is asked.
     pub async fn screenshot(&self, options: &ShotOptions, deadline: Instant) -> Result<String, BrowserError> {
         let mut params = json!({ "format": match options.mime { ImageType::Png => "png", ImageType::Jpeg => "jpeg" }, "optimizeForSpeed": true });
         if let (ImageType::Jpeg, Some(quality)) = (options.mime, options.quality) {
             params["quality"] = json!(quality);
         }
-        if let Some(target) = &options.element {
+        let viewport = self.viewport();
+        let (width, height, param) = if let Some(target) = &options.element {
             let el = self.wait_ready(target, Action::Read, "screenshot", deadline).await?;
             params["clip"] = clip(el.page_x, el.page_y, el.width, el.height);
             params["captureBeyondViewport"] = json!(true);
+            (el.width, el.height, if target.ref_name().is_some() { "ref" } else { "selector" })
         } else if options.full_page {
             let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await?;
             let size = metrics.get("cssContentSize").unwrap_or(&Value::Null);
-            let width = size["width"].as_f64().unwrap_or(0.0).ceil();
-            let height = size["height"].as_f64().unwrap_or(0.0).ceil();
-            params["clip"] = clip(0.0, 0.0, width.max(1.0), height.max(1.0));
+            let width = size["width"].as_f64().unwrap_or(0.0).ceil().max(1.0);
+            let height = size["height"].as_f64().unwrap_or(0.0).ceil().max(1.0);
+            params["clip"] = clip(0.0, 0.0, width, height);
             params["captureBeyondViewport"] = json!(true);
-        }
+            (width, height, "fullPage")
+        } else {
+            (f64::from(viewport.width), f64::from(viewport.height), "session_id")
+        };
+        check_size(width, height, viewport.scale(), options.mime, param)?;
         let shot = self.cdp("Page.captureScreenshot", params, deadline).await?;
         let data = shot.get("data").and_then(Value::as_str).unwrap_or_default();
         if base64::engine::general_purpose::STANDARD.decode(data).map(|b| b.is_empty()).unwrap_or(true) {
@@ -58,6 +69,35 @@ impl Page {
         }
         Ok(data.to_owned())
     }
+}
+
+/// Refuses a capture of `width` × `height` CSS pixels at `scale` that is too large, as a caller
+/// error on `param` (the viewport's own size was checked when it was set).
+fn check_size(width: f64, height: f64, scale: f64, mime: ImageType, param: &str) -> Result<(), BrowserError> {
+    let (w, h) = (width * scale, height * scale);
+    let what = match param {
+        "fullPage" => "the whole page",
+        "session_id" => "the viewport",
+        _ => "the element",
+    };
+    let problem = if w * h > MAX_DEVICE_PIXELS {
+        format!(
+            "{what} is {width:.0}x{height:.0} CSS px ({:.0} megapixels at scale {scale}); a screenshot holds at most \
+             {:.0} megapixels: take",
+            w * h / 1e6,
+            MAX_DEVICE_PIXELS / 1e6
+        )
+    } else if mime == ImageType::Jpeg && w.max(h) > MAX_JPEG_SIDE {
+        format!(
+            "{what} is {width:.0}x{height:.0} CSS px; a JPEG holds at most {MAX_JPEG_SIDE} px on a side: take image/png,"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(BrowserError::InvalidParam {
+        param: param.to_owned(),
+        message: format!("{problem} a part of the page (a selector), or the viewport after page.scroll"),
+    })
 }
 
 fn clip(x: f64, y: f64, width: f64, height: f64) -> Value {

@@ -1,16 +1,15 @@
 //! page.snapshot: the page as a compact accessibility tree, with refs on what an agent can act on.
 //!
-//! Roles, names and states come from Chromium's own accessibility tree (`Accessibility.getFullAXTree`,
-//! once per frame, iframes placed under their `iframe` node via `DOM.getFrameOwner`). Which elements
-//! are actionable beyond their role (click handlers, `cursor: pointer`) comes from one
-//! `DOMSnapshot.captureSnapshot`. `ax_render` turns both into the text.
+//! Roles, names and states come from Chromium's own accessibility tree, every frame's, iframes
+//! placed under their `iframe` node; which elements are actionable beyond their role (click
+//! listeners, `cursor: pointer`) from the DOM. `ax_fetch` gathers both (leaving long runs of
+//! look-alike items out of the fetch), `ax_render` turns them into the text; here the text is
+//! kept for the next diff.
 
-use std::collections::HashSet;
-
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::ax_render::{Forest, Renderer, Snapshot, fit};
+use super::ax_fetch::Gathered;
+use super::ax_render::{Renderer, Snapshot, fit};
 use super::handle::Page;
 use super::refs::RefTarget;
 use super::target::Target;
@@ -37,38 +36,7 @@ impl SnapshotOptions {
 impl Page {
     pub async fn snapshot(&self, options: &SnapshotOptions, deadline: Instant) -> Result<Snapshot, BrowserError> {
         let loader = self.loader_id();
-        let main = self.target_id().to_owned();
-        let tree = self.cdp("Page.getFrameTree", json!({}), deadline).await?;
-        let mut frames = Vec::new();
-        collect_frames(tree.get("frameTree").unwrap_or(&Value::Null), &mut frames);
-        self.cdp("DOM.getDocument", json!({ "depth": 0 }), deadline).await?;
-        let mut forest = Forest::default();
-        for frame in &frames {
-            let answer = self.cdp("Accessibility.getFullAXTree", json!({ "frameId": frame }), deadline).await;
-            match answer {
-                Ok(answer) => forest.add_frame(frame, &answer),
-                // A frame that went away between listing and reading is simply not shown.
-                Err(err) if *frame == main => return Err(err),
-                Err(_) => continue,
-            }
-            if *frame != main
-                && let Ok(owner) = self.cdp("DOM.getFrameOwner", json!({ "frameId": frame }), deadline).await
-                && let Some(backend) = owner.get("backendNodeId").and_then(Value::as_i64)
-            {
-                forest.owners.insert(backend, frame.clone());
-            }
-        }
-        let actionable = self.actionable_nodes(deadline).await?;
-        let root = match &options.element {
-            Some(target) => {
-                let backend = self.element_backend_id(target, deadline).await?;
-                forest.by_backend(backend).ok_or_else(|| BrowserError::ElementNotFound(target.to_string()))?
-            }
-            None => *forest.roots.get(&main).ok_or_else(|| BrowserError::Protocol {
-                method: "Accessibility.getFullAXTree".into(),
-                message: "no root node for the page".into(),
-            })?,
-        };
+        let Gathered { forest, actionable, root } = self.gather(options.element.as_ref(), deadline).await?;
         let lines = {
             let mut refs = self.refs();
             let mut issue = |target: RefTarget| refs.issue(&loader, target);
@@ -80,56 +48,6 @@ impl Page {
             Some(previous) => Ok(diff(&previous, &lines, options.max_chars)),
             None => Ok(fit(&lines, options.max_chars)),
         }
-    }
-
-    /// Elements that respond to clicks (listeners, links) or show a pointer cursor where their
-    /// parent does not, in every frame.
-    async fn actionable_nodes(&self, deadline: Instant) -> Result<HashSet<i64>, BrowserError> {
-        let snap = self
-            .cdp(
-                "DOMSnapshot.captureSnapshot",
-                json!({ "computedStyles": ["cursor"], "includeDOMRects": false }),
-                deadline,
-            )
-            .await?;
-        let strings: Vec<&str> = snap
-            .get("strings")
-            .and_then(Value::as_array)
-            .map(|s| s.iter().map(|v| v.as_str().unwrap_or_default()).collect())
-            .unwrap_or_default();
-        let mut out = HashSet::new();
-        for doc in snap.get("documents").and_then(Value::as_array).into_iter().flatten() {
-            let ints = |path: &str| -> Vec<i64> {
-                doc.pointer(path)
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                    .unwrap_or_default()
-            };
-            let backend = ints("/nodes/backendNodeId");
-            let parent = ints("/nodes/parentIndex");
-            for i in ints("/nodes/isClickable/index") {
-                if let Some(b) = backend.get(i as usize) {
-                    out.insert(*b);
-                }
-            }
-            let node_index = ints("/layout/nodeIndex");
-            let styles = doc.pointer("/layout/styles").and_then(Value::as_array).cloned().unwrap_or_default();
-            let pointer: HashSet<i64> = node_index
-                .iter()
-                .zip(styles.iter())
-                .filter(|(_, style)| {
-                    style.get(0).and_then(Value::as_i64).and_then(|s| strings.get(s as usize)) == Some(&"pointer")
-                })
-                .map(|(node, _)| *node)
-                .collect();
-            for node in &pointer {
-                let parent_points = parent.get(*node as usize).is_some_and(|p| pointer.contains(p));
-                if !parent_points && let Some(b) = backend.get(*node as usize) {
-                    out.insert(*b);
-                }
-            }
-        }
-        Ok(out)
     }
 }
 
@@ -165,15 +83,6 @@ fn diff(old: &[String], new: &[String], max_chars: usize) -> Snapshot {
     snapshot.refs = new.iter().map(|l| l.matches("[ref=").count()).sum();
     snapshot.diff = Some(unchanged);
     snapshot
-}
-
-fn collect_frames(tree: &Value, out: &mut Vec<String>) {
-    if let Some(id) = tree.pointer("/frame/id").and_then(Value::as_str) {
-        out.push(id.to_owned());
-    }
-    for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
-        collect_frames(child, out);
-    }
 }
 
 #[cfg(test)]

@@ -72,7 +72,8 @@ impl Target {
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.source)
+        // In messages: a selector is input, so at most 200 characters of it.
+        f.write_str(&crate::quote::clip(&self.source))
     }
 }
 

@@ -4,18 +4,19 @@
 use std::path::{Path, PathBuf};
 
 use crate::browser::error::BrowserError;
+use crate::browser::owned_dir;
 
 /// A directory of a page's uploaded or downloaded files, removed when the page goes.
 #[derive(Debug)]
 pub struct UploadDir(PathBuf);
 
 impl UploadDir {
-    /// A new directory `text-browser-<kind>-<uuid>` in the temp dir.
+    /// A new directory `text-browser-<kind>-<uuid>` in the temp dir, owned by this process (a
+    /// later start removes it if this process dies without doing so; see `owned_dir`).
     pub fn create(kind: &str) -> Result<Self, BrowserError> {
-        let dir = std::env::temp_dir().join(format!("text-browser-{kind}-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| BrowserError::Unavailable(format!("cannot create the {kind} directory: {e}")))?;
-        Ok(Self(dir))
+        owned_dir::create(&format!("text-browser-{kind}-"))
+            .map(Self)
+            .map_err(|e| BrowserError::Unavailable(format!("cannot create the {kind} directory: {e}")))
     }
 
     pub fn path(&self) -> &Path {

@@ -25,6 +25,11 @@ impl Default for Viewport {
     }
 }
 
+/// The most device pixels (CSS pixels × deviceScaleFactor², width × height) a viewport or a
+/// screenshot may have: 100 megapixels, a 400 MB bitmap in Chromium. Past it Chromium cannot
+/// capture (or only by taking gigabytes from every other session), so it is the caller's limit.
+pub const MAX_DEVICE_PIXELS: f64 = 100_000_000.0;
+
 impl Viewport {
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=10_000).contains(&self.width) || !(1..=10_000).contains(&self.height) {
@@ -33,9 +38,26 @@ impl Viewport {
                 self.width, self.height
             ));
         }
-        match self.device_scale_factor {
-            Some(f) if !(0.5..=4.0).contains(&f) => Err(format!("deviceScaleFactor {f} must be 0.5 to 4")),
-            _ => Ok(()),
+        let scale = self.scale();
+        if !(0.5..=4.0).contains(&scale) {
+            return Err(format!("deviceScaleFactor {scale} must be 0.5 to 4"));
         }
+        let pixels = f64::from(self.width) * f64::from(self.height) * scale * scale;
+        if pixels > MAX_DEVICE_PIXELS {
+            return Err(format!(
+                "viewport {}x{} at deviceScaleFactor {scale} is {:.0} megapixels; at most {:.0} are allowed \
+                 (width × height × deviceScaleFactor²): use a smaller size or scale",
+                self.width,
+                self.height,
+                pixels / 1e6,
+                MAX_DEVICE_PIXELS / 1e6
+            ));
+        }
+        Ok(())
+    }
+
+    /// Device pixels per CSS pixel.
+    pub fn scale(&self) -> f64 {
+        self.device_scale_factor.unwrap_or(1.0)
     }
 }

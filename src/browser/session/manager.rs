@@ -24,8 +24,8 @@ use super::options::SessionOptions;
 use super::pool;
 use super::pool::WarmPool;
 use super::session::{CloseReason, Session};
-use crate::browser::chromium::Chromium;
 use crate::browser::chromium::supervisor::Host;
+use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::Page;
 use crate::egress::EgressPolicy;
@@ -52,6 +52,8 @@ pub struct SessionManager {
     limits: SessionLimits,
     /// Creates waiting for a slot now; at most `limits.queue_max` may wait.
     queued: AtomicUsize,
+    /// Creates running now (waiting or not): more than one means they overlap.
+    creating: AtomicUsize,
     metrics: Metrics,
     /// Told when a session closes, so the memory it held is handed back.
     trimmer: Arc<Trimmer>,
@@ -107,6 +109,7 @@ impl SessionManager {
             )),
             limits,
             queued: AtomicUsize::new(0),
+            creating: AtomicUsize::new(0),
             metrics,
         }
     }
@@ -128,11 +131,14 @@ impl SessionManager {
     /// Forgets every session and warm session of the Chromium that went away (their contexts went
     /// with it); calls on them say so.
     fn forget_lost(&self) {
-        let lost: Vec<String> = self.map().drain().map(|(id, _)| id).collect();
-        drop(self.pool.drain());
+        // Each is recorded lost before it leaves the map: a call looking for it in between finds
+        // it in one or the other, never in neither (which would read as session_not_found).
+        let lost: Vec<String> = self.map().keys().cloned().collect();
         for id in &lost {
             self.remember_end(id, CloseReason::BrowserLost);
         }
+        self.map().retain(|id, _| !lost.contains(id));
+        drop(self.pool.drain());
         self.metrics.sessions_open.set(0);
         self.metrics.sessions_closed.with_label_values(&[CloseReason::BrowserLost.as_str()]).inc_by(lost.len() as u64);
         if !lost.is_empty() {
@@ -161,36 +167,83 @@ impl SessionManager {
         self.map().len()
     }
 
+    /// Opens a session. While Chromium is down (dead, a new one starting) it waits for the new
+    /// one, and it never hands out a session whose Chromium died meanwhile: it opens another.
     pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
-        let chromium = self.chromium();
-        if !chromium.is_alive() {
-            return Err(BrowserError::Unavailable("the Chromium process has exited".into()));
+        self.creating.fetch_add(1, Ordering::SeqCst);
+        let _creating = scopeguard(|| {
+            self.creating.fetch_sub(1, Ordering::SeqCst);
+        });
+        loop {
+            let chromium = self.opener.live_chromium(deadline).await?;
+            // One round trip proves the session's Chromium answers now: one killed a moment ago
+            // may not have been noticed yet, and its warm session needs no command to be handed out.
+            let opened = match self.open(options, deadline).await {
+                Ok(session) => match session.ping(deadline).await {
+                    Ok(()) => Ok(session),
+                    Err(err) => {
+                        // Nothing half-made stays in a Chromium that is still up.
+                        if chromium.is_alive() {
+                            let _ = self.opener.dispose(&session).await;
+                        }
+                        Err(err)
+                    }
+                },
+                Err(err) => Err(err),
+            };
+            let session = match opened {
+                Ok(session) => session,
+                // The browser died under this create: the next one will do.
+                Err(_) if !chromium.is_alive() && Instant::now() < deadline => continue,
+                Err(err) => return Err(err),
+            };
+            let id = session.id().to_owned();
+            {
+                // Under the map's lock: a Chromium that dies after this check takes the session
+                // out of the map with the others (`swap_browser`).
+                let mut map = self.map();
+                if !session.browser_alive() {
+                    continue;
+                }
+                map.insert(id.clone(), Arc::new(session));
+            }
+            self.metrics.sessions_created.inc();
+            self.metrics.sessions_open.set(self.open_count() as i64);
+            tracing::info!(session_id = %id, "session created");
+            return Ok(id);
         }
+    }
+
+    /// A session with `options`: a warm one, one made now, or one freed at the cap.
+    async fn open(&self, options: &SessionOptions, deadline: Instant) -> Result<Session, BrowserError> {
         let opener = &self.opener;
+        // Other creates running now, or sessions open: the pool is too small for demand, not just
+        // still refilling after one client's previous create (a create/close loop holds no
+        // session when it creates the next).
+        let overlapping = self.creating.load(Ordering::SeqCst) > 1 || self.open_count() > 0;
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;
             self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take() {
             opener.prepare(warm, options, deadline).await?
-        } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
-            // A slot was free but no warm session: the pool grows to meet such demand.
+        } else if overlapping && let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
+            // Creates overlap and found no warm session: the pool grows to meet such demand.
             self.pool.missed();
             self.open_on_demand(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
+            // One create at a time (a client's create/close loop): the warm session being opened
+            // since the last create comes sooner than a new one, and the pool keeps its size.
             opener.prepare(warm, options, deadline).await?
+        } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
+            self.open_on_demand(options, permit, deadline).await?
         } else {
             match self.queue(deadline).await? {
                 Slot::Warm(warm) => opener.prepare(*warm, options, deadline).await?,
                 Slot::Free(permit) => self.open_on_demand(options, permit, deadline).await?,
             }
         };
-        let id = session.id().to_owned();
-        self.map().insert(id.clone(), Arc::new(session));
-        self.metrics.sessions_created.inc();
-        self.metrics.sessions_open.set(self.open_count() as i64);
-        tracing::info!(session_id = %id, "session created");
-        Ok(id)
+        Ok(session)
     }
 
     /// Opens a session for a create that is waiting on it; warm-pool refills hold back meanwhile.
@@ -268,11 +321,7 @@ impl SessionManager {
             return Ok(session);
         }
         if self.close_reason(id) == Some(CloseReason::BrowserLost) {
-            return Err(BrowserError::Unavailable(
-                "the browser went away (Chromium stopped, or the connection to it broke) and this session's \
-                 browser context went with it (browser_lost)"
-                    .into(),
-            ));
+            return Err(super::session::browser_lost());
         }
         Err(BrowserError::SessionNotFound(id.to_owned()))
     }
@@ -299,6 +348,22 @@ impl SessionManager {
         let session = self.get(id)?;
         let chromium = self.chromium();
         session.run_on_session(&chromium, deadline, op(session.clone(), chromium.clone())).await
+    }
+
+    /// One of the session's tabs (`tab`, or the active one) and the Chromium it lives in, at once:
+    /// for watching the page (`events.subscribe`), which never waits for the session's turn.
+    pub fn watch_tab(&self, id: &str, tab: Option<&str>) -> Result<(Page, Lifeline), BrowserError> {
+        let session = self.get(id)?;
+        if !session.browser_alive() {
+            return Err(super::session::browser_lost());
+        }
+        Ok((session.tab(tab)?, session.lifeline()))
+    }
+
+    /// `session_not_found` (or `browser_unavailable` for one lost with Chromium) unless session
+    /// `id` is open.
+    pub fn ensure_open(&self, id: &str) -> Result<(), BrowserError> {
+        self.get(id).map(|_| ())
     }
 
     /// Whether the session `id` is open.
@@ -331,6 +396,7 @@ impl SessionManager {
         tracing::info!(session_id = %id, reason = reason.as_str(), "session closed");
         session.stop_calls(reason).await;
         let result = self.opener.dispose(&session).await;
+        session.release_slot();
         drop(session);
         self.trimmer.activity();
         if let Err(err) = &result {
@@ -361,15 +427,14 @@ impl Expiring for SessionManager {
 
     /// Closes every session idle past the TTL (sessions in the middle of a call are left alone).
     async fn close_expired(&self) {
-        let now = Instant::now();
-        let expired: Vec<String> = self
-            .map()
-            .values()
-            .filter(|s| s.last_used() + self.limits.ttl <= now && !s.is_busy())
-            .map(|s| s.id().to_owned())
-            .collect();
+        let idle = |s: &Session| s.last_used() + self.limits.ttl <= Instant::now() && !s.is_busy();
+        let expired: Vec<String> = self.map().values().filter(|s| idle(s)).map(|s| s.id().to_owned()).collect();
         for id in expired {
-            let _ = self.close(&id, CloseReason::Expired).await;
+            // Closing the ones before may have taken a while: one a call reached meanwhile stays.
+            let still_idle = self.map().get(&id).is_some_and(|s| idle(s));
+            if still_idle {
+                let _ = self.close(&id, CloseReason::Expired).await;
+            }
         }
     }
 }
@@ -386,4 +451,17 @@ impl Host for SessionManager {
     fn replace_browser(&self, replacement: Chromium) {
         self.swap_browser(replacement);
     }
+}
+
+/// Runs `done` when dropped (however the scope is left: an answer, an error, a cancelled call).
+fn scopeguard<F: FnOnce()>(done: F) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(done) = self.0.take() {
+                done();
+            }
+        }
+    }
+    Guard(Some(done))
 }

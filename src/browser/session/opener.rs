@@ -19,6 +19,8 @@ use crate::egress::proxy::ProxyAddress;
 pub struct Opener {
     /// The current Chromium; replaced after a crash.
     chromium: RwLock<Arc<Chromium>>,
+    /// Told each time a new Chromium takes the place of one that died.
+    replaced: tokio::sync::watch::Sender<()>,
     policy: Arc<EgressPolicy>,
     /// MAX_SESSIONS: a permit lives inside each session, warm or open.
     capacity: Arc<Semaphore>,
@@ -46,7 +48,8 @@ impl Opener {
         setup: SessionSetup,
     ) -> Self {
         let capacity = Arc::new(Semaphore::new(max_sessions));
-        Self { chromium: RwLock::new(Arc::new(chromium)), policy, capacity, download_cap, setup }
+        let replaced = tokio::sync::watch::Sender::new(());
+        Self { chromium: RwLock::new(Arc::new(chromium)), replaced, policy, capacity, download_cap, setup }
     }
 
     /// A fresh session id: a UUID, after this replica's name when it has one.
@@ -66,6 +69,24 @@ impl Opener {
     /// Puts a new Chromium in place of one that died.
     pub fn replace(&self, replacement: Chromium) {
         *self.chromium.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(replacement);
+        self.replaced.send_replace(());
+    }
+
+    /// The current Chromium once it is up: at once, or when a new one replaces one that died, or
+    /// `browser_unavailable` if none is up by `deadline`.
+    pub async fn live_chromium(&self, deadline: Instant) -> Result<Arc<Chromium>, BrowserError> {
+        let mut replaced = self.replaced.subscribe();
+        loop {
+            let chromium = self.chromium();
+            if chromium.is_alive() {
+                return Ok(chromium);
+            }
+            if !matches!(tokio::time::timeout_at(deadline, replaced.changed()).await, Ok(Ok(()))) {
+                return Err(BrowserError::Unavailable(
+                    "Chromium stopped and no new one was up before this call's timeout".into(),
+                ));
+            }
+        }
     }
 
     pub fn policy(&self) -> &Arc<EgressPolicy> {
@@ -90,9 +111,8 @@ impl Opener {
         permit: OwnedSemaphorePermit,
         deadline: Instant,
     ) -> Result<Session, BrowserError> {
-        let upstream = options.proxy.as_ref().map(|p| p.upstream()).transpose().map_err(BrowserError::InvalidOption)?;
         let chromium = self.chromium();
-        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream };
+        let egress = EgressSetup { policy: &self.policy, at: &self.setup.proxy_at, upstream: options.proxy.clone() };
         Session::open_blank(self.new_id(), &chromium, egress, self.download_cap, permit, deadline)
             .await?
             .prepare(&chromium, options, deadline)

@@ -9,10 +9,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::browser::page::{ColorScheme, HttpCredentials, Viewport};
-use crate::egress::proxy::Upstream;
+use crate::egress::Upstream;
 
 /// A per-session upstream proxy: the session's traffic still passes the egress policy first, then
-/// goes on through this proxy (http:// only), except for hosts in `bypass`.
+/// goes on through this proxy (http:// only), except for hosts in `bypass`. The proxy itself must
+/// match ALLOW_PROXY_REGEX (by default none is allowed) and, with BLOCK_PRIVATE_IPS, resolve to
+/// public addresses only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Proxy {
@@ -21,17 +23,6 @@ pub struct Proxy {
     /// Comma-separated hosts that go direct instead, e.g. `localhost,.internal`.
     #[serde(default)]
     pub bypass: Option<String>,
-}
-
-impl Proxy {
-    pub fn validate(&self) -> Result<(), String> {
-        self.upstream().map(|_| ())
-    }
-
-    /// Where the session's egress proxy sends allowed traffic.
-    pub fn upstream(&self) -> Result<Upstream, String> {
-        Upstream::parse(&self.server, self.bypass.as_deref())
-    }
 }
 
 /// Cookies and localStorage to start the session with (Playwright's storageState shape).
@@ -204,7 +195,8 @@ pub struct SessionOptions {
     pub viewport: Viewport,
     pub user_agent: Option<String>,
     pub storage_state: Option<StorageState>,
-    pub proxy: Option<Proxy>,
+    /// The upstream proxy, admitted by the egress policy (see `egress::upstream`).
+    pub proxy: Option<Upstream>,
     pub emulation: Emulation,
     /// Failed calls' evidence includes a small screenshot.
     pub evidence_screenshots: bool,
@@ -255,13 +247,6 @@ impl Geolocation {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn proxy_needs_a_scheme_and_host() {
-        assert!(Proxy { server: "http://127.0.0.1:3128".into(), bypass: None }.validate().is_ok());
-        assert!(Proxy { server: "127.0.0.1:3128".into(), bypass: None }.validate().is_err());
-        assert!(Proxy { server: "http://".into(), bypass: None }.validate().is_err());
-    }
 
     fn cookie(fields: Value) -> Cookie {
         let mut base = json!({ "name": "a", "value": "b", "domain": "localhost" });

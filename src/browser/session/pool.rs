@@ -8,10 +8,12 @@
 //! full, opening several at once when several are wanted, waits for capacity when the cap is
 //! reached, backs off while Chromium fails, and stops on shutdown, disposing what is left.
 //!
-//! The pool grows while demand outpaces it: each create that finds it empty (and could have had
-//! a slot) raises its size by one, up to [`GROWTH`] times WARM_SESSIONS; after [`SHRINK_AFTER`]
-//! without such a miss it returns to WARM_SESSIONS and disposes the extra sessions. Creates that
-//! come back to back (a create/close loop, a burst of agents) then find a session ready.
+//! The pool grows while demand outpaces it: each create that finds it empty while other creates
+//! run (and could have had a slot) raises its size by one, up to [`GROWTH`] times WARM_SESSIONS;
+//! after [`SHRINK_AFTER`] without such a miss it returns to WARM_SESSIONS and disposes the extra
+//! sessions, those still being opened included. A burst of agents then finds sessions ready,
+//! while one client's create/close loop (creates one at a time, each waiting at most for the warm
+//! session its previous create set going) keeps the pool at its size.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -236,10 +238,18 @@ pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: Cancellatio
         let shrink_at = pool.shrink_at();
         tokio::select! {
             Some(opened) = opening.join_next(), if !opening.is_empty() => {
+                let mut extra = None;
                 let failed = {
                     let mut slots = pool.slots();
                     slots.filling -= 1;
                     match opened {
+                        // One opened on a Chromium that died meanwhile is no use to anyone.
+                        Ok(Ok(session)) if !session.browser_alive() => None,
+                        // The pool shrank while it was being opened.
+                        Ok(Ok(session)) if slots.ready.len() >= slots.size => {
+                            extra = Some(session);
+                            None
+                        }
                         Ok(Ok(session)) => {
                             pool.push(&mut slots, session);
                             None
@@ -249,6 +259,9 @@ pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: Cancellatio
                     }
                 };
                 pool.filled.notify_waiters();
+                if let Some(session) = extra {
+                    let _ = opener.dispose(&session).await;
+                }
                 if let Some(err) = failed {
                     tracing::warn!(error = %err, "opening a warm session failed; retrying");
                     retry_at = Some(Instant::now() + RETRY_AFTER);

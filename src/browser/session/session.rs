@@ -17,11 +17,12 @@ use tokio_util::sync::CancellationToken;
 use super::options::{Emulation, SessionOptions};
 use super::storage;
 use super::tab_list::Tabs;
-use crate::browser::chromium::Chromium;
+use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
 use crate::egress::EgressPolicy;
-use crate::egress::proxy::{EgressProxy, ProxyAddress, Upstream};
+use crate::egress::Upstream;
+use crate::egress::proxy::{EgressProxy, ProxyAddress};
 
 /// How long closing waits for the call in flight to let go of the session.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
@@ -82,9 +83,14 @@ pub struct Session {
     /// Cancelled when the session starts closing; why is in `close_reason`.
     closing: CancellationToken,
     close_reason: Mutex<Option<CloseReason>>,
+    /// The Chromium this session's context lives in: when it dies, the call in flight ends at once
+    /// (`browser_unavailable`) instead of waiting out its timeout.
+    lifeline: Lifeline,
     /// The proxy all of this context's traffic goes through; stops when the session is dropped.
     _egress: EgressProxy,
-    capacity: Option<OwnedSemaphorePermit>,
+    /// Its MAX_SESSIONS slot: given back when it is closed, not when the last handle to it goes
+    /// (a call's future or a page task may hold one a moment longer).
+    capacity: Mutex<Option<OwnedSemaphorePermit>>,
 }
 
 impl Session {
@@ -100,7 +106,7 @@ impl Session {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let EgressSetup { policy, at, upstream } = egress;
-        let egress = EgressProxy::start(policy.clone(), upstream, at)
+        let egress = EgressProxy::start(policy.clone(), upstream, at, download_cap)
             .await
             .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
         // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
@@ -145,8 +151,9 @@ impl Session {
                 last_used: Mutex::new(Instant::now()),
                 closing: CancellationToken::new(),
                 close_reason: Mutex::new(None),
+                lifeline: chromium.lifeline(),
                 _egress: egress,
-                capacity: Some(capacity),
+                capacity: Mutex::new(Some(capacity)),
             }),
             Err(err) => {
                 let _ = dispose_context(chromium, &context_id).await;
@@ -262,7 +269,13 @@ impl Session {
     /// Gives back this session's MAX_SESSIONS permit, for a warm session that is being replaced
     /// by one with its own context options.
     pub(super) fn take_permit(&mut self) -> Option<OwnedSemaphorePermit> {
-        self.capacity.take()
+        self.capacity.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    /// Gives back its MAX_SESSIONS slot once it is closed, so the next `session.create` finds it
+    /// free as soon as `session.close` has answered.
+    pub(super) fn release_slot(&self) {
+        drop(self.capacity.lock().unwrap_or_else(|p| p.into_inner()).take());
     }
 
     /// Runs `op` on a tab (`tab`, or the active one) once it is this call's turn (calls on one
@@ -307,16 +320,20 @@ impl Session {
         Fut: Future<Output = Result<T, E>>,
         E: From<BrowserError>,
     {
+        let lost = self.lifeline.lost();
+        tokio::pin!(lost);
         let turn = tokio::select! {
             turn = tokio::time::timeout_at(deadline, self.turn.lock()) => turn.map_err(|_| {
                 BrowserError::Timeout("timed out waiting for this session's previous call to finish".into())
             })?,
             _ = self.closing.cancelled() => return Err(self.closed_error().into()),
+            _ = &mut lost => return Err(browser_lost().into()),
         };
         self.touch();
         let result = tokio::select! {
             biased;
             _ = self.closing.cancelled() => Err(self.closed_error().into()),
+            _ = &mut lost => Err(browser_lost().into()),
             result = op => result,
         };
         self.touch();
@@ -335,6 +352,21 @@ impl Session {
         *self.close_reason.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason);
         self.closing.cancel();
         let _ = tokio::time::timeout(CLOSE_GRACE, self.turn.lock()).await;
+    }
+
+    /// One round trip to the browser through the session's page: an error if its Chromium is gone.
+    pub(super) async fn ping(&self, deadline: Instant) -> Result<(), BrowserError> {
+        self.active_tab().cdp("Target.getTargetInfo", json!({}), deadline).await.map(|_| ())
+    }
+
+    /// Whether the Chromium this session lives in is still up.
+    pub fn browser_alive(&self) -> bool {
+        self.lifeline.is_alive()
+    }
+
+    /// The Chromium this session lives in, as a handle that says when it dies.
+    pub fn lifeline(&self) -> Lifeline {
+        self.lifeline.clone()
     }
 
     pub fn touch(&self) {
@@ -357,6 +389,15 @@ impl Session {
         }
         dispose_context(chromium, &self.context_id).await
     }
+}
+
+/// What a call on a session gets once the Chromium it lived in is gone.
+pub(super) fn browser_lost() -> BrowserError {
+    BrowserError::Unavailable(
+        "the browser went away (Chromium stopped, or the connection to it broke) and this session's browser \
+         context went with it (browser_lost)"
+            .into(),
+    )
 }
 
 async fn dispose_context(chromium: &Chromium, context_id: &str) -> Result<(), BrowserError> {

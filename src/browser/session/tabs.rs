@@ -43,7 +43,7 @@ impl Session {
     }
 
     /// The active tab.
-    pub(super) fn active_tab(&self) -> Page {
+    pub fn active_tab(&self) -> Page {
         let tabs = self.lock_tabs();
         tabs.list[tabs.active].clone()
     }
@@ -98,7 +98,10 @@ impl Session {
         let alive: Vec<&str> = ours.iter().filter_map(|t| t["targetId"].as_str()).collect();
         self.drop_gone(&alive);
         for target in alive {
-            let known = self.lock_tabs().list.iter().any(|p| p.target_id_is(target));
+            let known = {
+                let tabs = self.lock_tabs();
+                tabs.list.iter().any(|p| p.target_id_is(target)) || tabs.was_closed(target)
+            };
             if known {
                 continue;
             }
@@ -143,6 +146,12 @@ impl Session {
         page.inherit(from, self.policy.clone(), deadline).await
     }
 
+    /// `value` with every password typed in any of the session's tabs masked in its strings.
+    pub fn redact_json(&self, value: serde_json::Value) -> serde_json::Value {
+        let tabs = self.lock_tabs().list.clone();
+        tabs.iter().fold(value, |value, page| page.redact_json(value))
+    }
+
     /// Every tab, as tabs.list shows them (after adopting popups and dropping closed tabs).
     pub async fn list_tabs(&self, chromium: &Chromium, deadline: Instant) -> Result<Vec<TabInfo>, BrowserError> {
         self.siblings.take_popups();
@@ -178,12 +187,34 @@ impl Session {
         if let Err(err) = self.set_up(&page, &from, deadline).await {
             let _ = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await;
             page.detach();
+            self.lock_tabs().remember_closed(page.tab_target());
             return Err(err);
         }
         let mut tabs = self.lock_tabs();
         tabs.list.push(page.clone());
         tabs.active = tabs.list.len() - 1;
         Ok(page)
+    }
+
+    /// Takes back a tab `open_tab` opened for a call that then failed (its URL did not load):
+    /// it is closed and `previous` (the tab active before) is active again, so the next call
+    /// without `tab_id` reads the page it read before and the cap does not count the dead tab.
+    pub async fn abandon_tab(&self, chromium: &Chromium, page: &Page, previous: &Page) {
+        // The call's own deadline has often passed: closing gets its own.
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        if let Err(err) = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await
+        {
+            tracing::debug!(error = %err, "closing a tab whose URL failed to load failed");
+        }
+        page.detach();
+        {
+            let mut tabs = self.lock_tabs();
+            tabs.remember_closed(page.tab_target());
+            tabs.list.retain(|p| p.tab_id() != page.tab_id());
+            tabs.active = position_after_loss(&tabs.list, previous);
+        }
+        // The foreground tab is the one whose animation frames run.
+        let _ = previous.cdp("Page.bringToFront", json!({}), deadline).await;
     }
 
     /// Makes `tab_id` the active tab (and brings it to the front, so it is the visible one).
@@ -210,6 +241,7 @@ impl Session {
         chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await?;
         page.detach();
         let mut tabs = self.lock_tabs();
+        tabs.remember_closed(page.tab_target());
         let active = tabs.list[tabs.active].clone();
         tabs.list.retain(|p| p.tab_id() != page.tab_id());
         tabs.active = position_after_loss(&tabs.list, &active);

@@ -42,14 +42,17 @@ impl DialogHook {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(arm);
     }
 
-    /// The answer to a dialog opening now: the arm's (used up), or dismiss.
-    pub fn answer(&self, now: Instant) -> DialogAnswer {
+    /// The answer to a dialog of `kind` opening now: the arm's (used up), or the default. The
+    /// default dismisses `alert`, `confirm` and `prompt`, and accepts `beforeunload`: dismissing
+    /// "Leave site?" would cancel the navigation that asked (a `page.goto` would wait for a load
+    /// that never comes), and leaving is what the caller asked for.
+    pub fn answer(&self, kind: &DialogKind, now: Instant) -> DialogAnswer {
         let arm = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
         match arm {
             Some(arm) if arm.expires > now => {
                 DialogAnswer { accept: arm.accept, prompt_text: arm.prompt_text, armed: true }
             }
-            _ => DialogAnswer { accept: false, prompt_text: None, armed: false },
+            _ => DialogAnswer { accept: *kind == DialogKind::BeforeUnload, prompt_text: None, armed: false },
         }
     }
 }
@@ -57,7 +60,12 @@ impl DialogHook {
 /// The line `logs.pull` and `effects` show for an answered dialog:
 /// `confirm("Delete project?") accepted (armed)`.
 pub fn describe(kind: &DialogKind, message: &str, answer: &DialogAnswer) -> String {
-    let verdict = if answer.accept { "accepted" } else { "dismissed" };
+    let verdict = match (*kind == DialogKind::BeforeUnload, answer.accept) {
+        (true, true) => "accepted: the page was left",
+        (true, false) => "dismissed: the page stayed and the navigation was cancelled",
+        (false, true) => "accepted",
+        (false, false) => "dismissed",
+    };
     let how = if answer.armed { "armed" } else { "default: no dialog.arm" };
     let with = match (&answer.prompt_text, answer.accept && *kind == DialogKind::Prompt) {
         (Some(text), true) => format!(" with {}", serde_json::Value::from(text.as_str())),
@@ -97,7 +105,7 @@ mod tests {
     #[test]
     fn without_an_arm_a_dialog_is_dismissed() {
         let hook = DialogHook::default();
-        let answer = hook.answer(Instant::now());
+        let answer = hook.answer(&DialogKind::Alert, Instant::now());
         assert_eq!(answer, DialogAnswer { accept: false, prompt_text: None, armed: false });
         assert_eq!(
             describe(&DialogKind::Alert, "Saved", &answer),
@@ -111,10 +119,10 @@ mod tests {
         let expires = Instant::now() + MAX_ARM;
         hook.arm(DialogArm { accept: false, prompt_text: None, expires });
         hook.arm(DialogArm { accept: true, prompt_text: Some("Zed".into()), expires });
-        let answer = hook.answer(Instant::now());
+        let answer = hook.answer(&DialogKind::Prompt, Instant::now());
         assert!(answer.accept && answer.armed);
         assert_eq!(describe(&DialogKind::Prompt, "Name?", &answer), r#"prompt("Name?") accepted with "Zed" (armed)"#);
-        assert!(!hook.answer(Instant::now()).armed, "an arm is used once");
+        assert!(!hook.answer(&DialogKind::Prompt, Instant::now()).armed, "an arm is used once");
     }
 
     #[test]
@@ -122,7 +130,22 @@ mod tests {
         let hook = DialogHook::default();
         let now = Instant::now();
         hook.arm(DialogArm { accept: true, prompt_text: None, expires: now });
-        assert!(!hook.answer(now + Duration::from_millis(1)).armed);
+        assert!(!hook.answer(&DialogKind::Confirm, now + Duration::from_millis(1)).armed);
+    }
+
+    #[test]
+    fn leaving_a_page_is_accepted_unless_armed_otherwise() {
+        let hook = DialogHook::default();
+        let answer = hook.answer(&DialogKind::BeforeUnload, Instant::now());
+        assert!(answer.accept && !answer.armed);
+        assert_eq!(
+            describe(&DialogKind::BeforeUnload, "", &answer),
+            r#"beforeunload("") accepted: the page was left (default: no dialog.arm)"#
+        );
+        hook.arm(DialogArm { accept: false, prompt_text: None, expires: Instant::now() + MAX_ARM });
+        let stay = hook.answer(&DialogKind::BeforeUnload, Instant::now());
+        assert!(!stay.accept && stay.armed);
+        assert!(describe(&DialogKind::BeforeUnload, "", &stay).contains("navigation was cancelled"));
     }
     #[test]
     fn an_arm_is_used_once_and_not_after_it_expires() {

@@ -109,11 +109,11 @@ pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<Str
         if ends.windows(2).all(|w| w[0] <= w[1]) {
             continue;
         }
-        let (rank, last) = group
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.end.unwrap_or_default().total_cmp(&b.1.end.unwrap_or_default()))
-            .expect("a group has members");
+        let Some((rank, last)) =
+            group.iter().enumerate().max_by(|a, b| a.1.end.unwrap_or_default().total_cmp(&b.1.end.unwrap_or_default()))
+        else {
+            continue;
+        };
         let end = last.end.unwrap_or_default();
         let name = match url::Url::parse(&last.request.url).ok().and_then(|u| u.query().map(str::to_owned)) {
             Some(query) if !query.is_empty() => format!("?{}", shorten(&query, 40)),

@@ -22,10 +22,11 @@ static SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)^(password|passwd|pwd|pass|passphrase|new_?password|old_?password|current_?password|secret|client_?secret|api_?key|access_?token|refresh_?token|id_?token|token|authorization|cookie|session_?id|credit_?card|card_?number|cvv|cvc)$",
     )
+    // Infallible: a constant pattern (the unit tests compile it).
     .expect("a valid regex")
 });
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Redactor {
     secrets: Vec<String>,
 }
@@ -40,6 +41,21 @@ impl Redactor {
             self.secrets.remove(0);
         }
         self.secrets.push(secret.to_owned());
+    }
+
+    /// Whether no secret is remembered (then nothing needs masking).
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// `value` with every remembered secret masked in every string it holds (keys aside).
+    pub fn json(&self, value: Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.text(&s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.json(v)).collect()),
+            Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, self.json(v))).collect()),
+            other => other,
+        }
     }
 
     /// `text` with every remembered secret masked.
@@ -142,5 +158,7 @@ mod tests {
         assert_eq!(r.text("echo: s3cr3t-Pa55!"), "echo: [redacted]!");
         assert_eq!(r.text("ab stays"), "ab stays", "too short to be remembered");
         assert_eq!(r.body(r#"{"note":"s3cr3t-Pa55"}"#), r#"{"note":"[redacted]"}"#);
+        let shown = r.json(serde_json::json!({ "a": ["x s3cr3t-Pa55"], "s3cr3t-Pa55": 1 }));
+        assert_eq!(shown, serde_json::json!({ "a": ["x [redacted]"], "s3cr3t-Pa55": 1 }));
     }
 }

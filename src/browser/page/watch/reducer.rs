@@ -603,7 +603,7 @@ impl Reducer {
                 None => remember(&mut self.window_opens, url),
             },
             PageEvent::DialogOpening { kind, message, default_prompt } => {
-                let answer = self.env.dialogs.answer(Instant::now());
+                let answer = self.env.dialogs.answer(&kind, Instant::now());
                 let text = arms::describe(&kind, &message, &answer);
                 self.note(store, out, LiveKind::Dialog, Record::Dialog(text));
                 let prompt_text = (answer.accept && kind == super::kinds::DialogKind::Prompt)
@@ -970,16 +970,17 @@ mod tests {
     }
 
     #[test]
-    fn a_dialog_is_answered_by_command_and_filed() {
+    fn a_dialog_is_answered_by_command_and_filed_and_leaving_a_page_is_accepted() {
         let mut h = Harness::new();
         h.apply(PageEvent::DialogOpening {
             kind: super::super::kinds::DialogKind::BeforeUnload,
             message: String::new(),
             default_prompt: String::new(),
         });
-        assert_eq!(h.out.commands, vec![Command::AnswerDialog { accept: false, prompt_text: None }]);
-        assert!(
-            h.store.timeline.iter().any(|e| matches!(&e.record, Record::Dialog(t) if t.starts_with("beforeunload")))
-        );
+        // Unarmed, "Leave site?" is accepted: dismissing it would cancel the navigation that asked.
+        assert_eq!(h.out.commands, vec![Command::AnswerDialog { accept: true, prompt_text: None }]);
+        assert!(h.store.timeline.iter().any(
+            |e| matches!(&e.record, Record::Dialog(t) if t.starts_with("beforeunload") && t.contains("the page was left"))
+        ));
     }
 }

@@ -211,7 +211,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
     effects.facts.extend(facts::chains(&spans).iter().map(|chain| relative_in(&chain.line(), &origin)));
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
     effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at)).collect();
-    effects.pending = pending(store, now, |r| spans.iter().any(|s| std::ptr::eq(s.request, r)))
+    effects.pending = pending(store, mark.seq, now, |r| !r.browser_own)
         .into_iter()
         .map(|p| PendingView { url: relative(&p.url, &origin), ..p })
         .collect();

@@ -160,16 +160,17 @@ pub fn pull(store: &mut Store, query: &NetworkQuery, now: f64) -> NetworkPull {
         taken.push(entry.seq);
         pull.requests.push(shown);
     }
-    pull.pending = pending(store, now, |r| query.url_contains.as_deref().is_none_or(|part| r.url.contains(part)));
+    pull.pending = pending(store, 0, now, |r| query.url_contains.as_deref().is_none_or(|part| r.url.contains(part)));
     pull.dropped = store.timeline.network_pulled(&taken);
     pull
 }
 
-/// Requests still in flight (unanswered), oldest first, the browser's own left out.
-pub fn pending(store: &Store, now: f64, wanted: impl Fn(&RequestRecord) -> bool) -> Vec<PendingView> {
+/// Requests after entry `since` still in flight (unanswered), oldest first, the browser's own
+/// left out.
+pub fn pending(store: &Store, since: u64, now: f64, wanted: impl Fn(&RequestRecord) -> bool) -> Vec<PendingView> {
     store
         .timeline
-        .iter()
+        .since(since)
         .filter_map(|entry| match &entry.record {
             Record::Request(r) if !r.browser_own && !r.is_answered() && wanted(r) => Some(PendingView {
                 method: r.method.clone(),
@@ -184,7 +185,7 @@ pub fn pending(store: &Store, now: f64, wanted: impl Fn(&RequestRecord) -> bool)
 
 /// Up to `limit` URLs of requests still in flight (for timeout messages).
 pub fn pending_urls(store: &Store, limit: usize) -> Vec<String> {
-    pending(store, 0.0, |_| true).into_iter().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
+    pending(store, 0, 0.0, |_| true).into_iter().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
 }
 
 /// The whole captured body of `request_id`, secrets masked, and whether it was cut at the cap.
