@@ -228,11 +228,18 @@ mod tests {
     fn a_row_says_which_shared_params_the_method_takes() {
         let methods = crate::rpc::all_methods();
         let reference = markdown(&methods);
-        let click = reference.lines().find(|l| l.starts_with("| `page.click`<br>")).unwrap();
+        let row = |name: &str| {
+            let start = format!("| `{name}`<br>");
+            reference.lines().find(|l| l.starts_with(&start)).unwrap_or_else(|| panic!("no row for {name}")).to_owned()
+        };
+        let fill = row("page.fill");
         assert!(
-            click.contains("`session_id`*, `timeout` (15000), `tab_id`, `selector`\\|`ref`*, action options"),
-            "{click}"
+            fill.contains("`session_id`*, `timeout` (15000), `tab_id`, `selector`\\|`ref`*, action options"),
+            "a required target is starred: {fill}"
         );
+        // A click names an element or a point: neither alone is required.
+        let click = row("page.click");
+        assert!(click.contains("`selector`\\|`ref`, `x`, `y`, `scroll`, action options"), "{click}");
         assert!(click.contains("`button` `\"left\"` \\| `\"right\"` \\| `\"middle\"`"), "{click}");
     }
 }
