@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::answers::{MAX_ANSWER_BYTES, fits};
@@ -504,7 +504,7 @@ async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams))
     let target = target.unwrap_or_else(Target::body);
     let format = p.format.unwrap_or_default();
     let text = page.text(&target, format, max_chars, p.normalize.unwrap_or(true), call.deadline).await?;
-    if !fits(&json!(text.text), MAX_ANSWER_BYTES - 1024) {
+    if !fits(&text.text, MAX_ANSWER_BYTES - 1024) {
         return Err(too_large("page.text", text.text.chars().count()));
     }
     Ok(TextResult { text: text.text, truncated: text.truncated })
@@ -520,7 +520,7 @@ async fn content(call: Call, page: Page, p: ContentParams) -> Result<ContentResu
     let limit = MAX_ANSWER_BYTES;
     let html = page.content(max_chars, limit, call.deadline).await?;
     let result = ContentResult { html: html.text, truncated: html.truncated };
-    if !fits(&json!(result.html), MAX_ANSWER_BYTES - 1024) {
+    if !fits(&result.html, MAX_ANSWER_BYTES - 1024) {
         return Err(too_large("page.content", result.html.chars().count()));
     }
     Ok(result)
