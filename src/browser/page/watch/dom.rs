@@ -126,15 +126,29 @@ pub fn parse_payload(payload: &str) -> Option<Vec<DomChange>> {
     Some(changes)
 }
 
+/// Which documents the watcher starts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watcher {
+    /// The page's current document too: a popup taken on may have loaded its document already.
+    FromThisDocument,
+    /// Only documents loaded from now on: a page just opened on about:blank has nothing to
+    /// watch, and making the watcher's world there costs every warm session's open.
+    FromNextDocument,
+}
+
 /// Installs the watcher on `page`: the binding it reports through, and the script itself in every
-/// document from now on (and the current one).
-pub async fn install(page: &chromiumoxide::Page, deadline: Instant) -> Result<(), BrowserError> {
+/// document from now on (and the current one when `watcher` says so).
+pub async fn install(page: &chromiumoxide::Page, watcher: Watcher, deadline: Instant) -> Result<(), BrowserError> {
     cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline)
         .await?;
     cdp::call(
         page,
         "Page.addScriptToEvaluateOnNewDocument",
-        json!({ "source": DOM_WATCH_JS, "worldName": WORLD, "runImmediately": true }),
+        json!({
+            "source": DOM_WATCH_JS,
+            "worldName": WORLD,
+            "runImmediately": watcher == Watcher::FromThisDocument,
+        }),
         deadline,
     )
     .await?;

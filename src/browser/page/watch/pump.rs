@@ -75,7 +75,8 @@ impl Pump {
         {
             let mut store = self.store.lock();
             self.reducer.apply(&mut store, event, &mut out);
-            for mut event in out.live.drain(..) {
+            let wanted = self.live.wanted();
+            for mut event in out.live.drain(..).filter(|_| wanted) {
                 event.text = store.redactor.text(&event.text);
                 event.url = event.url.map(|url| store.redactor.text(&url));
                 self.live.publish(event);
