@@ -16,8 +16,9 @@ use crate::browser::error::BrowserError;
 const DOM_WATCH_JS: &str = include_str!("../../../js/dom_watch.js");
 /// The binding the watcher reports through (its name is fixed in the script too).
 pub const DOM_BINDING: &str = "__textBrowserDom";
-/// The isolated world the watcher runs in (not the helper world: that one is made on demand).
-const WORLD: &str = "text-browser-watch";
+/// The isolated world the watcher runs in, the helpers' world too (`page::script`): Chromium keeps
+/// one world per name and frame, so a document pays for one isolated world, not two.
+pub const WORLD: &str = "text-browser";
 /// A payload larger than this is not ours (the script sends at most a dozen short changes).
 const MAX_PAYLOAD: usize = 64 * 1024;
 
