@@ -5,6 +5,7 @@
 //! - `page`: the [`Page`] handle and one file per capability (navigation, actions, reading …)
 //! - `error`: this layer's error type
 //! - `owned_dir`: temp directories marked with their owner, removed at a later start if it died
+//! - `process_state`: whether a process runs, is ending or is gone, as /proc says
 //!
 //! The dependencies run one way: `session` → `page` → `chromium`. The layers above use what is
 //! re-exported here.
@@ -13,6 +14,7 @@ mod chromium;
 mod error;
 mod owned_dir;
 mod page;
+mod process_state;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};

@@ -46,8 +46,8 @@ struct Slots {
     /// When a create last found the pool empty.
     last_miss: Option<Instant>,
     /// Creates running right now. Refills wait for them: on two cores a refill running beside a
-    /// create (opening a session of its own, or the round trip proving a warm one answers) makes
-    /// that create, which a caller waits on, slower (a warm create 1 ms → 9 ms).
+    /// create (opening a session of its own, or the round trip proving that an attached browser
+    /// answers) makes that create, which a caller waits on, slower (a warm create 1 ms → 9 ms).
     creating: usize,
 }
 
