@@ -55,4 +55,8 @@ pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
     );
     let timeline = svc.ok("page.timeline", json!({ "session_id": churning, "kinds": ["dom"], "maxChars": 400 })).await;
     println!("  what its timeline says: {}", timeline["timeline"].as_str().unwrap_or("").lines().last().unwrap_or(""));
+    // Both sessions go: the storm after this opens MAX_SESSIONS sessions at once.
+    for session_id in [reader, churning] {
+        svc.ok("session.close", json!({ "session_id": session_id })).await;
+    }
 }

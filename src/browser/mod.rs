@@ -7,6 +7,7 @@
 //!   avoided), shared by answers and errors
 //! - `error`: this layer's error type
 //! - `owned_dir`: temp directories marked with their owner, removed at a later start if it died
+//! - `process_state`: whether a process runs, is ending or is gone, as /proc says
 //!
 //! The dependencies run one way: `session` → `page` → `chromium`. The layers above use what is
 //! re-exported here.
@@ -16,6 +17,7 @@ mod error;
 mod owned_dir;
 mod page;
 pub mod pointer;
+mod process_state;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use super::process_state::{self, ProcessState};
+
 /// The file in an owned directory naming the process that owns it.
 pub const OWNER_FILE: &str = "owner.pid";
 
@@ -34,7 +36,7 @@ fn remove_stale(prefix: &str) {
         }
         let owner = std::fs::read_to_string(entry.path().join(OWNER_FILE)).ok();
         let owner: Option<u32> = owner.and_then(|pid| pid.trim().parse().ok());
-        if owner.is_some_and(|pid| !process_exists(pid)) {
+        if owner.is_some_and(|pid| process_state::of(pid) != Some(ProcessState::Running)) {
             tracing::info!(dir = %entry.path().display(), "removing the directory of a service that is gone");
             remove(&entry.path());
         }
@@ -51,13 +53,6 @@ fn remove(dir: &std::path::Path) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     tracing::warn!(dir = %dir.display(), "could not remove the directory of a service that is gone");
-}
-
-/// Whether `pid` is a running process (a zombie, dead but not yet reaped, is not).
-fn process_exists(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    // The state follows the command name, which is in parentheses and may itself hold spaces.
-    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()).is_some_and(|state| state != "Z")
 }
 
 #[cfg(test)]

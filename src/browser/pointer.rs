@@ -28,13 +28,12 @@ impl std::fmt::Display for Rect {
 pub struct PointerTarget {
     /// tag#id.class "text".
     pub element: String,
-    /// Why a user cannot see it although it takes the pointer: `opacity 0`, `opacity 0 on
-    /// div.toast-region`, `transparent (no background, border or text of its own)`.
+    /// Why a user cannot see it: `opacity 0`, `opacity 0 on div.toast-region`, `transparent`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invisible: Option<String>,
     /// Whether a user can see it.
     pub visible: bool,
-    /// It receives pointer events (pointer-events is not none): a click there goes to it.
+    /// A click there goes to it (pointer-events is not none).
     pub catches_pointer: bool,
     /// Its box in the viewport.
     pub rect: Rect,

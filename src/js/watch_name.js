@@ -1,6 +1,7 @@
 // How the DOM watcher names an element in its change lines: `#results`, `#checkout button.primary`
 // (its id, or its tag and first class under its nearest ancestor with an id). Prepended to the DOM
-// watcher (dom_watch.js) and to the helper library (lib.js), which run in two isolated worlds, so
+// watcher (dom_watch.js) and to the helper library (lib.js), which share one isolated world (the
+// helpers may load there before the watcher has: a page opened on about:blank has none yet), so
 // an element the helpers hold (an action's target, what page.inspect looks at) is found again
 // under the same name in the timeline's DOM changes.
 function watchName(el) {

@@ -117,15 +117,12 @@ impl std::fmt::Display for Aim {
 /// How a pointer action reaches its element, or the point it acts at instead.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AimParams {
-    /// Act at this viewport x (CSS pixels from the left edge), on whatever is there, instead of on
-    /// an element; give `y` too.
+    /// Act at this viewport x (CSS px) on whatever is there, instead of on an element; with `y`.
     pub x: Option<f64>,
-    /// Viewport y (CSS pixels from the top edge), with `x`.
+    /// Viewport y (CSS px), with `x`.
     pub y: Option<f64>,
-    /// Scroll the element to the middle of the viewport first (default true; the answer's
-    /// `userWouldHit` then says what a user at the scroll position before would have hit). false:
-    /// act where the element is now, failing with `element_covered` when a user would hit
-    /// something else there, or `element_outside_viewport`.
+    /// Scroll the element to the middle first (default true). false: act where it is now, failing
+    /// with `element_covered` or `element_outside_viewport`.
     pub scroll: Option<bool>,
 }
 
@@ -174,12 +171,10 @@ impl ParamSet for Aim {
 #[serde(rename_all = "camelCase")]
 pub struct ActionResult {
     pub ok: bool,
-    /// What a user at the scroll position before the action would have hit at the element's
-    /// centre, when that is something else — `{element, invisible, visible, catchesPointer,
-    /// rect}` — although the action, having scrolled the element to the middle, reached it.
+    /// What a user at the scroll position before would have hit there instead of the element.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_would_hit: Option<PointerTarget>,
-    /// How far the action scrolled the page to bring its element to the middle of the viewport.
+    /// How far the action scrolled to bring its element to the middle.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scrolled_by: Option<Offset>,
     /// For an action at `x`/`y`: the element that was there.
@@ -187,9 +182,7 @@ pub struct ActionResult {
     pub hit: Option<PointerTarget>,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
-    /// What the action caused: the requests it started (failed ones with their request and
-    /// response bodies), console errors and page errors with their source line, the page it
-    /// navigated to, requests still pending.
+    /// What the action caused, and why.
     pub effects: Effects,
     /// The page after the action, when asked for with `snapshot`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,29 +246,21 @@ where
     )
 }
 
-/// Clicks the element, like a user: first it waits (up to `timeout`) until the element is
-/// attached, visible, enabled, stable (not animating) and is what a click at its centre would hit;
-/// it is scrolled into view; then real mouse events are dispatched at its centre. A selector
-/// matching several elements fails with `ambiguous_selector` listing them; a timeout says what it
-/// was waiting for (`#under is covered by div#modal.modal "Cookie notice"`). If the click starts a
-/// navigation, the call returns once the new page has loaded.
+/// Clicks the element like a user: waits (up to `timeout`) until it is attached, visible, enabled,
+/// stable and what a click at its centre would hit, scrolls it to the middle of the viewport, then
+/// dispatches real mouse events there. Several matches fail with `ambiguous_selector`; a timeout
+/// says what was missing (`#under is covered by div#modal.modal "Cookie notice"`). A click that
+/// navigates returns once the new page has loaded.
 ///
-/// Faithful to the user: before scrolling, it checks what a user at the current scroll position
-/// would hit at the element's centre; when that is something else the answer says so although the
-/// click went through (`userWouldHit`, `scrolledBy`). With `scroll: false` it acts where the
-/// element is now and fails with `element_covered` (`data.cover`) or `element_outside_viewport`.
-/// With `x` and `y` instead of an element it clicks at that viewport point (`hit`).
+/// Before scrolling it checks what a user at the current scroll position would hit there; when
+/// that is something else the answer says so (`userWouldHit`, `scrolledBy`). `scroll: false` acts
+/// in place, failing with `element_covered` or `element_outside_viewport`; `x` and `y` click a
+/// viewport point (`hit`).
 ///
-/// Every action answers `{"ok", "signals", "effects"}`. `effects` (the `Effects` schema) says what
-/// the action caused, waited for up to `settleMs`, in ms after the action began: the requests it
-/// started with their times (failed ones with their bodies' first 1 KB), `facts` derived from those
-/// times, DOM `changes`, console and page errors with their source line (and `during` which
-/// response they were thrown), dialogs, downloads, popups, `navigated` and what is still `pending`.
-/// And why: `reached`, the listeners its events ran (`click on button#save → saveProfile
-/// (/app.js:36)`), or `"no listener"` with `noListenerBecause`; `byDefault`, what the browser did
-/// (a form submitted, a link followed, or which `preventDefault` stopped it); `stillBusy` when a
-/// control stays busy with nothing pending. With `snapshot` it also returns the page once settled
-/// (`"page": {"url", "title", "snapshot", "refs", "truncated"}`): one call per step.
+/// Every action answers `{"ok", "signals", "effects"}` (the `Effects` schema): what it caused
+/// within `settleMs` (requests with their times, `facts`, DOM `changes`, errors with their source
+/// line and `during`, dialogs, popups, `navigated`, `pending`) and why (`reached`,
+/// `noListenerBecause`, `byDefault`, `stillBusy`). `snapshot` adds the page once settled.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {

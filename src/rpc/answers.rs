@@ -249,7 +249,7 @@ fn error(id: Id<'static>, kind: ErrorKind, message: String) -> MethodResponse {
 
 /// Whether `value` as JSON is at most `cap` bytes, found without writing it out (and without
 /// reading past the cap).
-pub fn fits(value: &Value, cap: usize) -> bool {
+pub fn fits<T: serde::Serialize + ?Sized>(value: &T, cap: usize) -> bool {
     struct Counter {
         left: usize,
     }

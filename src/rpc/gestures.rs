@@ -60,12 +60,28 @@ pub struct ScrollParams {
 
 impl Params for ScrollParams {}
 
-#[derive(Debug, Serialize, JsonSchema)]
+/// page.scroll's answer (its schema is written out below).
+#[derive(Debug, Serialize)]
 pub struct ScrollResult {
     #[serde(flatten)]
     pub action: ActionResult,
-    /// Where the page is scrolled to once it stopped moving.
     pub scroll: ScrollPosition,
+}
+
+/// `ActionResult` by reference plus `scroll`: a derived schema would repeat every field of
+/// `ActionResult` in the contract.
+impl JsonSchema for ScrollResult {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScrollResult".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let action = generator.subschema_for::<ActionResult>();
+        let scroll = generator.subschema_for::<ScrollPosition>();
+        schemars::json_schema!({
+            "description": "What every action answers, and where the page is scrolled to once it stopped moving.",
+            "allOf": [action, { "type": "object", "properties": { "scroll": scroll }, "required": ["scroll"] }],
+        })
+    }
 }
 
 /// Types `text` key by key into the element (focused first) or, without one, into whatever has

@@ -76,12 +76,10 @@ pub struct AxeRunResult {
     pub violations: Value,
 }
 
-/// Why an element is as it is, in one answer (the `Inspection` schema): its role and accessible
-/// name, key attributes, value (masked for password fields), whether it is visible (or
-/// `hiddenBecause`; `catchesPointer` with its `pointerArea` when it is invisible yet takes clicks;
-/// `coveredBy` what a click would hit instead), enabled (or `disabledBecause`), its validity and
-/// its form's invalid fields, the event `listeners` its events reach (on itself, its ancestors, the
-/// document and the window, each with `at` and `source`), and who changed it: recent `changes`
+/// Why an element is as it is, in one answer (the `Inspection` schema): role and name, key
+/// attributes, value (passwords masked), visible (or `hiddenBecause`; `catchesPointer` when it is
+/// invisible yet takes clicks; `coveredBy`), enabled (or `disabledBecause`), validity, the
+/// `listeners` its events reach (with `at` and `source`), and who changed it: recent `changes`
 /// (`+815 #send: disabled set by checkInvite (/invite/invite.js:14) ← input on #friend-email`)
 /// and, when a render replaced it, `replaced` with the `detachedListeners` left on its predecessor.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::answers::{MAX_ANSWER_BYTES, fits};
@@ -318,9 +318,8 @@ pub struct ContentResult {
 /// `arg: null` arrives as `null`. An exception becomes `evaluation_failed`
 /// carrying the page's message. A result JSON cannot carry (a DOM node, a cycle, `NaN`, a
 /// function) is `result_not_serializable`, saying what it was. A script still running at
-/// `timeout` is terminated, so the session stays usable. Code that causes something — a request,
-/// a page or console error, a navigation — answers with `effects` too, settled like an action's;
-/// code that only reads the page answers `{"result"}` alone.
+/// `timeout` is terminated, so the session stays usable. Code that causes something (a request,
+/// an error, a navigation) also answers with `effects`, as an action does.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.
@@ -340,9 +339,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EvaluateResult {
     pub result: Value,
-    /// When the code caused something — a request, a page or console error, a navigation —
-    /// what it caused, settled like an action's `effects` (requests with their status, errors with
-    /// their source line and `during`, DOM changes); absent when it only read the page.
+    /// What the code caused, as an action's `effects`; absent when it only read the page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effects: Option<Effects>,
 }
@@ -511,7 +508,7 @@ async fn text(call: Call, page: Page, (target, p): (Option<Target>, TextParams))
     let target = target.unwrap_or_else(Target::body);
     let format = p.format.unwrap_or_default();
     let text = page.text(&target, format, max_chars, p.normalize.unwrap_or(true), call.deadline).await?;
-    if !fits(&json!(text.text), MAX_ANSWER_BYTES - 1024) {
+    if !fits(&text.text, MAX_ANSWER_BYTES - 1024) {
         return Err(too_large("page.text", text.text.chars().count()));
     }
     Ok(TextResult { text: text.text, truncated: text.truncated })
@@ -527,7 +524,7 @@ async fn content(call: Call, page: Page, p: ContentParams) -> Result<ContentResu
     let limit = MAX_ANSWER_BYTES;
     let html = page.content(max_chars, limit, call.deadline).await?;
     let result = ContentResult { html: html.text, truncated: html.truncated };
-    if !fits(&json!(result.html), MAX_ANSWER_BYTES - 1024) {
+    if !fits(&result.html, MAX_ANSWER_BYTES - 1024) {
         return Err(too_large("page.content", result.html.chars().count()));
     }
     Ok(result)

@@ -106,7 +106,9 @@ async fn the_timeline_shows_when_the_panel_rendered_and_wait_for_says_how_long_i
     let err = svc.err("page.waitFor", json!({ "session_id": sid, "state": "visible" })).await;
     assert_eq!((err.code, err.data["param"].as_str()), (-32602, Some("state")), "{err:?}");
     let err = svc
-        .err("page.waitFor", json!({ "session_id": sid, "selector": "#summary", "state": "hidden", "timeout": 300 }))
+        // Long enough for a look at the page on a loaded machine: the message says what it saw
+        // (even when the deadline falls in the middle of a later look).
+        .err("page.waitFor", json!({ "session_id": sid, "selector": "#summary", "state": "hidden", "timeout": 2000 }))
         .await;
     assert_eq!(err.kind(), "timeout", "{err:?}");
     assert!(err.message.contains("1 element(s) match, 1 visible"), "{err:?}");

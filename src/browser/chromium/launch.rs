@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use crate::browser::error::BrowserError;
 use crate::browser::owned_dir;
+use crate::browser::process_state::{self, ProcessState};
 
 /// The prefix of our profile directories in the temp dir.
 const PROFILE_PREFIX: &str = "text-browser-profile-";
@@ -93,6 +94,11 @@ pub struct ChildProcess {
 impl ChildProcess {
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// Running, ending or gone, as /proc says (`None` where it cannot tell).
+    pub fn state(&self) -> Option<ProcessState> {
+        process_state::of(self.pid)
     }
 
     /// Waits up to `limit` for the process to exit by itself; kills it if it has not.

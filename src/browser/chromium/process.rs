@@ -25,6 +25,7 @@ use super::cdp::{self, Raw};
 use super::launch::{self, ChildProcess, ProfileDir};
 use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
+use crate::browser::process_state::ProcessState;
 
 /// Flags for a quiet, closed-network, container-friendly Chromium (see README "Security notes"),
 /// on top of the usual automation flags (`launch`).
@@ -210,6 +211,13 @@ impl Chromium {
 
     pub fn pid(&self) -> Option<u32> {
         self.launched.as_ref().map(|l| l.process.pid())
+    }
+
+    /// Whether the process of a Chromium we launched runs, is ending (killed a moment ago, its
+    /// connection not closed yet) or is gone; `None` for a browser we attached to (or where /proc
+    /// cannot tell): only a round trip can prove that one answers.
+    pub fn process_state(&self) -> Option<ProcessState> {
+        self.launched.as_ref().and_then(|l| l.process.state())
     }
 
     /// Whether the browser shares this machine's file system: one we launched, or one we reach

@@ -24,7 +24,8 @@ use super::refs::RefTable;
 use super::siblings::Siblings;
 use super::upload_dir::UploadDir;
 use super::viewport::Viewport;
-use super::watch::{Command, Env, LiveEvent, PageEvent, Watch, dom};
+use super::watch::dom::{self, Watcher};
+use super::watch::{Command, Env, LiveEvent, PageEvent, Watch};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
 
@@ -90,7 +91,7 @@ impl Page {
             .build()
             .map_err(BrowserError::Unavailable)?;
         let page = chromium.new_page(params, deadline).await?;
-        Self::start(chromium, page, siblings, deadline).await
+        Self::start(chromium, page, siblings, Watcher::FromNextDocument, deadline).await
     }
 
     /// Takes on a page Chromium opened by itself (a popup `target_id`), with its event pump. What
@@ -102,7 +103,7 @@ impl Page {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let page = chromium.page_of(target_id, deadline).await?;
-        Self::start(chromium, page, siblings, deadline).await
+        Self::start(chromium, page, siblings, Watcher::FromThisDocument, deadline).await
     }
 
     /// Subscribes to the page's events, installs the DOM watcher and starts the pump that folds
@@ -111,6 +112,7 @@ impl Page {
         chromium: &Chromium,
         page: chromiumoxide::Page,
         siblings: &Siblings,
+        watcher: Watcher,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let target_id = page.target_id().as_ref().to_owned();
@@ -127,7 +129,7 @@ impl Page {
         chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
         let subscribed = async {
             let events = subscribe(&page, raw_rx).await?;
-            dom::install(&page, Instant::now() + WATCH_SETUP).await?;
+            dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
             Ok::<_, BrowserError>(events)
         };
         let events = match subscribed.await {

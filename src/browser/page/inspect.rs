@@ -110,15 +110,13 @@ pub struct Inspection {
     /// display:none on which ancestor, visibility, opacity, zero size, off-screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_because: Option<String>,
-    /// Invisible (opacity 0) yet it takes the pointer (pointer-events is not none): every click
-    /// over `pointerArea` goes to it.
+    /// Invisible yet it takes the pointer: clicks over `pointerArea` go to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catches_pointer: Option<bool>,
-    /// The box (viewport pixels) over which it catches the pointer.
+    /// Where it catches the pointer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pointer_area: Option<Rect>,
-    /// What a click at its centre would hit instead: the element, its box, whether a user can see
-    /// it (and why not).
+    /// What a click at its centre would hit instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered_by: Option<PointerTarget>,
     /// False when it is outside the viewport (scrolling would show it).

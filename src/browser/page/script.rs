@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use super::handle::Page;
 use crate::browser::error::BrowserError;
 
-const WORLD_NAME: &str = "text-browser";
+/// The world the DOM watcher already runs in (made with the document): making it again only
+/// finds it.
+const WORLD_NAME: &str = super::watch::dom::WORLD;
 const LIB_JS: &str = concat!(include_str!("../../js/watch_name.js"), include_str!("../../js/lib.js"));
 
 impl Page {

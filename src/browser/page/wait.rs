@@ -68,13 +68,13 @@ impl Page {
         deadline: Instant,
     ) -> Result<Waited, BrowserError> {
         let started = Instant::now();
-        let mut seen = (0, 0);
+        let mut seen = None;
         loop {
             match self.call_helper_on(OBSERVE_JS, target, &[], deadline).await {
                 Ok(answer) => {
                     let count = answer["count"].as_u64().unwrap_or(0);
                     let visible = answer["visible"].as_u64().unwrap_or(0);
-                    seen = (count, visible);
+                    seen = Some((count, visible));
                     if state.reached(count, visible) {
                         return Ok(self.waited(started));
                     }
@@ -84,6 +84,9 @@ impl Page {
                     return Ok(self.waited(started));
                 }
                 Err(BrowserError::Timeout(_)) => break,
+                // The deadline fell during a look: the page answered the ones before, so the
+                // answer is what they saw, not "the page did not answer".
+                Err(BrowserError::NoAnswer(_)) if seen.is_some() && Instant::now() >= deadline => break,
                 Err(err) => return Err(err),
             }
             if Instant::now() + POLL >= deadline {
@@ -91,9 +94,13 @@ impl Page {
             }
             tokio::time::sleep(POLL).await;
         }
-        let (count, visible) = seen;
+        let found = match seen {
+            Some((count, visible)) => format!("{count} element(s) match, {visible} visible"),
+            // Not one look finished: saying "0 match" would be a guess.
+            None => "the page did not answer one look in that time (a script may be keeping it busy)".to_owned(),
+        };
         Err(BrowserError::Timeout(format!(
-            "page.waitFor timed out after {} ms waiting for {target} to be {}: {count} element(s) match, {visible} visible",
+            "page.waitFor timed out after {} ms waiting for {target} to be {}: {found}",
             started.elapsed().as_millis(),
             state.as_str(),
         )))

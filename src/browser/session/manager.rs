@@ -28,6 +28,7 @@ use crate::browser::chromium::supervisor::Host;
 use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::Page;
+use crate::browser::process_state::ProcessState;
 use crate::egress::EgressPolicy;
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
@@ -52,8 +53,6 @@ pub struct SessionManager {
     limits: SessionLimits,
     /// Creates waiting for a slot now; at most `limits.queue_max` may wait.
     queued: AtomicUsize,
-    /// Creates running now (waiting or not): more than one means they overlap.
-    creating: AtomicUsize,
     metrics: Metrics,
     /// Told when a session closes, so the memory it held is handed back.
     trimmer: Arc<Trimmer>,
@@ -87,6 +86,21 @@ pub struct Readiness {
     pub max_sessions: usize,
 }
 
+/// Proves that `session`'s Chromium still runs: a process of ours by what /proc says of it (no
+/// round trip, which would queue behind contexts the browser is opening or disposing: 0.3 ms idle,
+/// 8 ms while the pool refills), one we attached to by one round trip. A killed one is waited for
+/// until its connection is seen closed, so the caller moves on to the next Chromium.
+async fn still_runs(chromium: &Chromium, session: &Session, deadline: Instant) -> Result<(), BrowserError> {
+    match chromium.process_state() {
+        Some(ProcessState::Running) => Ok(()),
+        Some(ProcessState::Ending | ProcessState::Gone) => {
+            let _ = tokio::time::timeout_at(deadline, chromium.closed()).await;
+            Err(BrowserError::Unavailable("Chromium was killed while this session was being opened".into()))
+        }
+        None => session.ping(deadline).await,
+    }
+}
+
 impl SessionManager {
     pub fn new(
         chromium: Chromium,
@@ -109,7 +123,6 @@ impl SessionManager {
             )),
             limits,
             queued: AtomicUsize::new(0),
-            creating: AtomicUsize::new(0),
             metrics,
         }
     }
@@ -170,16 +183,15 @@ impl SessionManager {
     /// Opens a session. While Chromium is down (dead, a new one starting) it waits for the new
     /// one, and it never hands out a session whose Chromium died meanwhile: it opens another.
     pub async fn create(&self, options: &SessionOptions, deadline: Instant) -> Result<String, BrowserError> {
-        self.creating.fetch_add(1, Ordering::SeqCst);
-        let _creating = scopeguard(|| {
-            self.creating.fetch_sub(1, Ordering::SeqCst);
-        });
+        // Counted by the pool while it runs: refills hold back meanwhile, and creates that
+        // overlap see each other.
+        let _creating = self.pool.creating();
         loop {
             let chromium = self.opener.live_chromium(deadline).await?;
-            // One round trip proves the session's Chromium answers now: one killed a moment ago
-            // may not have been noticed yet, and its warm session needs no command to be handed out.
+            // One killed a moment ago may not have been noticed yet, and its warm session needs no
+            // command to be handed out: prove it still runs.
             let opened = match self.open(options, deadline).await {
-                Ok(session) => match session.ping(deadline).await {
+                Ok(session) => match still_runs(&chromium, &session, deadline).await {
                     Ok(()) => Ok(session),
                     Err(err) => {
                         // Nothing half-made stays in a Chromium that is still up.
@@ -220,41 +232,30 @@ impl SessionManager {
         // Other creates running now, or sessions open: the pool is too small for demand, not just
         // still refilling after one client's previous create (a create/close loop holds no
         // session when it creates the next).
-        let overlapping = self.creating.load(Ordering::SeqCst) > 1 || self.open_count() > 0;
+        let overlapping = self.pool.creates_running() > 1 || self.open_count() > 0;
         let session = if options.proxy.is_some() {
             // An upstream proxy is fixed when the context is created: this one cannot come warm.
             let permit = self.permit(deadline).await?;
-            self.open_on_demand(options, permit, deadline).await?
+            opener.open(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take() {
             opener.prepare(warm, options, deadline).await?
         } else if overlapping && let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
             // Creates overlap and found no warm session: the pool grows to meet such demand.
             self.pool.missed();
-            self.open_on_demand(options, permit, deadline).await?
+            opener.open(options, permit, deadline).await?
         } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
             // One create at a time (a client's create/close loop): the warm session being opened
             // since the last create comes sooner than a new one, and the pool keeps its size.
             opener.prepare(warm, options, deadline).await?
         } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
-            self.open_on_demand(options, permit, deadline).await?
+            opener.open(options, permit, deadline).await?
         } else {
             match self.queue(deadline).await? {
                 Slot::Warm(warm) => opener.prepare(*warm, options, deadline).await?,
-                Slot::Free(permit) => self.open_on_demand(options, permit, deadline).await?,
+                Slot::Free(permit) => opener.open(options, permit, deadline).await?,
             }
         };
         Ok(session)
-    }
-
-    /// Opens a session for a create that is waiting on it; warm-pool refills hold back meanwhile.
-    async fn open_on_demand(
-        &self,
-        options: &SessionOptions,
-        permit: OwnedSemaphorePermit,
-        deadline: Instant,
-    ) -> Result<Session, BrowserError> {
-        let _on_demand = self.pool.opening_on_demand();
-        self.opener.open(options, permit, deadline).await
     }
 
     /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed
@@ -451,17 +452,4 @@ impl Host for SessionManager {
     fn replace_browser(&self, replacement: Chromium) {
         self.swap_browser(replacement);
     }
-}
-
-/// Runs `done` when dropped (however the scope is left: an answer, an error, a cancelled call).
-fn scopeguard<F: FnOnce()>(done: F) -> impl Drop {
-    struct Guard<F: FnOnce()>(Option<F>);
-    impl<F: FnOnce()> Drop for Guard<F> {
-        fn drop(&mut self) {
-            if let Some(done) = self.0.take() {
-                done();
-            }
-        }
-    }
-    Guard(Some(done))
 }

@@ -45,9 +45,10 @@ struct Slots {
     size: usize,
     /// When a create last found the pool empty.
     last_miss: Option<Instant>,
-    /// Creates opening a session of their own right now. Refills wait for them: on two cores a
-    /// refill running beside a create's open makes that create, which a caller waits on, slower.
-    on_demand: usize,
+    /// Creates running right now. Refills wait for them: on two cores a refill running beside a
+    /// create (opening a session of its own, or the round trip proving that an attached browser
+    /// answers) makes that create, which a caller waits on, slower (a warm create 1 ms → 9 ms).
+    creating: usize,
 }
 
 pub struct WarmPool {
@@ -92,10 +93,15 @@ impl WarmPool {
         }
     }
 
-    /// Counts a create's own open while the guard lives; refills wait until none is running.
-    pub fn opening_on_demand(self: &Arc<Self>) -> OnDemand {
-        self.slots().on_demand += 1;
-        OnDemand(self.clone())
+    /// Counts a create while the guard lives; refills wait until none is running.
+    pub fn creating(self: &Arc<Self>) -> Creating {
+        self.slots().creating += 1;
+        Creating(self.clone())
+    }
+
+    /// How many creates are running now.
+    pub fn creates_running(&self) -> usize {
+        self.slots().creating
     }
 
     /// When the pool, grown by demand, returns to WARM_SESSIONS if no create misses meanwhile.
@@ -190,19 +196,19 @@ impl WarmPool {
 
     fn wants_more(&self) -> bool {
         let slots = self.slots();
-        slots.on_demand == 0 && slots.ready.len() + slots.filling < slots.size
+        slots.creating == 0 && slots.ready.len() + slots.filling < slots.size
     }
 }
 
-/// A create opening a session of its own (see [`WarmPool::opening_on_demand`]).
-pub struct OnDemand(Arc<WarmPool>);
+/// A create running (see [`WarmPool::creating`]).
+pub struct Creating(Arc<WarmPool>);
 
-impl Drop for OnDemand {
+impl Drop for Creating {
     fn drop(&mut self) {
         let idle = {
             let mut slots = self.0.slots();
-            slots.on_demand -= 1;
-            slots.on_demand == 0
+            slots.creating -= 1;
+            slots.creating == 0
         };
         if idle {
             self.0.wanted.notify_one();
@@ -331,13 +337,13 @@ mod tests {
     }
 
     #[test]
-    fn refills_wait_while_a_create_opens_its_own_session() {
+    fn refills_wait_while_creates_run() {
         let p = pool(1, 8);
-        let opening = p.opening_on_demand();
-        let second = p.opening_on_demand();
+        let opening = p.creating();
+        let second = p.creating();
         assert!(!p.wants_more());
         drop(opening);
-        assert!(!p.wants_more(), "one is still opening");
+        assert!(!p.wants_more(), "one is still running");
         drop(second);
         assert!(p.wants_more());
     }

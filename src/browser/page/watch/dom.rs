@@ -28,8 +28,9 @@ pub const DOM_BINDING: &str = "__textBrowserDom";
 pub const CAUSE_MARK: &str = "__textBrowserDomCause";
 /// How many async parents a stack keeps: enough for a render in a `then` of a `then` of a fetch.
 pub const ASYNC_DEPTH: u32 = 8;
-/// The isolated world the watcher runs in (not the helper world: that one is made on demand).
-const WORLD: &str = "text-browser-watch";
+/// The isolated world the watcher runs in, the helpers' world too (`page::script`): Chromium keeps
+/// one world per name and frame, so a document pays for one isolated world, not two.
+pub const WORLD: &str = "text-browser";
 /// A payload larger than this is not ours (the script sends at most a dozen short changes).
 const MAX_PAYLOAD: usize = 64 * 1024;
 /// Causes one change names at most (the script sends at most three).
@@ -193,16 +194,30 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
     Some(report)
 }
 
+/// Which documents the watcher starts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watcher {
+    /// The page's current document too: a popup taken on may have loaded its document already.
+    FromThisDocument,
+    /// Only documents loaded from now on: a page just opened on about:blank has nothing to
+    /// watch, and making the watcher's world there costs every warm session's open.
+    FromNextDocument,
+}
+
 /// Installs the watcher on `page`: async stack traces, the binding it reports through, and the
-/// script itself in every document from now on (and the current one).
-pub async fn install(page: &chromiumoxide::Page, deadline: Instant) -> Result<(), BrowserError> {
+/// script itself in every document from now on (and the current one when `watcher` says so).
+pub async fn install(page: &chromiumoxide::Page, watcher: Watcher, deadline: Instant) -> Result<(), BrowserError> {
     cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline).await?;
     cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline)
         .await?;
     cdp::call(
         page,
         "Page.addScriptToEvaluateOnNewDocument",
-        json!({ "source": DOM_WATCH_JS, "worldName": WORLD, "runImmediately": true }),
+        json!({
+            "source": DOM_WATCH_JS,
+            "worldName": WORLD,
+            "runImmediately": watcher == Watcher::FromThisDocument,
+        }),
         deadline,
     )
     .await?;

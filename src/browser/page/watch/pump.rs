@@ -78,10 +78,14 @@ impl Pump {
         {
             let mut store = self.store.lock();
             self.reducer.apply(&mut store, event, &mut out);
-            for mut event in out.live.drain(..) {
-                event.text = store.redactor.text(&event.text);
-                event.url = event.url.map(|url| store.redactor.text(&url));
-                self.live.publish(event);
+            // Redacted and sent only when someone ever subscribed (the feed has no channel before).
+            let events = std::mem::take(&mut out.live);
+            if self.live.wanted() {
+                for mut event in events {
+                    event.text = store.redactor.text(&event.text);
+                    event.url = event.url.map(|url| store.redactor.text(&url));
+                    self.live.publish(event);
+                }
             }
         }
         self.carry_out(out);

@@ -122,8 +122,7 @@ pub struct Effects {
     /// Other loads (images, scripts, styles …) that succeeded, counted.
     #[serde(skip_serializing_if = "is_zero")]
     pub other_requests: u64,
-    /// What the service derived from the requests' times, one line each: requests that finished
-    /// out of order (and the render after the last), requests that ran one after another.
+    /// Derived from the requests' times: out of order, one after another.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<String>,
     /// What changed on the page, ms after the action began: `+12 #results: 10 items replaced`.
@@ -140,16 +139,13 @@ pub struct Effects {
     pub page_errors: Vec<PageError>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_page_errors: u64,
-    /// Dialogs and file choosers the action opened and how each was answered
-    /// (`confirm("Delete?") dismissed`, `file chooser answered with a.csv (armed)`).
+    /// Dialogs and file choosers opened, and how each was answered (`confirm("Delete?") dismissed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
-    /// Downloads the action began or that finished meanwhile (`download report.csv finished: 812
-    /// bytes`); `downloads.read` returns them.
+    /// Downloads begun or finished (`download report.csv finished: 812 bytes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub downloads: Vec<String>,
-    /// Popups the action opened, each a new tab of the session (`popup opened as tab 9a3f0c21:
-    /// /report`): pass its `tab_id` to any page method, or `tabs.focus` it.
+    /// Popups opened, each a tab of the session (`popup opened as tab 9a3f0c21: /report`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub popups: Vec<String>,
     /// The new document, when the action led to one.
@@ -158,23 +154,16 @@ pub struct Effects {
     /// Requests still in flight when settling ended.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingView>,
-    /// The listeners the action's events reached, looked up just before the input on the element,
-    /// its ancestors, the document and the window (`click on button#save → saveProfile
-    /// (/form/:36)`), or `"no listener"`.
+    /// The listeners the action's events reached, nearest first, or `"no listener"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reached: Option<Reached>,
-    /// Why nothing was reached: which events had no listener where, and whether the element was
-    /// replaced since load with its listeners left on the detached predecessor.
+    /// Why nothing was reached (e.g. the element was replaced; its listeners stayed on the old one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_listener_because: Option<String>,
-    /// What the browser did by default with the user's click, submission or Enter key (`submit on
-    /// #login: submits form#login (POST /session)`), or what kept it from it (a type="button", a
-    /// listener's preventDefault, an inline `onsubmit="return false"`).
+    /// What the browser did by default (submitted a form, followed a link) or what stopped it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by_default: Option<String>,
-    /// The control the action touched shows a busy sign (disabled with a busy text, aria-busy, a
-    /// spinner) since the action, and nothing is pending: `button#place "Placing order…"
-    /// [disabled] for 2.1 s, nothing pending`.
+    /// The control stays busy (disabled, aria-busy, a spinner) with nothing pending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub still_busy: Option<String>,
 }

@@ -5,6 +5,7 @@
 //! [`FEED_CAPACITY`] events behind loses the oldest and is told how many. The feed ends (its
 //! subscribers see it closed) when the page goes. Knows neither the pump nor the subscribers.
 
+use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use schemars::JsonSchema;
@@ -77,23 +78,26 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-#[derive(Debug, Clone)]
-pub struct LiveFeed(broadcast::Sender<LiveEvent>);
-
-impl Default for LiveFeed {
-    fn default() -> Self {
-        Self(broadcast::channel(FEED_CAPACITY).0)
-    }
-}
+/// The channel is made by the first subscriber: its FEED_CAPACITY slots (~50 KB) would otherwise
+/// sit in every page, warm sessions' included, most of which nobody ever subscribes to.
+#[derive(Debug, Clone, Default)]
+pub struct LiveFeed(Arc<OnceLock<broadcast::Sender<LiveEvent>>>);
 
 impl LiveFeed {
+    /// Whether anyone ever subscribed (else there is no one to build events for).
+    pub fn wanted(&self) -> bool {
+        self.0.get().is_some()
+    }
+
     /// Publishes an event to the current subscribers (none: it goes nowhere).
     pub fn publish(&self, event: LiveEvent) {
-        let _ = self.0.send(event);
+        if let Some(sender) = self.0.get() {
+            let _ = sender.send(event);
+        }
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
-        self.0.subscribe()
+        self.0.get_or_init(|| broadcast::channel(FEED_CAPACITY).0).subscribe()
     }
 }
 

@@ -76,8 +76,7 @@ pub struct PageError {
     /// column marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The request whose answer the code was handling when it threw (its async stack passes
-    /// through the function that started the request): `response of GET /api/deployments 200`.
+    /// The response the code was handling when it threw: `response of GET /api/items 200`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
