@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A box in viewport pixels (CSS pixels, rounded).
+/// A box in the viewport, in CSS pixels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Rect {
     pub x: i64,
@@ -50,7 +50,7 @@ impl PointerTarget {
     }
 }
 
-/// How far the page scrolled, in CSS pixels (positive: down and right).
+/// CSS pixels scrolled (positive: down, right).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Offset {
     pub x: i64,

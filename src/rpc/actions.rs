@@ -257,10 +257,8 @@ where
 /// in place, failing with `element_covered` or `element_outside_viewport`; `x` and `y` click a
 /// viewport point (`hit`).
 ///
-/// Every action answers `{"ok", "signals", "effects"}` (the `Effects` schema): what it caused
-/// within `settleMs` (requests with their times, `facts`, DOM `changes`, errors with their source
-/// line and `during`, dialogs, popups, `navigated`, `pending`) and why (`reached`,
-/// `noListenerBecause`, `byDefault`, `stillBusy`). `snapshot` adds the page once settled.
+/// Every action answers `{"ok", "signals", "effects"}`: what it caused within `settleMs` and why
+/// (the `Effects` schema). `snapshot` adds the page once settled.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClickParams {
@@ -344,12 +342,10 @@ impl OtherElement {
     }
 }
 
-/// Fills a whole form in one call, in order: text inputs, textareas and contenteditable elements
-/// are typed into (like `page.fill`), selects get the option with that value or label (an array
-/// for a multiple select), checkboxes and radios are checked (`true`) or unchecked (`false`) by a
-/// real click. With `submit`, that element is clicked last. The result's `effects` cover the
-/// whole form, submission included. A field that cannot take its value fails the call naming
-/// the field (`fields[2]`); the fields before it stay set.
+/// Fills a whole form in one call, in order: text fields are typed into (like `page.fill`),
+/// selects get the option with that value or label (an array for a multiple select), checkboxes and
+/// radios are set by a real click; `submit` is clicked last. `effects` cover the whole form. A field
+/// that cannot take its value fails the call naming it (`fields[2]`); those before it stay set.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FillFormParams {
     /// The fields, in order: [{"selector" or "ref", "value"}].

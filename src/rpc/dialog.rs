@@ -11,13 +11,11 @@ use crate::browser::{MAX_DIALOG_ARM, Page};
 
 const TIMEOUT_MS: u64 = 5_000;
 
-/// Arms the answer to the page's next dialog: `accept` it (a `prompt` then returns `promptText` or
-/// its default) or dismiss it.
-/// Arm first, then act: the action's `effects.dialogs` says which dialog opened and how it was
-/// answered. Without an arm every dialog is dismissed at once, so a page never hangs on one —
-/// except `beforeunload` ("Leave site?"), which is accepted, so a navigation is never held up;
-/// each dialog is also filed in `logs.pull` (kind `dialog`). The last arm wins; an arm answers one
-/// dialog and expires after `timeoutMs` (default and at most 120000).
+/// Arms the answer to the page's next dialog: `accept` it (a `prompt` returns `promptText`) or
+/// dismiss it. Arm first, then act: `effects.dialogs` says which dialog opened and how it was
+/// answered. Unarmed dialogs are dismissed at once (a "Leave site?" accepted), so a page never hangs
+/// on one. The last arm wins; it answers one dialog and expires after `timeoutMs` (default and at most
+/// 120000).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DialogArmParams {

@@ -36,10 +36,9 @@ const SEND_PATIENCE: Duration = Duration::from_millis(100);
 /// How long an event is held so that one which happened earlier but reached us later goes first.
 const REORDER_WINDOW: Duration = Duration::from_millis(100);
 
-/// Streams what the session's page (`tab_id`, default the active tab) does from now on, as
-/// `events.event` notifications: console messages, page errors, requests (on their answer, or
-/// their failure), dialogs, navigations, downloads, popups, a crash. A subscriber that falls
-/// behind loses the oldest and is told how many; the subscription ends with the session or tab.
+/// Streams what the page does from now on as `events.event` notifications: console messages,
+/// page errors, requests (answered or failed), dialogs, navigations, downloads, popups, a crash.
+/// A subscriber that falls behind loses the oldest and is told how many; it ends with the session.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscribeParams {

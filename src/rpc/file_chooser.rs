@@ -12,12 +12,11 @@ use crate::browser::{MAX_DIALOG_ARM, Page};
 
 const TIMEOUT_MS: u64 = 10_000;
 
-/// Arms the page's next file chooser — the one a styled "Choose file…" button opens by clicking a
-/// hidden `<input type=file>` — with `files` (`[{name, base64}]`, as `page.upload` takes them).
-/// Arm first, then click: the chooser gets the files, `input` and `change` fire, and the click's
-/// `effects.dialogs` says `file chooser answered with contacts.csv (armed)`. The last arm wins;
-/// an arm is used once and expires after `timeoutMs` (default and at most 120000). A chooser that
-/// opens unarmed gets nothing and is noted in `logs.pull`.
+/// Arms the page's next file chooser (a styled "Choose file…" button clicking a hidden `<input
+/// type=file>`) with `files` (`[{name, base64}]`, as `page.upload` takes them). Arm first, then
+/// click: `input` and `change` fire and `effects.dialogs` says `file chooser answered with
+/// contacts.csv (armed)`. The last arm wins; it is used once and expires after `timeoutMs` (default
+/// and at most 120000). An unarmed chooser gets nothing and is noted in `logs.pull`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileChooserArmParams {

@@ -71,13 +71,11 @@ impl WaitUntil {
 }
 
 /// Navigates and waits. `waitUntil`: `load`, `domcontentloaded`, `networkidle` (default: no
-/// request in flight for 500 ms) or `settled` (the page's own requests ended, then 100 ms quiet;
-/// the default of the MCP `navigate` tool). Only http(s) URLs matching `ALLOW_HOST_REGEX` are loaded
-/// (`url_not_allowed` otherwise). An HTTP error status is not a failure: the result carries it. A
-/// connection that fails is `navigation_failed` with Chromium's reason
-/// (`net::ERR_CONNECTION_REFUSED`). The answer's `load` (the `Load` schema) says how the page
-/// loaded: DOMContentLoaded, load, network quiet and its last DOM change in ms, its requests, and
-/// the longest chain of requests awaited one after another.
+/// request in flight for 500 ms) or `settled` (the page's own requests ended, then 100 ms quiet).
+/// Only http(s) URLs matching `ALLOW_HOST_REGEX` load (else `url_not_allowed`). An HTTP error status
+/// is not a failure: the result carries it; a failed connection is `navigation_failed` with
+/// Chromium's reason. `load` says how the page loaded: DOMContentLoaded, load, network quiet, its
+/// last DOM change, its requests and the longest chain awaited one after another.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GotoParams {
@@ -172,12 +170,11 @@ impl WaitState {
     }
 }
 
-/// Waits for the current document to reach `state` — `load`, `domcontentloaded`, `networkidle`, or
-/// `idleFor` (no network activity for `ms` milliseconds; `ms` is required then) — or, with
-/// `selector` or `ref`, for the element to be `visible`, `hidden`, `attached` or `detached`. The
-/// answer says how long it took (`elapsedMs`) and when it happened: `t`, ms since the document
-/// started loading (when a panel rendered, without a probe of your own). A wait that runs out is
-/// `timeout`, saying what the page showed.
+/// Waits for the document to reach `state` (`load`, `domcontentloaded`, `networkidle`, or
+/// `idleFor`: no network activity for `ms`) or, with `selector` or `ref`, for the element to be
+/// `visible`, `hidden`, `attached` or `detached`. The answer has `elapsedMs` and `t`, when it
+/// happened in ms since the document started loading. Running out is `timeout`, saying what the
+/// page showed.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitForParams {
@@ -216,14 +213,12 @@ pub enum SinceName {
     LastAction,
 }
 
-/// The page's timeline: one compact line per thing that happened, in order, times in ms since
-/// the current document started loading — requests with status, duration and the script that
-/// sent them (`+41 GET /api/items 200 51 ms ← loadItems (:80)`), console messages, page errors,
-/// DOMContentLoaded and load, DOM changes (`+6501 #table: 24 rows added; #loading: hidden set`),
-/// dialogs, downloads, popups and the session's own actions. Runs of requests to one endpoint
-/// from one place are folded (`… 22 more of the same`). `facts` closes it: requests that finished
-/// out of order (and the DOM change after the last), serial chains. The timeline keeps the newest
-/// 5,000 entries (4 MiB) per page; `dropped` counts what fell off. Nothing is drained.
+/// The page's timeline: one line per thing that happened, in order, in ms since the document
+/// started loading — requests with status, duration and sender (`+41 GET /api/items 200 51 ms ←
+/// loadItems (:80)`), console messages, errors, DOMContentLoaded and load, DOM changes (`+6501
+/// #table: 24 rows added`), dialogs, downloads, popups, your actions; repeats folded (`… 22 more of
+/// the same`), then `facts` (out of order, serial chains). It keeps the newest 5,000 entries (4 MiB)
+/// per page (`dropped` counts the rest). Nothing is drained.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineParams {
@@ -259,16 +254,11 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The visible text of the first element matching `selector` (any selector form, default
-/// `body`) or `ref` (from `page.snapshot`), with innerText semantics: `display:none` and
-/// `visibility:hidden` content is left out. With `normalize` (default true) `\r` is removed,
-/// trailing spaces before line ends are dropped, 3+ newlines collapse to 2 and the ends are
-/// trimmed. The text is cut to `maxChars` characters, and then the result has
-/// `"truncated": true`. No match: `element_not_found`.
-///
-/// `"format": "markdown"` returns the same visible text marked up for a model (headings, nested
-/// lists, `[text](absolute href)` links, pipe tables, fenced code with its language, emphasis,
-/// quotes, images, form values, open shadow roots); nothing `format: "text"` shows is dropped.
+/// The visible text of the first element matching `selector` (default `body`) or `ref`, as
+/// innerText shows it (`display:none` and `visibility:hidden` left out), whitespace tidied unless
+/// `normalize: false`, cut to `maxChars` (then `"truncated": true`). No match: `element_not_found`.
+/// `"format": "markdown"` marks the same text up for a model (headings, lists, `[text](href)`
+/// links, tables, code blocks, form values).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TextParams {
@@ -312,14 +302,12 @@ pub struct ContentResult {
     pub truncated: bool,
 }
 
-/// Runs `expression` in the page. A value is returned as JSON; a promise is awaited; top-level
-/// `await` works. With `arg`, the expression may use `arg` as a variable (`"arg.x + 1"`), and a
-/// function expression is called with it (`"(sel) => document.querySelector(sel).textContent"`);
-/// `arg: null` arrives as `null`. An exception becomes `evaluation_failed`
-/// carrying the page's message. A result JSON cannot carry (a DOM node, a cycle, `NaN`, a
-/// function) is `result_not_serializable`, saying what it was. A script still running at
-/// `timeout` is terminated, so the session stays usable. Code that causes something (a request,
-/// an error, a navigation) also answers with `effects`, as an action does.
+/// Runs `expression` in the page: the value comes back as JSON, a promise is awaited, top-level
+/// `await` works. With `arg`, the expression may use `arg` (`"arg.x + 1"`), and a function
+/// expression is called with it (`"(sel) => document.querySelector(sel).textContent"`). An
+/// exception is `evaluation_failed` with the page's message; a value JSON cannot carry (a node, a
+/// cycle, `NaN`) is `result_not_serializable`. A script still running at `timeout` is terminated.
+/// Code that causes something (a request, an error, a navigation) also answers with `effects`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateParams {
     /// A JavaScript expression, or a function (called with `arg`); promises are awaited.

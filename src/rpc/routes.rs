@@ -29,13 +29,11 @@ pub struct MockResponse {
     pub json: Option<Value>,
 }
 
-/// Answers the session's requests whose URL matches `urlPattern` — a glob over the whole URL,
-/// `*` any characters and `?` one (`*/api/stats*`) — with `response` (`{status, headers, body |
-/// json}`) instead of the server, or fails them with `abort: true` (the page sees a network
-/// error). The page cannot tell a mock from the server: use it to see how it copes with a 500, an
-/// empty list or a changed shape. The newest matching route wins; routes last for the session.
-/// Mocked requests show in `network.pull` and in `effects` like any other. A mock never answers
-/// for a host ALLOW_HOST_REGEX refuses: that request goes on and is refused as always.
+/// Answers the session's requests whose URL matches `urlPattern` (a glob over the whole URL: `*`
+/// any characters, `?` one; `*/api/stats*`) with `response` (`{status, headers, body | json}`), or
+/// fails them with `abort: true`: see how the page copes with a 500, an empty list or a changed
+/// shape. The newest matching route wins; routes last for the session. Mocked requests show in
+/// `network.pull` and `effects`. A host ALLOW_HOST_REGEX refuses is never mocked: it stays refused.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RouteParams {

@@ -21,24 +21,18 @@ use crate::browser::{
 };
 use crate::egress::Upstream;
 
-/// Opens an isolated session (own cookies, localStorage, cache) with one page.
+/// Opens an isolated session (own cookies, localStorage, cache) with one page, in milliseconds
+/// from a pool of `WARM_SESSIONS` blank sessions opened ahead (as fresh as new ones, counted toward
+/// `MAX_SESSIONS`; the pool grows while creates overlap, up to 8×, and shrinks after an idle
+/// minute). A session with its own `proxy` is opened fresh. While Chromium restarts, a create waits
+/// for the new one; it never hands out a session of a Chromium that died.
 ///
-/// It answers in milliseconds from a pool of `WARM_SESSIONS` blank sessions opened ahead (each as
-/// fresh and isolated as a new one, counted toward `MAX_SESSIONS`); the pool grows by one per
-/// create that finds it empty while other creates run (up to 8 × `WARM_SESSIONS`) and shrinks back
-/// after a minute without such a miss. A session with its own `proxy` is always opened fresh.
+/// At `MAX_SESSIONS` a create fails with `capacity_exceeded`, unless `QUEUE_TIMEOUT_MS` is set:
+/// then up to `QUEUE_MAX` creates wait for a slot, or fail with `queue_timeout`.
 ///
-/// While Chromium is being restarted after it died, `session.create` waits for the new one (up to
-/// its `timeout`, else `browser_unavailable`); it never hands out a session of a Chromium that died.
-///
-/// At `MAX_SESSIONS`, a create fails at once with `capacity_exceeded` — unless the operator set
-/// `QUEUE_TIMEOUT_MS`: then it waits in line (at most `QUEUE_MAX` creates wait at once; one more
-/// is turned away with `capacity_exceeded`) and takes the first slot that frees, or gives up after
-/// `QUEUE_TIMEOUT_MS` with `queue_timeout`.
-///
-/// With `url`, the new session also navigates there (like `page.goto`, with `waitUntil`) and the
-/// result carries the navigation's `url`, `title`, `status` and `signals`: one call from nothing
-/// to a loaded page. If that navigation fails, the session is closed again and the error says why.
+/// With `url` the session also navigates there (like `page.goto`) and answers with its `url`,
+/// `title`, `status`, `signals` and `load`; if that fails, the session is closed and the error
+/// says why.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionCreateParams {
@@ -50,13 +44,11 @@ pub struct SessionCreateParams {
     pub viewport: Option<Viewport>,
     /// Overrides the browser's user agent for this session.
     pub user_agent: Option<String>,
-    /// Cookies and localStorage to start with (Playwright's storageState format). Each cookie is
-    /// checked by the rules browsers apply and read back once set: one that is refused or not kept
-    /// is `invalid_params` naming it (`storageState.cookies[1].domain`), never dropped silently.
+    /// Cookies and localStorage to start with (Playwright's storageState format); a cookie the
+    /// browser refuses is `invalid_params` naming it, never dropped silently.
     pub storage_state: Option<StorageState>,
-    /// An upstream proxy for this session's traffic, {server: "http://host:port", bypass?}, judged
-    /// by the egress policy (the `Proxy` schema); else `invalid_params` naming `proxy.server`. It
-    /// sees only admitted requests: plain-http ones whole, https as `CONNECT host:port`.
+    /// An upstream proxy, {server: "http://host:port", bypass?}, judged by the egress policy; it
+    /// sees only the requests the allow-list admits.
     pub proxy: Option<Proxy>,
     /// A BCP 47 locale for Intl formatting and navigator.language (`de-DE`).
     pub locale: Option<String>,
@@ -71,11 +63,8 @@ pub struct SessionCreateParams {
     /// Headers sent with every request of the session: {"name": "value"}.
     #[serde(rename = "extraHTTPHeaders")]
     pub extra_http_headers: Option<std::collections::BTreeMap<String, String>>,
-    /// A user name and password for sites behind HTTP authentication (Basic, Digest):
-    /// {username, password}, given to whichever site asks. Each challenge and how it was answered
-    /// is in the action's `effects.dialogs` and logs.pull; credentials the server refuses are not
-    /// sent again for that request (the page gets the 401). Such a session cannot add
-    /// network.route mocks (every request is let go on by the authentication handler).
+    /// {username, password} for sites behind HTTP authentication (Basic, Digest); each challenge
+    /// shows in `effects.dialogs`. Such a session cannot add network.route mocks.
     pub http_credentials: Option<HttpCredentials>,
     /// Failed calls' `data.evidence` also carries the viewport as a small JPEG (default false).
     pub evidence: Option<bool>,

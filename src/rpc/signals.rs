@@ -10,12 +10,11 @@ use crate::browser::{ConsoleEntry, Level, NetworkEntry, NetworkQuery, Page, Page
 /// How long a pull may take by default (it only waits for events already sent to arrive).
 const PULL_TIMEOUT_MS: u64 = 10_000;
 
-/// The console messages and uncaught page errors (exceptions, unhandled rejections) since the
-/// last pull; the next pull starts after what this one returned. Each entry (`ConsoleEntry`,
-/// `PageError`) carries its `kind`, time `t` and `location`; errors carry `source`, the throwing
-/// line with two each side. `level` keeps console entries at that level and above. Messages past
-/// 4 KB are cut (`textLength` says how long). One pull returns at most 1 MiB (`more` counts the
-/// rest); `dropped` counts entries the timeline (newest 5,000, 4 MiB) let go before a pull.
+/// The console messages and uncaught page errors since the last pull. Each entry (`ConsoleEntry`,
+/// `PageError`) has its `kind`, time `t` and `location`; errors carry `source`, the throwing line
+/// with two each side. `level` keeps console entries at that level and above. Messages are cut at
+/// 4 KB (`textLength`); a pull returns at most 1 MiB (`more` counts the rest); `dropped` counts what
+/// the timeline let go before the pull.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct LogsPullParams {
     /// Keep console entries at this level and above: error, warning, info or debug (default).
@@ -38,16 +37,12 @@ pub struct LogsPullResult {
     pub more: Option<u64>,
 }
 
-/// Returns the requests answered since the last pull (each once) and lists those still in flight
-/// (`pending`, with their age). With `onlyErrors` (default true) only status ≥ 400 and failed
-/// requests (`failure` says why) are returned, the rest kept for a pull with `onlyErrors: false`;
-/// `urlContains` and `resourceTypes` narrow it. Each entry (the `NetworkEntry` schema) has its
-/// times since the document started loading, the script that sent it and the first 2 KB of what
-/// it posted (secrets masked, never headers); `bodyNotRead` and `cancelled` (by a navigation) are
-/// no failure. Error responses carry the first 2 KB of their body, and with `onlyErrors: false`
-/// every fetch/XHR and document response does; `network.body` returns a whole one. `network.har`,
-/// `page.timeline` and effects still see what a pull returned. The browser's own requests
-/// (favicon) never count as failures.
+/// Returns the requests answered since the last pull (each once) and those still in flight
+/// (`pending`). With `onlyErrors` (default true) only status ≥ 400 and failures (`failure` says
+/// why); `urlContains` and `resourceTypes` narrow it. Each entry (`NetworkEntry`) has its times, the
+/// script that sent it and the first 2 KB of what it posted (secrets masked); error responses carry
+/// the first 2 KB of their body, and with `onlyErrors: false` every fetch/XHR and document does
+/// (`network.body` returns it whole). Other views (`network.har`, `page.timeline`) are not drained.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkPullParams {
@@ -120,11 +115,10 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-/// The page's requests — every one its timeline holds, whatever a pull returned — as a HAR 1.2 log
-/// (`{"har": {"log": {…}}}`) in start order, for HAR viewers and test reports; nothing is drained.
-/// Entries have method, URL, query, status, start, timings (`wait` to the headers, `receive` the
-/// rest), sizes, `_resourceType`, `_pending` and `_failure`. Headers are never captured (they carry
-/// cookies and tokens). With `bodies`, the body excerpts (2 KB each, secrets masked) are included.
+/// The page's requests (every one its timeline holds, whatever a pull returned) as a HAR 1.2 log
+/// (`{"har": {"log": {…}}}`) in start order; nothing is drained. Entries have method, URL, status,
+/// start, timings, sizes, `_resourceType`, `_pending` and `_failure`; never headers (they carry
+/// cookies and tokens). `bodies` adds the 2 KB body excerpts (secrets masked).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NetworkHarParams {
     /// Include the captured body excerpts (default false).

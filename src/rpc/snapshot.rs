@@ -18,18 +18,15 @@ const MAX_MAX_CHARS: u64 = 2_000_000;
 const AFTER_ACTION_MS: u64 = 10_000;
 
 /// The page as a compact accessibility tree, one node per line: `- role "name" [states]
-/// [ref=e5]: value`, indented by nesting. Roles, names and states are Chromium's own (what a
-/// screen reader gets). Elements you can act on — links, buttons, inputs, and anything with a
-/// click listener or its own pointer cursor — carry a ref (`e5`): pass it as `ref` to the action
-/// and reading methods, or as the selector `ref=e5`. iframes (same- and cross-origin) and open
-/// shadow roots are shown in place and their elements get refs too. Generic wrappers are folded
-/// away, runs of more than 10 similar siblings are cut to 5 plus a count, and the text is cut at
-/// `maxChars` on a line, with a last line saying how much was left out. With `selector` or `ref`,
-/// only that element's subtree is shown.
+/// [ref=e5]: value`, indented by nesting, with Chromium's roles, names and states. Elements you
+/// can act on (links, buttons, inputs, anything with a click listener or a pointer cursor) carry a
+/// ref: pass it as `ref` or the selector `ref=e5`. iframes and open shadow roots are shown in place
+/// with refs too. Wrappers are folded, runs of over 10 similar siblings cut to 5 plus a count, and
+/// the text is cut at `maxChars`, saying how much was left out. `selector` or `ref` shows one
+/// subtree.
 ///
-/// A ref belongs to one element of one document: after a navigation, or once its element was
-/// removed or re-rendered, acting on it fails with `stale_ref` (never "the nearest match"); an
-/// element that survives between snapshots keeps its ref.
+/// A ref belongs to one element of one document: once it navigated or the element was removed or
+/// re-rendered, acting on it fails with `stale_ref` (never "the nearest match").
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotParams {

@@ -85,15 +85,15 @@ pub struct Inspection {
     /// tag#id.class "text".
     pub element: String,
     pub tag: String,
-    /// How many elements the selector matched (the first is inspected), when more than one.
+    /// How many elements matched, when more than one (the first is inspected).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<u64>,
-    /// The role and accessible name Chromium computes (what a screen reader gets).
+    /// The role and accessible name, as Chromium computes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// id, class, type, name, disabled, aria-*, data-test* and other attributes that explain behaviour.
+    /// Attributes that explain behaviour (id, class, type, name, disabled, aria-*, data-test*).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attributes: Option<serde_json::Map<String, Value>>,
     /// The current value (masked for password fields; an array for multiple selects).

@@ -154,7 +154,6 @@ pub struct Effects {
     /// Requests still in flight when settling ended.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingView>,
-    /// The listeners the action's events reached, nearest first, or `"no listener"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reached: Option<Reached>,
     /// Why nothing was reached (e.g. the element was replaced; its listeners stayed on the old one).

@@ -51,8 +51,7 @@ pub struct ConsoleEntry {
     /// For errors: the calling line and two each side, from the browser's copy of the script.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// For errors: the request whose answer the code was handling (`failure of GET /api/stats
-    /// (net::ERR_CONNECTION_REFUSED)`), as for page errors.
+    /// For errors: the response (or failure) the code was handling, as for page errors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during: Option<String>,
     /// When: ms since the document started loading.

@@ -58,17 +58,16 @@ impl ReachedListener {
     }
 }
 
-/// `effects.reached`: the listeners, one line each, or `"no listener"`.
+/// `effects.reached`: `"no listener"`, or the listeners one line each, nearest first (`click on
+/// button#save → saveProfile (/form/:36)`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Reached {
-    /// No listener of the action's events on the element, its ancestors, the document or the window.
     Nothing(NoListener),
-    /// `click on button#save → saveProfile (/form/:36)`, nearest first.
     Listeners(Vec<String>),
 }
 
-/// The words `"no listener"`.
+// No listener of the action's events on the element, its ancestors, the document or the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub enum NoListener {
     #[serde(rename = "no listener")]
