@@ -93,6 +93,18 @@ pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
         raw.call("Input.insertText", json!({ "text": "Ada" }))
     );
     row("page.fill", &s, Some(floor.p50()), Target::Ms(15.0));
+    // Key by key into the same field (its input listener runs for each key).
+    let (s, floor) = interleaved!(
+        rounds,
+        svc.ok("page.type", json!({ "session_id": sid, "selector": "#name", "text": "Ada" })),
+        async {
+            for key in ["A", "d", "a"] {
+                raw.call("Input.dispatchKeyEvent", json!({ "type": "keyDown", "key": key, "text": key })).await;
+                raw.call("Input.dispatchKeyEvent", json!({ "type": "keyUp", "key": key })).await;
+            }
+        }
+    );
+    row("page.type", &s, Some(floor.p50()), Target::Ms(15.0));
 
     for (what, path) in [("page.snapshot (fixtures page)", "/snapshot/"), ("page.snapshot (2,000 elements)", "/big/")] {
         visit(path).await;
