@@ -82,9 +82,10 @@ impl Page {
         if waited {
             // What the last response rendered: ask the DOM watcher for it now.
             let _ = self.call_helper(FLUSH_DOM_JS, &[], (Instant::now() + NEXT_TASK_WAIT).min(deadline)).await;
+            // A handler that ran on the last response may have logged or thrown: collect it.
+            // (Without a wait, the barrier after the next-task look has just collected everything.)
+            self.settle_events(deadline).await;
         }
-        // A handler that ran on the last response may have logged or thrown: collect it.
-        self.settle_events(deadline).await;
     }
 
     /// What happened since `mark` (see [`Effects`]).
