@@ -126,9 +126,10 @@ impl Page {
             // What the last response rendered: ask the DOM watcher for it now.
             let flush = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
             busy = look(self.call_helper(FLUSH_DOM_JS, &[json!(mark.at)], flush).await);
+            // A handler that ran on the last response may have logged or thrown: collect it.
+            // (Without a wait, the barrier after the next-task look has just collected everything.)
+            self.settle_events(deadline).await;
         }
-        // A handler that ran on the last response may have logged or thrown: collect it.
-        self.settle_events(deadline).await;
         busy
     }
 
