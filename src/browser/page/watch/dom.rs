@@ -113,6 +113,23 @@ pub struct WatchReport {
 }
 
 impl DomChange {
+    /// `count` children of `element` replaced at `at`, nothing else (for tests).
+    #[cfg(test)]
+    pub fn replaced_children(element: &str, at: f64, count: u32) -> Self {
+        Self {
+            at,
+            element: element.into(),
+            added: count,
+            removed: count,
+            tag: None,
+            text: None,
+            attrs: vec![],
+            input: None,
+            others: 0,
+            causes: vec![],
+        }
+    }
+
     /// What changed, without the element: `10 children replaced; text "a" → "b"`.
     pub fn what(&self) -> String {
         let mut parts = Vec::new();

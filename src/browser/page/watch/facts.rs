@@ -263,21 +263,7 @@ mod tests {
             Span { request: &records[1], start: 1100.0, end: Some(1300.0) },
             Span { request: &records[2], start: 1200.0, end: Some(1350.0) },
         ];
-        let render = DomRecord::new(
-            DomChange {
-                at: 2513.0,
-                element: "#results".into(),
-                added: 1,
-                removed: 1,
-                tag: None,
-                text: None,
-                attrs: vec![],
-                input: None,
-                others: 0,
-                causes: vec![],
-            },
-            0,
-        );
+        let render = DomRecord::new(DomChange::replaced_children("#results", 2513.0, 1), 0);
         let facts = out_of_order(&spans, &[&render], 1000.0);
         assert_eq!(
             facts,

@@ -300,18 +300,7 @@ mod tests {
 
     #[test]
     fn changes_of_one_element_within_a_second_are_one_entry() {
-        let change = |at: f64| DomChange {
-            at,
-            element: "#grid".into(),
-            added: 10,
-            removed: 10,
-            tag: None,
-            text: None,
-            attrs: vec![],
-            input: None,
-            others: 0,
-            causes: vec![],
-        };
+        let change = |at: f64| DomChange::replaced_children("#grid", at, 10);
         let mut t = Timeline::new(0.0);
         for i in 0..10 {
             t.push_dom(change(1000.0 + i as f64 * 100.0));
