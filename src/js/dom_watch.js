@@ -19,7 +19,9 @@
 //
 // It also notes how the browser treated the user's clicks, submissions and Enter keys: the default
 // the browser would carry out (follow a link, submit a form, nothing for a type="button"), whether
-// a listener prevented it, and whether the event's propagation was stopped before the window.
+// a listener prevented it, and whether the event's propagation was stopped before the window; and
+// it passes on, with its next report, the listeners each input was about to reach, which the
+// page's own world lists (js/reach_watch.js, `textbrowser:reached` events).
 (() => {
   if (window !== window.top || globalThis.__textBrowserDomWatch) return;
   globalThis.__textBrowserDomWatch = true;
@@ -35,6 +37,7 @@
   const CAUSES_PER_SECOND = 20;
   const MAX_CAUSES = 3; // causes one coalesced change names
   const MAX_EVENTS = 8; // event notes held between reports
+  const MAX_REACHED = 4; // lists of reached listeners held between reports (the latest ones)
   const now = () => performance.timeOrigin + performance.now();
   const debug = console.debug.bind(console);
   const cut = (s) => {
@@ -107,6 +110,14 @@
     }, 0);
   };
   for (const type of ['click', 'submit', 'keydown']) addEventListener(type, noteEvent, { capture: true });
+
+  // What an input was about to reach, as the page's own world listed it (a clone).
+  let reached = [];
+  document.addEventListener('textbrowser:reached', (e) => {
+    if (!e.detail || typeof e.detail !== 'object') return;
+    if (reached.length === MAX_REACHED) reached.shift();
+    reached.push(e.detail);
+  });
 
   // Causes: an id for the changes of one observer callback, its stack asked for by the console call.
   let causeSeq = 0;
@@ -185,6 +196,8 @@
     pending = new Map();
     const notes = events;
     events = [];
+    const lists = reached;
+    reached = [];
     if (typeof send !== 'function') return;
     const out = [];
     const rest = [];
@@ -222,13 +235,13 @@
       }
       out.push({ t: out[0].t, el: common ? describe(common) : 'document', others: rest.length });
     }
-    if (out.length || notes.length) send(JSON.stringify({ changes: out, events: notes }));
+    if (out.length || notes.length || lists.length) send(JSON.stringify({ changes: out, events: notes, reached: lists }));
   };
 
   // The service asks for what is held at the end of an action (js/next_task.js, js/flush_dom.js).
   document.addEventListener('textbrowser:flush', () => {
     take(observer.takeRecords(), false);
-    if (pending.size || events.length) flush();
+    if (pending.size || events.length || reached.length) flush();
   });
 
   const start = () =>

@@ -220,3 +220,30 @@ async fn a_click_at_a_point_hits_what_is_there_and_says_what_that_was() {
     let both = svc.err("page.click", json!({ "session_id": sid, "selector": "#reserve", "x": 1, "y": 1 })).await;
     assert_eq!(both.kind(), "invalid_params", "{both:?}");
 }
+
+#[tokio::test]
+async fn typed_keys_name_the_listeners_they_reached_and_the_page_sees_no_trace_of_the_lookup() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/form/") })).await;
+    let typed = svc.ok("page.type", json!({ "session_id": sid, "selector": "#name", "text": "Ada" })).await;
+    println!("{typed:#}");
+    let reached: Vec<&str> = typed["effects"]["reached"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{typed}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for listener in ["input on input#name → a listener (/form/:33)", "keydown on document → a listener (/form/:43)"]
+    {
+        assert!(reached.contains(&listener), "{listener} missing: {typed}");
+    }
+    // The page's own world lists the listeners, yet nothing of it is reachable from the page:
+    // no command-line API, no global, no listener of ours in what page.inspect lists.
+    let traces = "typeof getEventListeners + ' ' + Object.getOwnPropertyNames(window).filter((n) => /textbrowser/i.test(n)).length";
+    let seen = svc.ok("page.evaluate", json!({ "session_id": sid, "expression": traces })).await;
+    assert_eq!(seen["result"], "undefined 0", "{seen}");
+    let inspected = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#name" })).await;
+    let on_window: Vec<&Value> =
+        inspected["listeners"].as_array().into_iter().flatten().filter(|l| l["on"] == "window").collect();
+    assert!(on_window.is_empty(), "{inspected}");
+}

@@ -11,8 +11,8 @@
 //! checks what a user at the scroll position before would have hit at the element's centre; the
 //! action still goes ahead, and its answer says so ([`Acted::approach`]). Without scrolling
 //! (`scroll: false`) the element is taken where it is, and a cover or the viewport's edge fails the
-//! action at once. Just before the input, the listeners its events will reach are looked up
-//! (`reach`), for the answer's `effects.reached`. `page.click` and `page.hover` also act at viewport
+//! action at once. The listeners its events reach are listed as the input begins (`reach`), for
+//! the answer's `effects.reached`. `page.click` and `page.hover` also act at viewport
 //! coordinates, on whatever is there.
 
 use std::time::Duration;
@@ -110,7 +110,10 @@ pub struct Acted {
     pub approach: Approach,
     /// For an input at viewport coordinates: what was there.
     pub hit: Option<PointerTarget>,
-    /// The listeners its events were to reach, looked up just before the input.
+    /// The input it made, whose listeners the page's watch lists as it begins (none for an
+    /// element in a child frame, whose document the watch does not list).
+    pub input: Option<Input>,
+    /// The listeners its events were to reach, looked up before an input the page gets untrusted.
     pub ahead: Option<Ahead>,
     /// The DOM watcher's names of the element and its ancestors (nearest first).
     pub watch: Vec<String>,
@@ -123,13 +126,15 @@ impl Acted {
         Acted {
             approach: self.approach.or(later.approach),
             hit: later.hit.or(self.hit),
-            ahead: later.ahead.or(self.ahead),
+            // The last input's listeners, whichever way they were found.
+            input: if later.ahead.is_some() { None } else { later.input.or(self.input) },
+            ahead: if later.input.is_some() { None } else { later.ahead.or(self.ahead) },
             watch: if later.watch.is_empty() { self.watch } else { later.watch },
         }
     }
 
-    fn of(ready: Ready, ahead: Option<Ahead>) -> Acted {
-        Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch }
+    fn of(ready: Ready, input: Option<Input>) -> Acted {
+        Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch }
     }
 }
 
@@ -228,9 +233,9 @@ impl Page {
     ) -> Result<Acted, BrowserError> {
         let ready = self.wait_ready_where(target, Action::Click, "page.click", !options.keep_scroll, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
-        let ahead = self.ahead_of(target, input, Some((ready.x, ready.y)), deadline).await;
+        let input = self.input_on(target, input);
         self.click_at(ready.x, ready.y, options, deadline).await?;
-        Ok(Acted::of(ready, ahead))
+        Ok(Acted::of(ready, input))
     }
 
     /// Clicks at viewport point (`x`, `y`), on whatever is there.
@@ -243,9 +248,8 @@ impl Page {
     ) -> Result<Acted, BrowserError> {
         let hit = self.point_target(x, y, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
-        let ahead = self.listeners_ahead(input, Some((x, y)), deadline).await;
         self.click_at(x, y, options, deadline).await?;
-        Ok(Acted { hit, ahead, ..Acted::default() })
+        Ok(Acted { hit, input: Some(input), ..Acted::default() })
     }
 
     /// What is at viewport point (`x`, `y`): refused when the point is outside the viewport.
@@ -263,8 +267,14 @@ impl Page {
         Ok(found.get("hit").and_then(|hit| serde_json::from_value(hit.clone()).ok()))
     }
 
-    /// The listeners ahead of an input on `target` (not for an element in a child frame, whose
-    /// page the lookup does not see).
+    /// `input` on `target`, for its listeners (none for an element in a child frame, whose
+    /// document the page's watch does not list).
+    pub(super) fn input_on(&self, target: &Target, input: Input) -> Option<Input> {
+        self.ref_child_frame(target).is_none().then_some(input)
+    }
+
+    /// The listeners ahead of an input on `target` the page gets untrusted, asked for before it
+    /// (not for an element in a child frame, whose page the lookup does not see).
     pub(super) async fn ahead_of(
         &self,
         target: &Target,
@@ -324,11 +334,13 @@ impl Page {
             // Whatever the page does with it, it never shows up in what the service returns.
             self.watch().store().redactor.remember(value);
         }
-        let ahead = self.ahead_of(target, Input::Fill, None, deadline).await;
         if ready.set_value {
+            // Set by script: the events it dispatches are untrusted, so the listeners are asked for.
+            let ahead = self.ahead_of(target, Input::Fill, None, deadline).await;
             self.call_helper(FINISH_FILL_JS, &[json!(value), json!(true)], deadline).await?;
-            return Ok(Acted::of(ready, ahead));
+            return Ok(Acted { ahead, ..Acted::of(ready, None) });
         }
+        let input = self.input_on(target, Input::Fill);
         if value.is_empty() {
             // The old text is selected: deleting it is what a user would do.
             self.dispatch_key(&keys::parse("Delete")?, deadline).await?;
@@ -336,16 +348,16 @@ impl Page {
             self.cdp("Input.insertText", json!({ "text": value }), deadline).await?;
         }
         self.call_helper(FINISH_FILL_JS, &[json!(value), json!(false)], deadline).await?;
-        Ok(Acted::of(ready, ahead))
+        Ok(Acted::of(ready, input))
     }
 
     pub async fn press(&self, target: &Target, combo: &keys::Combo, deadline: Instant) -> Result<Acted, BrowserError> {
         let ready = self.wait_ready(target, Action::Press, "page.press", deadline).await?;
-        let ahead = self.ahead_of(target, Input::Keys, None, deadline).await;
+        let input = self.input_on(target, Input::Keys);
         let before = self.navigation_marks();
         self.dispatch_key(combo, deadline).await?;
         self.follow_navigation(before, deadline).await?;
-        Ok(Acted::of(ready, ahead))
+        Ok(Acted::of(ready, input))
     }
 
     pub(super) async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {

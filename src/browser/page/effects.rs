@@ -27,6 +27,7 @@ use super::watch::now_ms;
 use super::watch::records::Record;
 use super::watch::views::effects::{self, Effects, Mark, Navigated};
 use super::watch::views::reached::{by_default, reached};
+use crate::browser::error::BrowserError;
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");
 pub(super) const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
@@ -64,6 +65,11 @@ struct Looked {
     busy: Option<Busy>,
 }
 
+/// The busy sign a look at the page answered with (`js/next_task.js`, `js/flush_dom.js`).
+fn look(answer: Result<serde_json::Value, BrowserError>) -> Option<Busy> {
+    answer.ok().and_then(|v| serde_json::from_value::<Looked>(v).ok()).and_then(|l| l.busy)
+}
+
 impl Page {
     /// Marks where the page stands, without filing anything.
     pub fn mark(&self) -> Mark {
@@ -88,15 +94,29 @@ impl Page {
         if settle.is_zero() {
             return None;
         }
-        let look = |answer: Result<serde_json::Value, _>| {
-            answer.ok().and_then(|v| serde_json::from_value::<Looked>(v).ok()).and_then(|l| l.busy)
-        };
-        // Let the page run the tasks the input queued (a handler's fetch starts on one of its
-        // own); then whatever the action started has been reported. A page busy in a loop or
-        // navigating away just skips this.
+        let busy = self.look_next_task(mark, deadline).await;
+        self.settle_network(mark, settle, busy, deadline).await
+    }
+
+    /// Lets the page run the tasks the input queued (a handler's fetch starts on one of its own),
+    /// asks the DOM watcher for what it holds, and collects what the page reported: then whatever
+    /// the action started has been reported. A page busy in a loop or navigating away just skips
+    /// the look. Answers with the busy sign of the element the action touched.
+    async fn look_next_task(&self, mark: &Mark, deadline: Instant) -> Option<Busy> {
         let next_task = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
-        let mut busy = look(self.call_helper(NEXT_TASK_JS, &[json!(mark.at)], next_task).await);
+        let busy = look(self.call_helper(NEXT_TASK_JS, &[json!(mark.at)], next_task).await);
         self.settle_events(deadline).await;
+        busy
+    }
+
+    /// The rest of [`Page::settle`], after the look at the next task.
+    async fn settle_network(
+        &self,
+        mark: &Mark,
+        settle: Duration,
+        mut busy: Option<Busy>,
+        deadline: Instant,
+    ) -> Option<Busy> {
         let until = (Instant::now() + settle).min(deadline);
         let mut net = self.watch().net.clone();
         let mut waited = false;
@@ -137,13 +157,38 @@ impl Page {
     /// caused: [`Page::effects`], plus what its events reached and the browser did by default, why
     /// nothing was reached, and whether the control it touched is still busy with nothing pending.
     pub async fn finish_action(&self, mark: &Mark, acted: &Acted, settle: Duration, deadline: Instant) -> Effects {
+        let mut looked = None;
+        let ahead = match (&acted.ahead, acted.input) {
+            (Some(ahead), _) => Some(ahead.clone()),
+            (None, Some(input)) => {
+                // The page's watch listed the listeners as the input began; the list comes with
+                // the DOM watcher's report, which the look at the next task asks for.
+                looked = Some(if settle.is_zero() {
+                    let flush = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
+                    let _ = self.call_helper(FLUSH_DOM_JS, &[], flush).await;
+                    self.settle_events(deadline).await;
+                    None
+                } else {
+                    self.look_next_task(mark, deadline).await
+                });
+                self.reached_since(mark, input)
+            }
+            (None, None) => None,
+        };
         let naming = async {
-            match &acted.ahead {
+            match &ahead {
                 Some(ahead) => Some(self.name_reached(ahead, deadline).await),
                 None => None,
             }
         };
-        let (busy, listeners) = tokio::join!(self.settle(mark, settle, deadline), naming);
+        let settling = async {
+            match looked {
+                Some(_) if settle.is_zero() => None,
+                Some(busy) => self.settle_network(mark, settle, busy, deadline).await,
+                None => self.settle(mark, settle, deadline).await,
+            }
+        };
+        let (busy, listeners) = tokio::join!(settling, naming);
         let mut effects = self.effects(mark, deadline).await;
         if let Some(listeners) = listeners {
             {
@@ -157,7 +202,7 @@ impl Page {
             }
             let found = reached(&listeners);
             if found.is_nothing()
-                && let Some(ahead) = &acted.ahead
+                && let Some(ahead) = &ahead
             {
                 effects.no_listener_because = Some(self.why_no_listener(ahead, &acted.watch, deadline).await);
             }

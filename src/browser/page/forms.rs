@@ -45,7 +45,7 @@ impl Page {
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
             .unwrap_or_default();
-        Ok((chosen, Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch }))
+        Ok((chosen, Acted { approach: ready.approach, hit: None, input: None, ahead, watch: ready.watch }))
     }
 
     /// Checks (`want`) or unchecks a checkbox or radio by clicking it when its state differs.
@@ -54,7 +54,7 @@ impl Page {
             return Ok(Acted::default());
         }
         let ready = self.wait_ready(target, Action::Check, "page.check", deadline).await?;
-        let ahead = self.ahead_of(target, Input::Check, Some((ready.x, ready.y)), deadline).await;
+        let input = self.input_on(target, Input::Check);
         self.click_at(ready.x, ready.y, &ClickOptions { click_count: 1, ..Default::default() }, deadline).await?;
         if self.is_checked(target, deadline).await? != want {
             return Err(BrowserError::NotActionable {
@@ -65,7 +65,7 @@ impl Page {
                 ),
             });
         }
-        Ok(Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch })
+        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch })
     }
 
     async fn is_checked(&self, target: &Target, deadline: Instant) -> Result<bool, BrowserError> {

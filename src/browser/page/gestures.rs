@@ -42,17 +42,16 @@ impl Page {
     /// `keep_scroll`, where it is now.
     pub async fn hover(&self, target: &Target, keep_scroll: bool, deadline: Instant) -> Result<Acted, BrowserError> {
         let ready = self.wait_ready_where(target, Action::Hover, "page.hover", !keep_scroll, deadline).await?;
-        let ahead = self.ahead_of(target, Input::Hover, Some((ready.x, ready.y)), deadline).await;
+        let input = self.input_on(target, Input::Hover);
         self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await?;
-        Ok(Acted { approach: ready.approach, hit: None, ahead, watch: ready.watch })
+        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch })
     }
 
     /// Moves the pointer to viewport point (`x`, `y`), over whatever is there.
     pub async fn hover_point(&self, x: f64, y: f64, deadline: Instant) -> Result<Acted, BrowserError> {
         let hit = self.point_target(x, y, deadline).await?;
-        let ahead = self.listeners_ahead(Input::Hover, Some((x, y)), deadline).await;
         self.mouse("mouseMoved", x, y, 0, deadline).await?;
-        Ok(Acted { hit, ahead, ..Acted::default() })
+        Ok(Acted { hit, input: Some(Input::Hover), ..Acted::default() })
     }
 
     /// Presses on `from`, moves to `to` in steps and releases there.
@@ -157,7 +156,7 @@ impl Page {
         let mut acted = Acted::default();
         if let Some(target) = target {
             let ready = self.wait_ready(target, Action::Press, "page.type", deadline).await?;
-            acted = Acted { approach: ready.approach, hit: None, ahead: None, watch: ready.watch };
+            acted = Acted { approach: ready.approach, hit: None, input: None, ahead: None, watch: ready.watch };
         }
         // Typed into a password field, the text is a secret like a filled password: refused under
         // REFUSE_PASSWORD_FILL, else kept out of every answer.
@@ -169,9 +168,9 @@ impl Page {
             }
             self.watch().store().redactor.remember(text);
         }
-        acted.ahead = match target {
-            Some(target) => self.ahead_of(target, Input::Keys, None, deadline).await,
-            None => self.listeners_ahead(Input::Keys, None, deadline).await,
+        acted.input = match target {
+            Some(target) => self.input_on(target, Input::Keys),
+            None => Some(Input::Keys),
         };
         for (i, c) in text.chars().enumerate() {
             if i > 0 && !delay.is_zero() {

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::handle::Page;
 use super::reach::Aimed;
 use super::target::Target;
+use super::watch::dom::REACH_MARK;
 use crate::browser::error::BrowserError;
 use crate::browser::pointer::{PointerTarget, Rect};
 
@@ -245,7 +246,10 @@ impl Page {
             else {
                 continue;
             };
-            for l in found["listeners"].as_array().into_iter().flatten() {
+            let ours = |l: &Value| {
+                l.pointer("/handler/description").and_then(Value::as_str).is_some_and(|h| h.starts_with(REACH_MARK))
+            };
+            for l in found["listeners"].as_array().into_iter().flatten().filter(|l| !ours(l)) {
                 out.push(RawListener {
                     on: on.clone(),
                     event: l["type"].as_str().unwrap_or_default().to_owned(),

@@ -1,36 +1,46 @@
 //! What an action's events reach: the page's listeners on the element the input goes to, its
-//! ancestors, the document and the window, looked up just before the input and named after it.
+//! ancestors, the document and the window, listed as the input's first event begins and named
+//! after it.
 //!
-//! Chosen by cost (measured against a click's ≈ 2 ms of raw input on this machine): the lookup is
-//! one `Runtime.callFunctionOn` before the input, into a function made once per document in the
-//! page's own world with the DevTools command-line API's `getEventListeners` (`js/listeners_ahead.js`)
-//! — ≈ 0.6 ms. Listener breakpoints (`DOMDebugger.setEventListenerBreakpoint`, paused, recorded,
-//! resumed) cost ≈ 1.4 ms per listener run, more for our own watcher's listeners, and stall the page
-//! on every pause; a `DOMDebugger.getEventListeners` per node of the path ≈ 5 ms. Naming the
-//! listeners' scripts (`[[FunctionLocation]]` of the functions the lookup kept) takes three more
-//! round trips, run while the action settles, and only for functions not named before in the
-//! document (the lookup numbers each function; the locations are kept per document), so a page's
-//! second click on the same control pays only the lookup.
+//! Chosen by cost (measured against a click's ≈ 2 ms of raw input on this machine): the page's own
+//! world lists them itself, at no round trip — `js/reach_watch.js`, run in every document before the
+//! page's scripts with the DevTools command-line API's `getEventListeners`, looks from a capture
+//! listener on the window when a trusted pointerdown, pointer move, keydown or beforeinput begins
+//! (only the service's input is trusted) and hands the list to the DOM watcher, whose report the
+//! action's look at the next task collects anyway. A lookup the service asks for before the input
+//! costs a `Runtime.callFunctionOn` (≈ 0.7 ms), listener breakpoints
+//! (`DOMDebugger.setEventListenerBreakpoint`, paused, recorded, resumed) ≈ 1.4 ms per listener run
+//! and stall the page on every pause, a `DOMDebugger.getEventListeners` per node of the path
+//! ≈ 5 ms. Input the page gets untrusted (a value a script sets, an option chosen) is looked up
+//! before it, through the same script ([`Page::listeners_ahead`]).
 //!
-//! A lookup before the input sees `once` listeners and listeners on an element the input's
-//! handlers then replace; it does not see listeners added during the dispatch, and it lists a
-//! listener after one that stopped the event's propagation (the watcher's note says so).
+//! Naming the listeners' scripts (`[[FunctionLocation]]` of the functions listed) takes three round
+//! trips, run while the action settles, and only for functions not named before in the document
+//! (the script numbers each function; the locations are kept per document), so a page's second
+//! click on the same control pays nothing.
+//!
+//! Listed as the first event begins, before any of the page's listeners ran: `once` listeners and
+//! listeners on an element the input's handlers then replace are there; listeners added during
+//! the dispatch are not, and a listener after one that stopped the event's propagation is (the
+//! watcher's note says so).
 
 use std::collections::HashMap;
 
 use futures_util::future::join_all;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
+pub use super::watch::dom::Aimed;
+use super::watch::dom::{ListenerSeen, ReachNote};
 use super::watch::events::CodeLocation;
+use super::watch::views::effects::Mark;
 use super::watch::views::reached::ReachedListener;
 use crate::browser::error::BrowserError;
 
-const LISTENERS_AHEAD_JS: &str = include_str!("../../js/listeners_ahead.js");
-/// The object group the lookup function lives in (for the document's life).
-const LOOKUP_GROUP: &str = "text-browser-reach";
+const REACH_ASK_JS: &str = include_str!("../../js/reach_ask.js");
+/// The object group the ask function lives in (for the document's life).
+const ASK_GROUP: &str = "text-browser-reach";
 /// The object group of the functions being named, released at once.
 const NAMING_GROUP: &str = "text-browser-reach-names";
 /// Listeners named at most.
@@ -64,30 +74,25 @@ impl Input {
             Self::Check => &["pointerdown", "mousedown", "pointerup", "mouseup", "click", "input", "change"],
         }
     }
+
+    /// The trusted events the page's watch looks at when this input begins (`BEGINS` in
+    /// `js/reach_watch.js`): text is inserted without a key, emptied with Delete.
+    fn begun_by(self) -> &'static [&'static str] {
+        match self {
+            Self::Click | Self::DoubleClick | Self::Check => &["pointerdown"],
+            Self::Hover => &["pointerover", "pointermove"],
+            Self::Fill | Self::Keys => &["beforeinput", "keydown"],
+        }
+    }
 }
 
-/// The element the input goes to, as the page's own world sees it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct Aimed {
-    pub tag: String,
-    #[serde(default)]
-    pub id: String,
-    #[serde(default)]
-    pub cls: String,
-    #[serde(default)]
-    pub text: String,
-    /// tag#id.class.
-    #[serde(default)]
-    pub name: String,
-}
-
-/// The lookup function of one document, and the script locations of the functions it named.
+/// The ask function of one document, and the script locations of the functions it named.
 #[derive(Debug, Clone, Default)]
 pub struct Lister {
     /// The document's loader id.
     loader: String,
-    /// The lookup function's object id.
-    lookup: String,
+    /// The ask function's object id (`js/reach_ask.js`).
+    ask: String,
     /// Function number → (script id, line, column), None when it has none (a native function).
     named: HashMap<u32, Option<Place>>,
 }
@@ -99,51 +104,42 @@ type Place = (String, u32, u32);
 /// render is not remembered forever).
 const MAX_KEPT: usize = 512;
 
-#[derive(Debug, Clone, Deserialize)]
-struct Found {
-    on: String,
-    #[serde(rename = "type")]
-    event: String,
-    #[serde(default)]
-    capture: bool,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    inline: Option<String>,
-    #[serde(default)]
-    prevents: bool,
-    /// The function's number for this document (0: none).
-    #[serde(default)]
-    fid: u32,
-}
-
-#[derive(Debug, Deserialize)]
-struct LookupAnswer {
-    target: Option<Aimed>,
-    #[serde(default)]
-    listeners: Vec<Found>,
-}
-
-/// What was looked up before an input, to be named after it.
+/// What an input was about to reach, to be named after it.
 #[derive(Debug, Clone)]
 pub struct Ahead {
     pub input: Input,
     /// The element the input went to.
     pub target: Option<Aimed>,
-    found: Vec<Found>,
-    /// The lookup function holding the listeners' functions.
-    lookup: String,
+    /// The listeners of the input's events, nearest first.
+    found: Vec<ListenerSeen>,
+    /// The document whose functions they are.
+    loader: String,
 }
 
 impl Ahead {
+    fn of(input: Input, note: ReachNote, loader: String) -> Self {
+        let events = input.events();
+        let found = note.listeners.into_iter().filter(|l| events.contains(&l.event.as_str())).take(24).collect();
+        Ahead { input, target: note.target, found, loader }
+    }
+
     pub fn found_none(&self) -> bool {
         self.found.is_empty()
     }
 }
 
 impl Page {
+    /// What `input`, begun since `mark`, was about to reach, as the page's watch listed it (the
+    /// list came with the watcher's report the action's look at the next task asked for). None
+    /// when no trusted event began it (the pointer did not move, the document went away).
+    pub(super) fn reached_since(&self, mark: &Mark, input: Input) -> Option<Ahead> {
+        let note = self.watch().store().take_reached(mark.seq, input.begun_by())?;
+        Some(Ahead::of(input, note, mark.loader.clone()))
+    }
+
     /// The listeners `input`'s events will reach at viewport point `point` (or the focused element,
-    /// without one). None when the page could not be asked (a child frame, a document going away).
+    /// without one), asked for before an input the page gets untrusted. None when the page could
+    /// not be asked (a child frame, a document going away, a document without the watch).
     pub(super) async fn listeners_ahead(
         &self,
         input: Input,
@@ -155,17 +151,22 @@ impl Page {
             None => (Value::Null, Value::Null),
         };
         for retry in [false, true] {
-            let lookup = self.lookup_function(retry, deadline).await.ok()?;
+            let ask = self.ask_function(retry, deadline).await.ok()?;
             let params = json!({
-                "functionDeclaration": "function (x, y, types) { return this(x, y, types); }",
-                "objectId": lookup,
-                "arguments": [{ "value": x }, { "value": y }, { "value": input.events() }],
+                "functionDeclaration": "function (x, y) { return this({ look: { x, y } }); }",
+                "objectId": ask,
+                "arguments": [{ "value": x }, { "value": y }],
                 "returnByValue": true,
             });
             match self.cdp("Runtime.callFunctionOn", params, deadline).await {
                 Ok(answer) if answer.get("exceptionDetails").is_none() => {
-                    let found: LookupAnswer = serde_json::from_value(answer.pointer("/result/value")?.clone()).ok()?;
-                    return Some(Ahead { input, target: found.target, found: found.listeners, lookup });
+                    let note: ReachNote = serde_json::from_value(json!({
+                        "by": "look",
+                        "target": answer.pointer("/result/value/target")?,
+                        "listeners": answer.pointer("/result/value/listeners")?,
+                    }))
+                    .ok()?;
+                    return Some(Ahead::of(input, note, self.loader_id()));
                 }
                 // The document changed since the function was made: make it again, once.
                 Err(BrowserError::Protocol { .. }) if !retry => continue,
@@ -202,20 +203,21 @@ impl Page {
             .collect()
     }
 
-    /// (script id, line, column) of each listener's function the lookup found, in order: from what
-    /// this document's lookup named before, the rest asked for (the first [`MAX_NAMED`]).
+    /// (script id, line, column) of each listener's function, in order: from what this document's
+    /// functions were named before, the rest asked for (the first [`MAX_NAMED`]; none once the
+    /// document is gone).
     async fn function_locations(&self, ahead: &Ahead, deadline: Instant) -> Result<Vec<Option<Place>>, BrowserError> {
         let mut named: HashMap<u32, Option<Place>> =
-            self.lister().as_ref().filter(|l| l.lookup == ahead.lookup).map(|l| l.named.clone()).unwrap_or_default();
+            self.lister().as_ref().filter(|l| l.loader == ahead.loader).map(|l| l.named.clone()).unwrap_or_default();
         let mut wanted: Vec<u32> = Vec::new();
         for found in ahead.found.iter().take(MAX_NAMED) {
             if found.fid != 0 && !named.contains_key(&found.fid) && !wanted.contains(&found.fid) {
                 wanted.push(found.fid);
             }
         }
-        if !wanted.is_empty() {
-            let located = self.locate(ahead, &wanted, deadline).await?;
-            if let Some(lister) = self.lister().as_mut().filter(|l| l.lookup == ahead.lookup) {
+        if !wanted.is_empty() && self.loader_id() == ahead.loader {
+            let located = self.locate(&wanted, deadline).await?;
+            if let Some(lister) = self.lister().as_mut().filter(|l| l.loader == ahead.loader) {
                 if lister.named.len() + located.len() > MAX_KEPT {
                     lister.named.clear();
                 }
@@ -227,16 +229,12 @@ impl Page {
     }
 
     /// Asks the page where the functions numbered `fids` are.
-    async fn locate(
-        &self,
-        ahead: &Ahead,
-        fids: &[u32],
-        deadline: Instant,
-    ) -> Result<Vec<(u32, Option<Place>)>, BrowserError> {
+    async fn locate(&self, fids: &[u32], deadline: Instant) -> Result<Vec<(u32, Option<Place>)>, BrowserError> {
+        let ask = self.ask_function(false, deadline).await?;
         let taken = self
             .cdp(
                 "Runtime.callFunctionOn",
-                json!({ "functionDeclaration": "function (fids) { return this.take(fids); }", "objectId": ahead.lookup,
+                json!({ "functionDeclaration": "function (fids) { return this({ take: fids }); }", "objectId": ask,
                         "arguments": [{ "value": fids }], "objectGroup": NAMING_GROUP }),
                 deadline,
             )
@@ -274,27 +272,30 @@ impl Page {
         located
     }
 
-    /// The lookup function of the current document, made on first use (`again`: make it anew).
-    async fn lookup_function(&self, again: bool, deadline: Instant) -> Result<String, BrowserError> {
+    /// The ask function of the current document, made on first use (`again`: make it anew).
+    async fn ask_function(&self, again: bool, deadline: Instant) -> Result<String, BrowserError> {
         let loader = self.loader_id();
-        if !again && let Some(lister) = self.lister().as_ref().filter(|l| l.loader == loader) {
-            return Ok(lister.lookup.clone());
+        if !again && let Some(lister) = self.lister().as_ref().filter(|l| l.loader == loader && !l.ask.is_empty()) {
+            return Ok(lister.ask.clone());
         }
         let made = self
             .cdp(
                 "Runtime.evaluate",
-                json!({ "expression": LISTENERS_AHEAD_JS, "includeCommandLineAPI": true, "objectGroup": LOOKUP_GROUP,
-                        "silent": true }),
+                json!({ "expression": REACH_ASK_JS, "objectGroup": ASK_GROUP, "silent": true }),
                 deadline,
             )
             .await?;
-        let lookup = made
+        let ask = made
             .pointer("/result/objectId")
             .and_then(Value::as_str)
             .filter(|_| made.get("exceptionDetails").is_none())
-            .ok_or_else(|| BrowserError::HelperScript("listeners_ahead.js made no function".into()))?
+            .ok_or_else(|| BrowserError::HelperScript("reach_ask.js made no function".into()))?
             .to_owned();
-        *self.lister() = Some(Lister { loader, lookup: lookup.clone(), named: HashMap::new() });
-        Ok(lookup)
+        let mut lister = self.lister();
+        match lister.as_mut().filter(|l| l.loader == loader) {
+            Some(kept) => kept.ask = ask.clone(),
+            None => *lister = Some(Lister { loader, ask: ask.clone(), named: HashMap::new() }),
+        }
+        Ok(ask)
     }
 }

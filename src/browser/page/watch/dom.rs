@@ -22,6 +22,11 @@ use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
 const DOM_WATCH_JS: &str = concat!(include_str!("../../../js/watch_name.js"), include_str!("../../../js/dom_watch.js"));
+/// The page's own world's half: the listeners an input is about to reach (`js/reach_watch.js`).
+const REACH_WATCH_JS: &str = include_str!("../../../js/reach_watch.js");
+/// How the page's own world's half names its listeners on the window (`function __textBrowserReach…`),
+/// so that what lists a page's listeners leaves them out.
+pub const REACH_MARK: &str = "function __textBrowserReach";
 /// The binding the watcher reports through (its name is fixed in the script too).
 pub const DOM_BINDING: &str = "__textBrowserDom";
 /// The first argument of the watcher's console call that hands over a cause (fixed in the script).
@@ -103,13 +108,66 @@ pub struct EventNote {
     pub bubbled: bool,
 }
 
-/// One payload of the watcher: changes, and notes on input events.
+/// The element an input went to, as the page's own world saw it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Aimed {
+    pub tag: String,
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub cls: String,
+    #[serde(default)]
+    pub text: String,
+    /// tag#id.class.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// A listener an input was about to reach (`js/reach_watch.js`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ListenerSeen {
+    /// The node it is on (`button#save`, `document`, `window`).
+    pub on: String,
+    #[serde(rename = "type")]
+    pub event: String,
+    #[serde(default)]
+    pub capture: bool,
+    /// The function's name, if it has one.
+    #[serde(default)]
+    pub name: String,
+    /// The code of an inline attribute handler (`onsubmit="return false"`).
+    #[serde(default)]
+    pub inline: Option<String>,
+    /// Its code calls preventDefault (or, inline, returns false).
+    #[serde(default)]
+    pub prevents: bool,
+    /// The function's number in its document (0: none).
+    #[serde(default)]
+    pub fid: u32,
+}
+
+/// The listeners one input was about to reach when its first event began, along its path.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ReachNote {
+    /// The event that began the input: `pointerdown`, `pointerover`, `pointermove`, `keydown`,
+    /// `beforeinput`.
+    pub by: String,
+    /// The element it went to (none: not an element).
+    #[serde(default)]
+    pub target: Option<Aimed>,
+    #[serde(default)]
+    pub listeners: Vec<ListenerSeen>,
+}
+
+/// One payload of the watcher: changes, notes on input events, and what inputs were to reach.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct WatchReport {
     #[serde(default)]
     pub changes: Vec<DomChange>,
     #[serde(default)]
     pub events: Vec<EventNote>,
+    #[serde(default)]
+    pub reached: Vec<ReachNote>,
 }
 
 impl DomChange {
@@ -191,7 +249,7 @@ fn quoted(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
-/// Parses the watcher's payload (`{changes, events}`); `None` when it is not one.
+/// Parses the watcher's payload (`{changes, events, reached}`); `None` when it is not one.
 pub fn parse_payload(payload: &str) -> Option<WatchReport> {
     // An object only (serde would also read a struct from an array).
     if payload.len() > MAX_PAYLOAD || !payload.trim_start().starts_with('{') {
@@ -208,6 +266,22 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
         note.on = note.on.chars().take(120).collect();
         note.default = note.default.take().map(|d| d.chars().take(300).collect());
     }
+    report.reached.truncate(4);
+    for note in &mut report.reached {
+        note.by = note.by.chars().take(16).collect();
+        note.listeners.truncate(48);
+        for listener in &mut note.listeners {
+            listener.on = listener.on.chars().take(120).collect();
+            listener.event = listener.event.chars().take(16).collect();
+            listener.name = listener.name.chars().take(80).collect();
+            listener.inline = listener.inline.take().map(|code| code.chars().take(200).collect());
+        }
+        if let Some(target) = &mut note.target {
+            for field in [&mut target.tag, &mut target.id, &mut target.cls, &mut target.text, &mut target.name] {
+                *field = field.chars().take(120).collect();
+            }
+        }
+    }
     Some(report)
 }
 
@@ -223,21 +297,34 @@ pub enum Watcher {
 
 /// Installs the watcher on `page`: async stack traces, the binding it reports through, and the
 /// script itself in every document from now on (and the current one when `watcher` says so).
+///
+/// With it goes `js/reach_watch.js`, in the page's own world with the DevTools command-line API:
+/// it lists the listeners each input is about to reach and hands them to the watcher.
+///
+/// The four commands are sent at once: Chromium runs one session's commands in order, so the
+/// binding is there before either script runs.
 pub async fn install(page: &chromiumoxide::Page, watcher: Watcher, deadline: Instant) -> Result<(), BrowserError> {
-    cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline).await?;
-    cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline)
-        .await?;
-    cdp::call(
-        page,
-        "Page.addScriptToEvaluateOnNewDocument",
-        json!({
-            "source": DOM_WATCH_JS,
-            "worldName": WORLD,
-            "runImmediately": watcher == Watcher::FromThisDocument,
-        }),
-        deadline,
-    )
-    .await?;
+    let now = watcher == Watcher::FromThisDocument;
+    let (depth, binding, watch, reach) = tokio::join!(
+        cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline),
+        cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline),
+        cdp::call(
+            page,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": DOM_WATCH_JS, "worldName": WORLD, "runImmediately": now }),
+            deadline,
+        ),
+        cdp::call(
+            page,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": REACH_WATCH_JS, "includeCommandLineAPI": true, "runImmediately": now }),
+            deadline,
+        ),
+    );
+    depth?;
+    binding?;
+    watch?;
+    reach?;
     Ok(())
 }
 
@@ -248,6 +335,7 @@ mod tests {
     #[test]
     fn the_script_reports_through_the_binding_and_the_marker_the_service_listens_to() {
         assert!(DOM_WATCH_JS.contains(DOM_BINDING));
+        assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 2, "both of its listeners are named");
         assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
     }
 

@@ -618,6 +618,9 @@ impl Reducer {
                 for note in report.events {
                     store.timeline.push(note.at, Record::Dispatched(note));
                 }
+                for note in report.reached {
+                    store.input_reached(note);
+                }
             }
             PageEvent::DomCause { id, stack_id } => {
                 let document = store.timeline.generation();

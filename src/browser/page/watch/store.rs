@@ -1,18 +1,22 @@
 //! What one page's watch keeps between calls, behind one lock: the timeline, the captured
-//! response bodies, the script sources and script ids seen, the stacks behind DOM changes, and the
-//! redactor every view passes page data through. The pump writes it; the views read it briefly.
+//! response bodies, the script sources and script ids seen, the stacks behind DOM changes, the
+//! listeners the latest inputs were about to reach, and the redactor every view passes page data
+//! through. The pump writes it; the views read it briefly.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::bodies::BodyStore;
 use super::causes::CauseStore;
+use super::dom::ReachNote;
 use super::redact::Redactor;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
 
 /// Script ids remembered; beyond this the map starts over.
 const MAX_SCRIPTS: usize = 10_000;
+/// Lists of reached listeners kept (an action takes its own within a few calls).
+const MAX_REACHED: usize = 8;
 
 #[derive(Debug)]
 pub struct Store {
@@ -23,6 +27,9 @@ pub struct Store {
     scripts: HashMap<String, String>,
     /// The stacks behind the DOM watcher's cause ids.
     pub causes: CauseStore,
+    /// What the latest inputs were about to reach, each with the timeline's last sequence number
+    /// when it arrived, oldest first.
+    reached: VecDeque<(u64, ReachNote)>,
     pub redactor: Redactor,
 }
 
@@ -34,6 +41,7 @@ impl Store {
             sources: SourceCache::default(),
             scripts: HashMap::new(),
             causes: CauseStore::default(),
+            reached: VecDeque::new(),
             redactor: Redactor::default(),
         }
     }
@@ -47,6 +55,21 @@ impl Store {
 
     pub fn script_url(&self, script_id: &str) -> Option<&str> {
         self.scripts.get(script_id).map(String::as_str)
+    }
+
+    /// Keeps what an input was about to reach (the oldest goes past [`MAX_REACHED`]).
+    pub fn input_reached(&mut self, note: ReachNote) {
+        if self.reached.len() == MAX_REACHED {
+            self.reached.pop_front();
+        }
+        self.reached.push_back((self.timeline.last_seq(), note));
+    }
+
+    /// Takes the latest list that arrived once the timeline had reached `since` and was begun by
+    /// one of `events` (an action of several inputs reports its last), with every list before it.
+    pub fn take_reached(&mut self, since: u64, events: &[&str]) -> Option<ReachNote> {
+        let at = self.reached.iter().rposition(|(seq, note)| *seq >= since && events.contains(&note.by.as_str()))?;
+        self.reached.drain(..=at).next_back().map(|(_, note)| note)
     }
 }
 
@@ -62,5 +85,39 @@ impl SharedStore {
     /// The store, locked. A panic elsewhere while it was held leaves it as it was: still readable.
     pub fn lock(&self) -> MutexGuard<'_, Store> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::records::Record;
+    use super::*;
+
+    fn note(by: &str) -> ReachNote {
+        serde_json::from_value(serde_json::json!({ "by": by, "listeners": [] })).unwrap()
+    }
+
+    #[test]
+    fn an_action_takes_the_last_list_its_input_began_since_its_mark_and_drops_the_older_ones() {
+        let mut store = Store::new(0.0);
+        store.input_reached(note("pointerdown"));
+        let mark = store.timeline.push(1.0, Record::Action("page.fillForm".into()));
+        store.input_reached(note("beforeinput"));
+        store.input_reached(note("pointerdown"));
+        store.input_reached(note("pointermove"));
+        // The submit button's press, not the field's input nor the press before the mark.
+        assert_eq!(store.take_reached(mark, &["pointerdown"]).map(|n| n.by), Some("pointerdown".into()));
+        assert!(store.take_reached(mark, &["pointerdown"]).is_none(), "the press before the mark is not the action's");
+        assert!(store.take_reached(mark, &["beforeinput"]).is_none(), "what came before the taken list is gone");
+        assert_eq!(store.take_reached(mark, &["pointermove"]).map(|n| n.by), Some("pointermove".into()));
+    }
+
+    #[test]
+    fn lists_of_reached_listeners_are_kept_to_a_few() {
+        let mut store = Store::new(0.0);
+        for _ in 0..100 {
+            store.input_reached(note("pointermove"));
+        }
+        assert_eq!(store.reached.len(), MAX_REACHED);
     }
 }

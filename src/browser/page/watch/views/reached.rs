@@ -4,7 +4,7 @@
 //! form#login (POST /login)`), or why it did not (`type="button"`, a listener that prevented it, an
 //! inline `onsubmit="return false"`).
 //!
-//! Pure: the listeners come from the page (looked up just before the input, see `page::reach`),
+//! Pure: the listeners come from the page (listed as the input began, see `page::reach`),
 //! the browser's handling from the DOM watcher's notes in the timeline.
 
 use schemars::JsonSchema;
