@@ -13,7 +13,8 @@
 // A cause is how the service learns which script made a change: Chromium runs a MutationObserver's
 // callback as an async task whose parent is the stack of the first change it reports (async stack
 // traces are on for every page). A console call made inside the callback carries that parent as a
-// stack trace id; the watcher makes one (`console.debug(CAUSE, id)`, at most CAUSES_PER_SECOND), the
+// stack trace id; the watcher makes one (`console.debug(CAUSE, id)`, at most CAUSES_PER_SECOND, and
+// within an input's task only for changes to what the input went to: see `worthACause`), the
 // service reads the id's stack (Debugger.getStackTrace) and files it under `id`, and the changes
 // made in that task name `id` among their causes. The marker never reaches logs.pull.
 //
@@ -50,7 +51,8 @@
   // (reported to the observer at its end) followed it.
   let lastInput = null;
   const noteInput = (e) => {
-    const input = { what: e.type + ' on ' + describe(e.target) };
+    const el = e.target instanceof Element ? e.target : null;
+    const input = { what: e.type + ' on ' + describe(e.target), el, form: el && el.closest('form') };
     lastInput = input;
     setTimeout(() => {
       if (lastInput === input) lastInput = null;
@@ -154,12 +156,25 @@
     }
     return text;
   };
+  // Within an input's task a cause is asked for only when the changes touch what the input went to
+  // (the element, what is inside it, its form): the service names the listeners the input reached
+  // anyway, and a cause costs the action ~0.3 ms (the console call and its stack). Changes outside
+  // an input's task (a response's render, a timer) always get one, within the budget.
+  const worthACause = (records) => {
+    if (!lastInput || !lastInput.el) return true;
+    const { el, form } = lastInput;
+    for (const r of records) {
+      const n = r.target;
+      if (el.contains(n) || (form && form.contains(n))) return true;
+    }
+    return false;
+  };
   // `fromObserver`: called as the observer's callback (an async task whose parent is the stack of
   // the first change), so a cause can be asked for; not when the service asks for a flush.
   const take = (records, fromObserver) => {
     if (!records.length) return;
     const t = now();
-    const cause = fromObserver ? newCause() : 0;
+    const cause = fromObserver && worthACause(records) ? newCause() : 0;
     for (const r of records) {
       if (r.type === 'childList') {
         const c = changeOf(r.target, t, cause);

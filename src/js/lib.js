@@ -318,7 +318,11 @@
     const states = [];
     if (isDisabled(el)) states.push('disabled');
     if (el.getAttribute('aria-busy') === 'true') states.push('aria-busy');
-    const text = elementText(el);
+    // Its text without a layout (innerText would force one at the end of every action): a busy
+    // label is the control's own text.
+    const text = el instanceof HTMLInputElement
+      ? (['button', 'submit', 'reset'].includes(el.type) ? collapse(el.value) : '')
+      : collapse(el.textContent || '');
     const form = el.form || el.closest('form');
     const spinners = [...document.querySelectorAll(SPINNER)].slice(0, 20).filter((s) => s !== el && isVisible(s));
     return { states, text: text.length <= 60 ? text : text.slice(0, 59) + '…', busyText: BUSY_TEXT.test(text),

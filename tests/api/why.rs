@@ -247,3 +247,23 @@ async fn typed_keys_name_the_listeners_they_reached_and_the_page_sees_no_trace_o
         inspected["listeners"].as_array().into_iter().flatten().filter(|l| l["on"] == "window").collect();
     assert!(on_window.is_empty(), "{inspected}");
 }
+
+#[tokio::test]
+async fn a_change_outside_what_the_click_touched_says_which_click_it_followed() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/form/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
+    println!("{clicked:#}");
+    // #result is outside the form the button is in: the change names the click, not a script line
+    // (the listener the click reached is named in `reached`).
+    let changes = clicked["effects"]["changes"].as_array().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(
+        changes
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|c| c.contains("#result: text") && c.ends_with("← click on #save")),
+        "{clicked}"
+    );
+    let reached = clicked["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(reached.iter().filter_map(Value::as_str).any(|r| r.starts_with("click on button#save → ")), "{clicked}");
+}
