@@ -49,14 +49,20 @@
 
   // The input event being dispatched, until its task ends: a change the handlers make in that task
   // (reported to the observer at its end) followed it.
+  // One timer per task ends it (each timer costs its async stack).
   let lastInput = null;
+  let ending = false;
+  const endInput = () => {
+    lastInput = null;
+    ending = false;
+  };
   const noteInput = (e) => {
     const el = e.target instanceof Element ? e.target : null;
-    const input = { what: e.type + ' on ' + describe(e.target), el, form: el && el.closest('form') };
-    lastInput = input;
-    setTimeout(() => {
-      if (lastInput === input) lastInput = null;
-    }, 0);
+    lastInput = { what: e.type + ' on ' + describe(e.target), el, form: el && el.closest('form') };
+    if (!ending) {
+      ending = true;
+      setTimeout(endInput, 0);
+    }
   };
   for (const type of ['keydown', 'input', 'change', 'click', 'pointerdown', 'submit']) {
     addEventListener(type, noteInput, { capture: true, passive: true });

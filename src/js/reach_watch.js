@@ -5,8 +5,8 @@
 // the listeners of the world that calls it. Nothing of it is reachable from the page (no global;
 // the builtins it needs taken before any script of the page's runs).
 //
-// When a trusted input begins — the first pointerdown, the first pointerover/pointermove, the first
-// keydown or beforeinput of a task; only the service's input is trusted in its browser — a capture
+// When a trusted input begins — a pointerdown, a pointermove, a keydown, a beforeinput that is not
+// a keydown's; only the service's input is trusted in its browser — a capture
 // listener on the window, registered before any of the page's, lists the listeners of every event
 // a user's input may dispatch along the event's path (its target, the ancestors through shadow
 // roots, the document, the window, nearest first), before any listener of the page's has run:
@@ -34,8 +34,6 @@
   const listen = EventTarget.prototype.addEventListener;
   const Reached = CustomEvent;
   const source = Function.prototype.toString;
-  const later = setTimeout;
-  const now = () => performance.timeOrigin + performance.now();
   const MAX = 48;
   // Every event a click, double click, hover, key or typed text may dispatch; the service keeps
   // those of the input it made.
@@ -44,8 +42,10 @@
     'pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick',
     'keydown', 'keypress', 'beforeinput', 'input', 'keyup', 'change', 'submit',
   ];
-  // The events that begin an input, by the input they begin (one look per input and task).
-  const BEGINS = { pointerdown: 'press', pointerover: 'move', pointermove: 'move', keydown: 'key', beforeinput: 'key' };
+  // The events that begin an input: a press, a move (a pointer entering an element moves on it
+  // too), a key, text put in without a key (a beforeinput right after a keydown is that key's).
+  const BEGINS = ['pointerdown', 'pointermove', 'keydown', 'beforeinput'];
+  const SAME_KEY_MS = 2;
   const numbers = new WeakMap();
   let counted = 0;
   // The functions of the last lookups by number, for the service to name (at most MAX_KEPT).
@@ -138,18 +138,18 @@
 
   // Named so that page.inspect can leave the service's own listeners out (REACH_MARK in
   // watch/dom.rs).
-  let looked = new Set();
+  let keyAt = -Infinity;
   onInput = function __textBrowserReach(e) {
-    const begins = BEGINS[e.type];
-    if (!e.isTrusted || looked.has(begins)) return; // isTrusted: unforgeable, on the event itself
-    if (!looked.size) later(() => (looked = new Set()), 0);
-    looked.add(begins);
+    if (!e.isTrusted) return; // unforgeable, on the event itself
+    const t = performance.now();
+    if (e.type === 'keydown') keyAt = t;
+    else if (e.type === 'beforeinput' && t - keyAt < SAME_KEY_MS) return;
     const found = lookup(composedPath.call(e));
     found.by = e.type;
-    found.t = now();
+    found.t = performance.timeOrigin + t;
     dispatch.call(document, new Reached('textbrowser:reached', { detail: found }));
   };
-  for (const type of Object.keys(BEGINS)) listen.call(window, type, onInput, { capture: true, passive: true });
+  for (const type of BEGINS) listen.call(window, type, onInput, { capture: true, passive: true });
 
   listen.call(window, 'textbrowser:reach-ask', function __textBrowserReachAsk(e) {
     const question = e.question;

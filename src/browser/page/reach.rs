@@ -80,7 +80,7 @@ impl Input {
     fn begun_by(self) -> &'static [&'static str] {
         match self {
             Self::Click | Self::DoubleClick | Self::Check => &["pointerdown"],
-            Self::Hover => &["pointerover", "pointermove"],
+            Self::Hover => &["pointermove"],
             Self::Fill | Self::Keys => &["beforeinput", "keydown"],
         }
     }

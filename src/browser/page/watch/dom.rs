@@ -149,8 +149,7 @@ pub struct ListenerSeen {
 /// The listeners one input was about to reach when its first event began, along its path.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ReachNote {
-    /// The event that began the input: `pointerdown`, `pointerover`, `pointermove`, `keydown`,
-    /// `beforeinput`.
+    /// The event that began the input: `pointerdown`, `pointermove`, `keydown`, `beforeinput`.
     pub by: String,
     /// The element it went to (none: not an element).
     #[serde(default)]
