@@ -267,3 +267,22 @@ async fn a_change_outside_what_the_click_touched_says_which_click_it_followed() 
     let reached = clicked["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{clicked}"));
     assert!(reached.iter().filter_map(Value::as_str).any(|r| r.starts_with("click on button#save → ")), "{clicked}");
 }
+
+#[tokio::test]
+async fn a_chosen_option_names_the_change_listener_it_reached() {
+    // The page gets a chosen option as untrusted events, so its listeners are asked for before.
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/team/") })).await;
+    let chosen = svc.ok("page.select", json!({ "session_id": sid, "selector": "#role", "values": "Editor" })).await;
+    println!("{chosen:#}");
+    let reached = chosen["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{chosen}"));
+    assert!(
+        reached
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|r| r.starts_with("change on select#role → ") && r.ends_with("(/team/app.js:46)")),
+        "{chosen}"
+    );
+    let note = svc.ok("page.text", json!({ "session_id": sid, "selector": "#role-note" })).await;
+    assert_eq!(note["text"], "New members join as Editor");
+}

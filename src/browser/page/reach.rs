@@ -122,10 +122,6 @@ impl Ahead {
         let found = note.listeners.into_iter().filter(|l| events.contains(&l.event.as_str())).take(24).collect();
         Ahead { input, target: note.target, found, loader }
     }
-
-    pub fn found_none(&self) -> bool {
-        self.found.is_empty()
-    }
 }
 
 impl Page {
@@ -160,12 +156,7 @@ impl Page {
             });
             match self.cdp("Runtime.callFunctionOn", params, deadline).await {
                 Ok(answer) if answer.get("exceptionDetails").is_none() => {
-                    let note: ReachNote = serde_json::from_value(json!({
-                        "by": "look",
-                        "target": answer.pointer("/result/value/target")?,
-                        "listeners": answer.pointer("/result/value/listeners")?,
-                    }))
-                    .ok()?;
+                    let note = ReachNote::parse(answer.pointer("/result/value")?.clone())?;
                     return Some(Ahead::of(input, note, self.loader_id()));
                 }
                 // The document changed since the function was made: make it again, once.

@@ -149,7 +149,9 @@ pub struct ListenerSeen {
 /// The listeners one input was about to reach when its first event began, along its path.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ReachNote {
-    /// The event that began the input: `pointerdown`, `pointermove`, `keydown`, `beforeinput`.
+    /// The event that began the input: `pointerdown`, `pointermove`, `keydown`, `beforeinput`
+    /// (empty for a list the service asked for).
+    #[serde(default)]
     pub by: String,
     /// The element it went to (none: not an element).
     #[serde(default)]
@@ -266,22 +268,34 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
         note.default = note.default.take().map(|d| d.chars().take(300).collect());
     }
     report.reached.truncate(4);
-    for note in &mut report.reached {
-        note.by = note.by.chars().take(16).collect();
-        note.listeners.truncate(48);
-        for listener in &mut note.listeners {
+    report.reached = report.reached.into_iter().map(ReachNote::bounded).collect();
+    Some(report)
+}
+
+impl ReachNote {
+    /// Parses a list the page's script answered with (`{target, listeners}`), bounded.
+    pub fn parse(value: serde_json::Value) -> Option<Self> {
+        serde_json::from_value::<Self>(value).ok().map(Self::bounded)
+    }
+
+    /// Cut to what the script sends at most: 48 listeners, short strings (the page may send
+    /// anything in its place).
+    fn bounded(mut self) -> Self {
+        self.by = self.by.chars().take(16).collect();
+        self.listeners.truncate(48);
+        for listener in &mut self.listeners {
             listener.on = listener.on.chars().take(120).collect();
             listener.event = listener.event.chars().take(16).collect();
             listener.name = listener.name.chars().take(80).collect();
             listener.inline = listener.inline.take().map(|code| code.chars().take(200).collect());
         }
-        if let Some(target) = &mut note.target {
+        if let Some(target) = &mut self.target {
             for field in [&mut target.tag, &mut target.id, &mut target.cls, &mut target.text, &mut target.name] {
                 *field = field.chars().take(120).collect();
             }
         }
+        self
     }
-    Some(report)
 }
 
 /// Which documents the watcher starts in.
@@ -375,5 +389,19 @@ mod tests {
         assert_eq!(report.events[0].kind, NoteKind::Click);
         assert!(report.events[1].prevented && !report.events[1].bubbled);
         assert_eq!(report.events[2].kind, NoteKind::Other);
+    }
+
+    #[test]
+    fn a_listener_list_from_the_page_is_cut_to_the_scripts_own_bounds() {
+        let listener =
+            json!({ "on": "b".repeat(500), "type": "click", "name": "n".repeat(500), "inline": "x".repeat(5000) });
+        let note = ReachNote::parse(json!({ "target": { "tag": "t".repeat(500) }, "listeners": vec![listener; 100] }))
+            .expect("a list");
+        assert_eq!(note.listeners.len(), 48);
+        assert_eq!(note.by, "", "a list the service asked for has no beginning event");
+        let first = &note.listeners[0];
+        assert_eq!((first.on.len(), first.name.len(), first.inline.as_ref().map(String::len)), (120, 80, Some(200)));
+        assert_eq!(note.target.map(|t| t.tag.len()), Some(120));
+        assert!(ReachNote::parse(json!("not a list")).is_none());
     }
 }
