@@ -39,6 +39,7 @@
   const MAX_CAUSES = 3; // causes one coalesced change names
   const MAX_EVENTS = 8; // event notes held between reports
   const MAX_REACHED = 4; // lists of reached listeners held between reports (the latest ones)
+  const MAX_REACHED_CHARS = 32768; // one list's JSON at most (48 listeners fit several times)
   const now = () => performance.timeOrigin + performance.now();
   const debug = console.debug.bind(console);
   const cut = (s) => {
@@ -56,9 +57,10 @@
     lastInput = null;
     ending = false;
   };
+  // Named as it begins (a handler may move or remove the element); its form looked up when a
+  // change needs it.
   const noteInput = (e) => {
-    const el = e.target instanceof Element ? e.target : null;
-    lastInput = { what: e.type + ' on ' + describe(e.target), el, form: el && el.closest('form') };
+    lastInput = { what: e.type + ' on ' + describe(e.target), target: e.target, form: undefined };
     if (!ending) {
       ending = true;
       setTimeout(endInput, 0);
@@ -119,12 +121,14 @@
   };
   for (const type of ['click', 'submit', 'keydown']) addEventListener(type, noteEvent, { capture: true });
 
-  // What an input was about to reach, as the page's own world listed it (a clone).
+  // What an input was about to reach, as the page's own world listed it: JSON text, passed on as
+  // it is (the service reads each list apart, so a page that sends its own cannot spoil a report).
   let reached = [];
   document.addEventListener('textbrowser:reached', (e) => {
-    if (!e.detail || typeof e.detail !== 'object') return;
+    const list = e.detail;
+    if (typeof list !== 'string' || list.length > MAX_REACHED_CHARS) return;
     if (reached.length === MAX_REACHED) reached.shift();
-    reached.push(e.detail);
+    reached.push(list);
   });
 
   // Causes: an id for the changes of one observer callback, its stack asked for by the console call.
@@ -167,8 +171,10 @@
   // anyway, and a cause costs the action ~0.3 ms (the console call and its stack). Changes outside
   // an input's task (a response's render, a timer) always get one, within the budget.
   const worthACause = (records) => {
-    if (!lastInput || !lastInput.el) return true;
-    const { el, form } = lastInput;
+    const el = lastInput && lastInput.target instanceof Element ? lastInput.target : null;
+    if (!el) return true;
+    if (lastInput.form === undefined) lastInput.form = el.closest('form');
+    const form = lastInput.form;
     for (const r of records) {
       const n = r.target;
       if (el.contains(n) || (form && form.contains(n))) return true;

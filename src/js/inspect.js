@@ -127,8 +127,7 @@ function (spec, ...handles) {
 
   // How the DOM watcher names it and its ancestors (its changes in the timeline), and what it
   // looks like (an element it replaced, detached since, is found by the same tag and id).
-  facts.watch = [];
-  for (let n = el; n && n.nodeType === 1 && facts.watch.length < 8; n = n.parentElement) facts.watch.push(tb.watchName(n));
+  facts.watch = tb.watchNames(el, 8);
   facts.looks = { tag: el.localName, id: el.id || '', cls: el.getAttribute('class') || '', text: String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60), name: tb.describe(el) };
   return { ok: facts };
 }

@@ -349,6 +349,6 @@
 
   Object.defineProperty(globalThis, '__textBrowser', {
     value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS,
-      hitAt, inViewport, pointerTarget, touch, busy, watchName, box }),
+      hitAt, inViewport, pointerTarget, touch, busy, watchName, watchNames, box }),
   });
 })();

@@ -29,7 +29,7 @@ async function (spec, action, scroll, ...handles) {
       if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
         if (tb.VALUE_INPUTS.has(el.type)) {
           tb.touch(el);
-          return { ok: Object.assign(state, { setValue: true, watch: names(el) }) };
+          return { ok: Object.assign(state, { setValue: true, watch: tb.watchNames(el, 8) }) };
         }
         el.select();
       } else {
@@ -47,14 +47,6 @@ async function (spec, action, scroll, ...handles) {
     }
   }
   tb.touch(el);
-  state.watch = names(el);
+  state.watch = tb.watchNames(el, 8);
   return { ok: state };
-
-  // The DOM watcher's names of the element and its ancestors (nearest first), for finding its
-  // changes in the timeline.
-  function names(el) {
-    const out = [];
-    for (let n = el; n && n.nodeType === 1 && out.length < 8; n = n.parentElement) out.push(tb.watchName(n));
-    return out;
-  }
 }

@@ -12,8 +12,8 @@
 // roots, the document, the window, nearest first), before any listener of the page's has run:
 // `once` listeners are still there, an element a handler then replaces is the one hit. It hands
 // the list to the DOM watcher in the service's world (js/dom_watch.js) as the detail of a
-// `textbrowser:reached` event on the document (cloned across worlds), which sends it with its next
-// report: {by, t, target: {tag, id, cls, text, name}, listeners: [{on, type, capture, name, inline?,
+// `textbrowser:reached` event on the document (JSON text), which sends it with its next report:
+// {by, t, target: {tag, id, cls, text, name}, listeners: [{on, type, capture, name, inline?,
 // prevents, fid}]} (at most 48; `inline`: the code of an inline attribute handler such as
 // onsubmit="return false"; `prevents`: its code calls preventDefault or returns false; `fid`: the
 // function's number for this document, the same function, the same number).
@@ -34,16 +34,19 @@
   const listen = EventTarget.prototype.addEventListener;
   const Reached = CustomEvent;
   const source = Function.prototype.toString;
+  const ownProperty = Object.getOwnPropertyDescriptor;
+  const stringify = JSON.stringify;
   const MAX = 48;
-  // Every event a click, double click, hover, key or typed text may dispatch; the service keeps
-  // those of the input it made.
-  const TYPES = [
-    'pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove',
-    'pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick',
-    'keydown', 'keypress', 'beforeinput', 'input', 'keyup', 'change', 'submit',
-  ];
-  // The events that begin an input: a press, a move (a pointer entering an element moves on it
-  // too), a key, text put in without a key (a beforeinput right after a keydown is that key's).
+  // The events whose listeners are listed when an input begins with each event (what the service
+  // keeps of them: `Input::events` in browser/page/reach.rs; a test holds the two together). A key's
+  // own beforeinput is no beginning, but one the service's key events make late (a loaded machine)
+  // lists what a key reaches.
+  const POINTER_DOWN = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'input', 'change', 'submit'];
+  const POINTER_MOVE = ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove'];
+  const KEYS = ['keydown', 'keypress', 'beforeinput', 'input', 'keyup', 'change', 'submit'];
+  const TYPES_BY_BEGIN = { pointerdown: POINTER_DOWN, pointermove: POINTER_MOVE, keydown: KEYS, beforeinput: KEYS };
+  // A lookup the service asks for lists every one of them.
+  const TYPES = [...new Set([...POINTER_MOVE, ...POINTER_DOWN, ...KEYS])];
   const BEGINS = ['pointerdown', 'pointermove', 'keydown', 'beforeinput'];
   const SAME_KEY_MS = 2;
   const numbers = new WeakMap();
@@ -72,41 +75,60 @@
     return d;
   };
 
+  // What a listener's function says of itself, kept per function (reading its source each time
+  // costs an input more than the rest of the lookup): its name and whether its code calls
+  // preventDefault.
+  const known = new WeakMap();
+  const studied = (fn) => {
+    let facts = known.get(fn);
+    if (!facts) {
+      let code = '';
+      try {
+        code = source.call(fn);
+      } catch (e) {}
+      const own = ownProperty(fn, 'name');
+      facts = { name: own && typeof own.value === 'string' ? own.value.slice(0, 80) : '',
+        prevents: /preventDefault\s*\(|returnValue\s*=\s*false/.test(code) };
+      known.set(fn, facts);
+    }
+    return facts;
+  };
+
   let onInput = null;
-  // The listeners along `path` (nearest first, ending with the window) and its first element.
-  const lookup = (path) => {
+  // The listeners of `types` along `path` (nearest first, ending with the window) and its first
+  // element.
+  const lookup = (path, types) => {
     if (seen.size > MAX_KEPT) seen = new Map();
     const el = path[0];
     if (!el || el.nodeType !== 1) return { target: null, listeners: [] };
     const listeners = [];
-    for (const n of path) {
+    for (let p = 0; p < path.length; p++) {
+      const n = path[p];
       let all;
       try {
         all = listenersOf(n);
       } catch (e) {
         continue;
       }
-      for (const type of TYPES) {
-        for (const l of all[type] || []) {
+      for (let i = 0; i < types.length; i++) {
+        const type = types[i];
+        const list = all[type];
+        if (!list) continue;
+        for (let j = 0; j < list.length; j++) {
+          const l = list[j];
           const fn = l.listener;
           if (listeners.length === MAX || fn === onInput) continue;
           const attribute = n.nodeType === 1 ? getAttribute.call(n, 'on' + type) : null;
           const inline = attribute !== null && n['on' + type] === fn ? attribute : undefined;
-          let code = inline;
-          if (code === undefined && typeof fn === 'function') {
-            try {
-              code = source.call(fn);
-            } catch (e) {
-              code = '';
-            }
-          }
-          const prevents = /preventDefault\s*\(|returnValue\s*=\s*false/.test(code || '') ||
-            (inline !== undefined && /return\s+false/.test(inline));
           const handler = typeof fn === 'function' ? fn : (fn && typeof fn.handleEvent === 'function' ? fn.handleEvent : null);
+          const facts = handler ? studied(handler) : { name: '', prevents: false };
+          const prevents = inline !== undefined
+            ? /preventDefault\s*\(|returnValue\s*=\s*false|return\s+false/.test(inline)
+            : facts.prevents;
           const fid = handler ? numberOf(handler) : 0;
           if (handler) seen.set(fid, handler);
           listeners.push({ on: name(n), type, capture: !!l.useCapture,
-            name: typeof fn === 'function' ? String(fn.name || '').slice(0, 80) : 'handleEvent',
+            name: typeof fn === 'function' ? facts.name : 'handleEvent',
             inline: inline === undefined ? undefined : inline.slice(0, 200), prevents, fid });
         }
       }
@@ -114,6 +136,24 @@
     const text = String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     const target = { tag: String(el.localName), id: getAttribute.call(el, 'id') || '', cls: getAttribute.call(el, 'class') || '', text, name: name(el) };
     return { target, listeners };
+  };
+
+  // A list as JSON, written out here: structured cloning an object into the DOM watcher's world
+  // costs more than this, and JSON.stringify on an object would call a `toJSON` the page defined.
+  // Strings and numbers only go through `stringify`, which calls nothing of the page's for them.
+  const q = (s) => stringify(typeof s === 'string' ? s : '');
+  const encode = (found) => {
+    const t = found.target;
+    let out = '{"by":' + q(found.by) + ',"t":' + (typeof found.t === 'number' ? found.t : 0) + ',"target":' +
+      (t ? '{"tag":' + q(t.tag) + ',"id":' + q(t.id) + ',"cls":' + q(t.cls) + ',"text":' + q(t.text) +
+        ',"name":' + q(t.name) + '}' : 'null') + ',"listeners":[';
+    for (let i = 0; i < found.listeners.length; i++) {
+      const l = found.listeners[i];
+      out += (i ? ',' : '') + '{"on":' + q(l.on) + ',"type":' + q(l.type) + ',"capture":' + (l.capture ? 'true' : 'false') +
+        ',"name":' + q(l.name) + (l.inline === undefined ? '' : ',"inline":' + q(l.inline)) +
+        ',"prevents":' + (l.prevents ? 'true' : 'false') + ',"fid":' + l.fid + '}';
+    }
+    return out + ']}';
   };
 
   // The path an input at viewport point (x, y) — or, when x is null, a key — would take.
@@ -144,10 +184,10 @@
     const t = performance.now();
     if (e.type === 'keydown') keyAt = t;
     else if (e.type === 'beforeinput' && t - keyAt < SAME_KEY_MS) return;
-    const found = lookup(composedPath.call(e));
+    const found = lookup(composedPath.call(e), TYPES_BY_BEGIN[e.type]);
     found.by = e.type;
     found.t = performance.timeOrigin + t;
-    dispatch.call(document, new Reached('textbrowser:reached', { detail: found }));
+    dispatch.call(document, new Reached('textbrowser:reached', { detail: encode(found) }));
   };
   for (const type of BEGINS) listen.call(window, type, onInput, { capture: true, passive: true });
 
@@ -157,7 +197,7 @@
     if (question.take) {
       e.answer = question.take.map((fid) => seen.get(fid) || null);
     } else if (question.look) {
-      e.answer = lookup(pathAt(question.look.x, question.look.y));
+      e.answer = lookup(pathAt(question.look.x, question.look.y), TYPES);
     }
   }, { capture: true });
 })();

@@ -14,3 +14,25 @@ function watchName(el) {
   }
   return self;
 }
+
+// The names of `el` and its ancestors, nearest first, at most `max`: what watchName says of each,
+// in one walk up.
+function watchNames(el, max) {
+  const chain = [];
+  for (let n = el; n && n.nodeType === 1 && chain.length < max; n = n.parentElement) chain.push(n);
+  let above = chain.length ? chain[chain.length - 1].parentElement : null;
+  while (above && !above.id) above = above.parentElement;
+  const names = [];
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const n = chain[i];
+    if (n.id) {
+      names[i] = '#' + n.id;
+      above = n;
+      continue;
+    }
+    const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/)[0] : '';
+    const self = cls ? n.localName + '.' + cls : n.localName;
+    names[i] = above ? '#' + above.id + ' ' + self : self;
+  }
+  return names;
+}

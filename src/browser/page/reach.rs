@@ -290,3 +290,37 @@ impl Page {
         Ok(ask)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::page::watch::dom::REACH_WATCH_JS;
+
+    /// The event types `js/reach_watch.js` lists when an input begins with `begin`.
+    fn listed_on(begin: &str) -> Vec<String> {
+        let lists = regex::Regex::new(r"const (\w+) = \[([^\]]*)\];").unwrap();
+        let table = regex::Regex::new(r"const TYPES_BY_BEGIN = \{([^}]*)\}").unwrap();
+        let table = &table.captures(REACH_WATCH_JS).expect("TYPES_BY_BEGIN in reach_watch.js")[1];
+        let list = table
+            .split(',')
+            .find_map(|pair| pair.split_once(':').filter(|(b, _)| b.trim() == begin).map(|(_, l)| l.trim().to_owned()))
+            .unwrap_or_else(|| panic!("reach_watch.js lists nothing when {begin} begins an input"));
+        let types = lists
+            .captures_iter(REACH_WATCH_JS)
+            .find(|c| c[1] == list)
+            .unwrap_or_else(|| panic!("no list {list} in reach_watch.js"));
+        types[2].split(',').map(|t| t.trim().trim_matches('\'').to_owned()).collect()
+    }
+
+    #[test]
+    fn the_page_lists_every_event_an_input_reports_whichever_event_began_it() {
+        for input in [Input::Click, Input::DoubleClick, Input::Hover, Input::Fill, Input::Keys, Input::Check] {
+            for begin in input.begun_by() {
+                let listed = listed_on(begin);
+                for event in input.events() {
+                    assert!(listed.iter().any(|t| t == event), "{input:?} begun by {begin}: {event} is not listed");
+                }
+            }
+        }
+    }
+}

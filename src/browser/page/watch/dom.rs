@@ -23,7 +23,7 @@ use crate::browser::error::BrowserError;
 
 const DOM_WATCH_JS: &str = concat!(include_str!("../../../js/watch_name.js"), include_str!("../../../js/dom_watch.js"));
 /// The page's own world's half: the listeners an input is about to reach (`js/reach_watch.js`).
-const REACH_WATCH_JS: &str = include_str!("../../../js/reach_watch.js");
+pub(in crate::browser::page) const REACH_WATCH_JS: &str = include_str!("../../../js/reach_watch.js");
 /// How the page's own world's half names its listeners on the window (`function __textBrowserReach…`),
 /// so that what lists a page's listeners leaves them out.
 pub const REACH_MARK: &str = "function __textBrowserReach";
@@ -36,8 +36,9 @@ pub const ASYNC_DEPTH: u32 = 8;
 /// The isolated world the watcher runs in, the helpers' world too (`page::script`): Chromium keeps
 /// one world per name and frame, so a document pays for one isolated world, not two.
 pub const WORLD: &str = "text-browser";
-/// A payload larger than this is not ours (the script sends at most a dozen short changes).
-const MAX_PAYLOAD: usize = 64 * 1024;
+/// A payload larger than this is not ours (the script sends at most a dozen short changes, eight
+/// notes and four lists of reached listeners of at most 32 K characters each).
+const MAX_PAYLOAD: usize = 256 * 1024;
 /// Causes one change names at most (the script sends at most three).
 const MAX_CAUSES: usize = 3;
 
@@ -167,8 +168,16 @@ pub struct WatchReport {
     pub changes: Vec<DomChange>,
     #[serde(default)]
     pub events: Vec<EventNote>,
-    #[serde(default)]
+    /// Each list as the page's world wrote it (JSON text), read apart: one the page forged cannot
+    /// spoil the rest of the report.
+    #[serde(default, deserialize_with = "lists_from_text")]
     pub reached: Vec<ReachNote>,
+}
+
+/// The watcher's `reached`: JSON texts, each a [`ReachNote`]; those that are not one are left out.
+fn lists_from_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<ReachNote>, D::Error> {
+    let texts: Vec<String> = Deserialize::deserialize(deserializer)?;
+    Ok(texts.iter().filter_map(|text| serde_json::from_str::<ReachNote>(text).ok()).collect())
 }
 
 impl DomChange {
@@ -350,6 +359,25 @@ mod tests {
         assert!(DOM_WATCH_JS.contains(DOM_BINDING));
         assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 2, "both of its listeners are named");
         assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
+    }
+
+    #[test]
+    fn each_list_of_reached_listeners_is_read_apart_and_a_forged_one_spoils_nothing() {
+        let good = r##"{"by":"pointerdown","t":1,"target":{"tag":"button","id":"save","cls":"","text":"Save","name":"button#save"},"listeners":[{"on":"button#save","type":"click","capture":false,"name":"save","prevents":true,"fid":3}]}"##;
+        let payload = json!({
+            "changes": [{ "t": 1.5, "el": "#result", "added": 1, "removed": 0, "attrs": [] }],
+            "reached": [good, "{\"by\": 7}", "]} not json"],
+        });
+        let report = parse_payload(&payload.to_string()).expect("the report is read");
+        assert_eq!(report.changes.len(), 1);
+        assert_eq!(report.reached.len(), 1, "only the list that is one: {:?}", report.reached);
+        let list = &report.reached[0];
+        assert_eq!(
+            (list.by.as_str(), list.listeners[0].name.as_str(), list.listeners[0].fid),
+            ("pointerdown", "save", 3)
+        );
+        assert!(list.listeners[0].prevents);
+        assert_eq!(list.target.as_ref().map(|t| t.name.as_str()), Some("button#save"));
     }
 
     #[test]
