@@ -5,7 +5,8 @@
 // MutationObserver here sees every change the page's scripts make. From DOMContentLoaded on (the
 // parser building the document is not news), changes are coalesced per element over ~50 ms and
 // reported through the binding `__textBrowserDom` (Runtime.addBinding, exposed to this world only;
-// its name is fixed here and in watch/events.rs): children added / removed / replaced with counts,
+// its name is fixed here and in watch/events.rs) or, when the service asks (at the end of an action,
+// before a read), as the answer of its call: children added / removed / replaced with counts,
 // text before → after (short), and state attributes. Each change carries when it happened (ms since
 // the Unix epoch, the page's clock), the user input it followed in the same task, if any, and the
 // causes it was made in.
@@ -215,17 +216,16 @@
   };
   const observer = new MutationObserver((records) => take(records, true));
 
-  const flush = () => {
+  // What is held, as the report's JSON (null: nothing to say); what it reports is let go.
+  const collect = () => {
     if (timer) clearTimeout(timer);
     timer = 0;
-    const send = globalThis.__textBrowserDom;
     const batch = pending;
     pending = new Map();
     const notes = events;
     events = [];
     const lists = reached;
     reached = [];
-    if (typeof send !== 'function') return;
     const out = [];
     const rest = [];
     for (const [el, c] of batch) {
@@ -262,13 +262,22 @@
       }
       out.push({ t: out[0].t, el: common ? describe(common) : 'document', others: rest.length });
     }
-    if (out.length || notes.length || lists.length) send(JSON.stringify({ changes: out, events: notes, reached: lists }));
+    return out.length || notes.length || lists.length ? JSON.stringify({ changes: out, events: notes, reached: lists }) : null;
+  };
+  // At the end of a window: reported through the binding.
+  const flush = () => {
+    const report = collect();
+    const send = globalThis.__textBrowserDom;
+    if (report !== null && typeof send === 'function') send(report);
   };
 
-  // The service asks for what is held at the end of an action (js/next_task.js, js/flush_dom.js).
-  document.addEventListener('textbrowser:flush', () => {
-    take(observer.takeRecords(), false);
-    if (pending.size || events.length || reached.length) flush();
+  // The service's look at the end of an action or before a read (lib.js `domReport`, in this same
+  // world): what is held now, the changes not yet delivered to the observer included.
+  Object.defineProperty(globalThis, '__textBrowserDomReport', {
+    value: () => {
+      take(observer.takeRecords(), false);
+      return collect();
+    },
   });
 
   const start = () =>

@@ -326,7 +326,7 @@
     const form = el.form || el.closest('form');
     const spinners = [...document.querySelectorAll(SPINNER)].slice(0, 20).filter((s) => s !== el && isVisible(s));
     return { states, text: text.length <= 60 ? text : text.slice(0, 59) + '…', busyText: BUSY_TEXT.test(text),
-      formBusy: !!form && form.getAttribute('aria-busy') === 'true', spinners, form: form ? describe(form) : null };
+      formBusy: !!form && form.getAttribute('aria-busy') === 'true', spinners, form };
   }
   function touch(el) {
     touched = { ref: new WeakRef(el), at: performance.timeOrigin + performance.now(), before: busyOf(el) };
@@ -344,11 +344,26 @@
       (now.busyText && !before.busyText) || spinner || (now.formBusy && !before.formBusy);
     if (!fresh) return null;
     return { element: describe(el), watch: watchName(el), states: now.states, text: now.text,
-      spinner: spinner ? describe(spinner) : null, form: now.formBusy ? now.form : null };
+      spinner: spinner ? describe(spinner) : null, form: now.formBusy ? describe(now.form) : null };
+  }
+
+  // The DOM watcher's report of what it holds (js/dom_watch.js, which runs in this same world), for
+  // the answer of the service's call: one message fewer per action than a binding call of its own.
+  // Past `by` (ms since the Unix epoch), when the service may have stopped waiting for the answer,
+  // it goes through the watcher's binding instead, so nothing is lost. Null: nothing to report (or
+  // no watcher in this document).
+  function domReport(by) {
+    const take = globalThis.__textBrowserDomReport;
+    if (typeof take !== 'function') return null;
+    const report = take();
+    if (report === null || (typeof by === 'number' && Date.now() < by)) return report;
+    const send = globalThis.__textBrowserDom;
+    if (typeof send === 'function') send(report);
+    return null;
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
     value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS,
-      hitAt, inViewport, pointerTarget, touch, busy, watchName, watchNames, box }),
+      hitAt, inViewport, pointerTarget, touch, busy, watchName, watchNames, box, domReport }),
   });
 })();

@@ -264,3 +264,23 @@ async fn a_page_that_goes_takes_its_background_tasks_with_it() {
     .await;
     assert!(closed.elapsed() < Duration::from_secs(3), "stopped with the page, not timed out ({:?})", closed.elapsed());
 }
+
+#[tokio::test]
+async fn a_render_the_page_was_too_busy_to_hand_over_in_time_still_reaches_the_timeline() {
+    // The click's look at the page waits half a second for the next task; the page freezes for
+    // 1.2 s first, so the DOM watcher's report comes too late for that answer and has to take the
+    // watcher's own way in.
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/ledger/"), "waitUntil": "load" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#recalculate" })).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let timeline = svc.ok("page.timeline", json!({ "session_id": sid, "kinds": ["dom"] })).await;
+        let text = timeline["timeline"].as_str().unwrap_or_default().to_owned();
+        if text.contains(r#"#total: text "Total: —" → "Total: 1,234.40""#) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the recalculated total never reached the timeline:\n{timeline}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -30,10 +30,10 @@ use super::watch::views::reached::{by_default, reached};
 use crate::browser::error::BrowserError;
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");
-pub(super) const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
+const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
 
 /// How long the page gets to run what the input queued before the service looks.
-pub(super) const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
+const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
@@ -59,18 +59,46 @@ pub struct Busy {
     form: Option<String>,
 }
 
+/// What a look at the page answered with (`js/next_task.js`, `js/flush_dom.js`).
 #[derive(Debug, Default, Deserialize)]
 struct Looked {
     #[serde(default)]
-    busy: Option<Busy>,
+    busy: Option<serde_json::Value>,
+    /// The DOM watcher's report (its JSON), delivered with the answer.
+    #[serde(default)]
+    report: Option<String>,
 }
 
-/// The busy sign a look at the page answered with (`js/next_task.js`, `js/flush_dom.js`).
-fn look(answer: Result<serde_json::Value, BrowserError>) -> Option<Busy> {
-    answer.ok().and_then(|v| serde_json::from_value::<Looked>(v).ok()).and_then(|l| l.busy)
+/// The time left for a look's answer to reach the service (past it the page reports through the
+/// watcher's binding instead, see `js/lib.js` `domReport`).
+const ANSWER_MARGIN: Duration = Duration::from_millis(100);
+
+/// When (ms since the Unix epoch) the page must have answered a look the service waits for until
+/// `wait`.
+fn answer_by(wait: Instant) -> f64 {
+    let left = wait.saturating_duration_since(Instant::now()).saturating_sub(ANSWER_MARGIN);
+    now_ms() + left.as_secs_f64() * 1000.0
 }
 
 impl Page {
+    /// Files the DOM watcher's report a look answered with, and returns the busy sign it gave.
+    fn looked(&self, answer: Result<serde_json::Value, BrowserError>) -> Option<Busy> {
+        let looked: Looked = answer.ok().and_then(|v| serde_json::from_value(v).ok())?;
+        if let Some(report) = looked.report {
+            self.file_dom_report(&report);
+        }
+        looked.busy.and_then(|busy| serde_json::from_value(busy).ok())
+    }
+
+    /// Takes what the DOM watcher holds now (`js/flush_dom.js`) into the timeline (the caller then
+    /// waits for it with [`Page::settle_events`]); with `since` (an action's start), also whether
+    /// the control the action touched is still busy.
+    pub(super) async fn flush_dom(&self, since: Option<f64>, deadline: Instant) -> Option<Busy> {
+        let wait = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
+        let answer = self.call_helper(FLUSH_DOM_JS, &[json!(since), json!(answer_by(wait))], wait).await;
+        self.looked(answer)
+    }
+
     /// Marks where the page stands, without filing anything.
     pub fn mark(&self) -> Mark {
         let store = self.watch().store();
@@ -104,7 +132,8 @@ impl Page {
     /// the look. Answers with the busy sign of the element the action touched.
     async fn look_next_task(&self, mark: &Mark, deadline: Instant) -> Option<Busy> {
         let next_task = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
-        let busy = look(self.call_helper(NEXT_TASK_JS, &[json!(mark.at)], next_task).await);
+        let answer = self.call_helper(NEXT_TASK_JS, &[json!(mark.at), json!(answer_by(next_task))], next_task).await;
+        let busy = self.looked(answer);
         self.settle_events(deadline).await;
         busy
     }
@@ -144,8 +173,7 @@ impl Page {
         }
         if waited {
             // What the last response rendered: ask the DOM watcher for it now.
-            let flush = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
-            busy = look(self.call_helper(FLUSH_DOM_JS, &[json!(mark.at)], flush).await);
+            busy = self.flush_dom(Some(mark.at), deadline).await;
             // A handler that ran on the last response may have logged or thrown: collect it.
             // (Without a wait, the barrier after the next-task look has just collected everything.)
             self.settle_events(deadline).await;
@@ -164,8 +192,7 @@ impl Page {
                 // The page's watch listed the listeners as the input began; the list comes with
                 // the DOM watcher's report, which the look at the next task asks for.
                 looked = Some(if settle.is_zero() {
-                    let flush = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
-                    let _ = self.call_helper(FLUSH_DOM_JS, &[], flush).await;
+                    self.flush_dom(None, deadline).await;
                     self.settle_events(deadline).await;
                     None
                 } else {

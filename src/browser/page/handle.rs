@@ -64,6 +64,9 @@ struct Inner {
     /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
     evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
+    /// The DOM watcher's reports the service took with a call's answer, on their way to the pump
+    /// (the rest come through the watcher's binding).
+    reports: mpsc::UnboundedSender<PageEvent>,
     pump: JoinHandle<()>,
 }
 
@@ -125,10 +128,11 @@ impl Page {
 
         // Subscribe before anything navigates, so no event of the first load is missed.
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
+        let (reports, reports_rx) = mpsc::unbounded_channel();
         chromium.routes().add_frame(target_id.clone(), raw_tx.clone());
         chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
         let subscribed = async {
-            let events = subscribe(&page, raw_rx).await?;
+            let events = subscribe(&page, raw_rx, reports_rx).await?;
             dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
             Ok::<_, BrowserError>(events)
         };
@@ -163,6 +167,7 @@ impl Page {
                 viewport: Mutex::new(Viewport::default()),
                 evidence_shots: std::sync::atomic::AtomicBool::new(false),
                 routes: chromium.routes().clone(),
+                reports,
                 pump,
             }),
         })
@@ -317,6 +322,15 @@ impl Page {
         self.inner.watch.applied(deadline).await;
     }
 
+    /// Files a report of the DOM watcher the page answered a call with, as if it had come through
+    /// the watcher's binding (`watch::dom::parse_payload`; one that is not a report is dropped).
+    /// [`Page::settle_events`] waits for it like for any event.
+    pub(super) fn file_dom_report(&self, payload: &str) {
+        if let Some(report) = dom::parse_payload(payload) {
+            let _ = self.inner.reports.send(PageEvent::DomChanged(report));
+        }
+    }
+
     /// Stops routing rescued events to this page (its context is being disposed).
     pub(in crate::browser) fn detach(&self) {
         self.inner.routes.remove(self.inner.page.session_id().as_ref());
@@ -331,10 +345,12 @@ pub(super) fn page_gone() -> BrowserError {
     BrowserError::Unavailable("this session's page is gone".into())
 }
 
-/// One stream of [`PageEvent`]s from the page's typed listeners plus the raw rescue channel.
+/// One stream of [`PageEvent`]s from the page's typed listeners, the raw rescue channel and the
+/// DOM watcher's reports taken with a call's answer.
 async fn subscribe(
     page: &chromiumoxide::Page,
     raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
+    reports: mpsc::UnboundedReceiver<PageEvent>,
 ) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
     use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
@@ -371,6 +387,8 @@ async fn subscribe(
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
     all.push(rescued.boxed());
+    let mut reports = reports;
+    all.push(stream::poll_fn(move |cx| reports.poll_recv(cx)).boxed());
     Ok(all)
 }
 

@@ -14,8 +14,6 @@ use super::watch::kinds::Milestone;
 use super::watch::records::{DomRecord, Record};
 use super::watch::views::{origin_of, relative_in};
 
-const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
-
 /// How the current document loaded.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -52,7 +50,7 @@ fn is_zero(n: &u64) -> bool {
 impl Page {
     /// How the current document loaded, as of now.
     pub async fn load_breakdown(&self, deadline: Instant) -> Load {
-        let _ = self.call_helper(FLUSH_DOM_JS, &[], deadline).await;
+        self.flush_dom(None, deadline).await;
         self.settle_events(deadline).await;
         let origin = origin_of(&self.watch().nav.borrow().url);
         let store = self.watch().store();

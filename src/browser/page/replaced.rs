@@ -13,7 +13,6 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::effects::{FLUSH_DOM_JS, NEXT_TASK_WAIT};
 use super::handle::Page;
 use super::reach::{Ahead, Aimed};
 use super::watch::events::CodeLocation;
@@ -54,7 +53,7 @@ impl Page {
     /// maker.
     pub(super) async fn history(&self, watch: &[String], looks: Option<&Aimed>, deadline: Instant) -> History {
         let Some(name) = watch.first() else { return History::default() };
-        let _ = self.call_helper(FLUSH_DOM_JS, &[], (Instant::now() + NEXT_TASK_WAIT).min(deadline)).await;
+        self.flush_dom(None, deadline).await;
         self.settle_events(deadline).await;
         self.wait_for_fetches(deadline, |s| !s.causes.pending_since(0.0)).await;
         let changes = element_changes(&self.watch().store(), name);

@@ -7,8 +7,6 @@ use tokio::time::Instant;
 use super::handle::Page;
 use super::watch::views::lines::{self, EntryKind, Lines, Since};
 
-const FLUSH_DOM_JS: &str = include_str!("../../js/flush_dom.js");
-
 /// What `page.timeline` returns.
 pub type TimelineView = Lines;
 
@@ -21,7 +19,7 @@ impl Page {
         max_chars: usize,
         deadline: Instant,
     ) -> TimelineView {
-        let _ = self.call_helper(FLUSH_DOM_JS, &[], deadline).await;
+        self.flush_dom(None, deadline).await;
         self.settle_events(deadline).await;
         let page_url = self.watch().nav.borrow().url.clone();
         lines::render(&self.watch().store(), since, kinds, url_contains, &page_url, max_chars)
