@@ -253,7 +253,6 @@ async fn a_change_outside_what_the_click_touched_says_which_click_it_followed() 
     let svc = shared();
     let sid = svc.session_with(json!({ "url": page("/form/") })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
-    println!("{clicked:#}");
     // #result is outside the form the button is in: the change names the click, not a script line
     // (the listener the click reached is named in `reached`).
     let changes = clicked["effects"]["changes"].as_array().unwrap_or_else(|| panic!("{clicked}"));
@@ -285,4 +284,29 @@ async fn a_chosen_option_names_the_change_listener_it_reached() {
     );
     let note = svc.ok("page.text", json!({ "session_id": sid, "selector": "#role-note" })).await;
     assert_eq!(note["text"], "New members join as Editor");
+}
+
+#[tokio::test]
+async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form() {
+    let svc = shared();
+    let lines = |answer: &Value| -> Vec<String> {
+        answer["effects"]["reached"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    };
+    // A submit button: the form's submit listener ran (and prevented the navigation).
+    let sid = svc.session_with(json!({ "url": page("/login/") })).await;
+    let submitted = svc.ok("page.click", json!({ "session_id": sid, "selector": "button[type=submit]" })).await;
+    assert!(lines(&submitted).iter().any(|l| l.starts_with("submit on form#login-form → ")), "{submitted}");
+    // A type="button" in a form with an inline onsubmit: the click reached its own listener only.
+    let sid = svc.session_with(json!({ "url": page("/form/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
+    let reached = lines(&clicked);
+    assert!(reached.iter().any(|l| l.starts_with("click on button#save → ")), "{clicked}");
+    assert!(!reached.iter().any(|l| l.starts_with("submit on")), "nothing was submitted: {clicked}");
+    assert!(clicked["effects"]["byDefault"].as_str().unwrap_or_default().contains("submits nothing"), "{clicked}");
 }

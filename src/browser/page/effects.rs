@@ -21,6 +21,7 @@ use super::actions::Acted;
 use super::handle::Page;
 use super::pulls::{bodies_pending, sources_pending};
 use super::watch::Store;
+use super::watch::dom::NoteKind;
 use super::watch::facts::duration;
 use super::watch::kinds::Level;
 use super::watch::now_ms;
@@ -217,7 +218,7 @@ impl Page {
         };
         let (busy, listeners) = tokio::join!(settling, naming);
         let mut effects = self.effects(mark, deadline).await;
-        if let Some(listeners) = listeners {
+        if let Some(mut listeners) = listeners {
             {
                 let store = self.watch().store();
                 let notes: Vec<_> = store
@@ -226,6 +227,12 @@ impl Page {
                     .filter_map(|e| if let Record::Dispatched(note) = &e.record { Some(note) } else { None })
                     .collect();
                 effects.by_default = by_default(&notes, &listeners).map(|d| store.redactor.text(&d));
+                // A form's submit listeners were listed in case the input submitted it; they ran
+                // only if a submit was dispatched (not for a type="button", nor an Enter that
+                // submitted nothing).
+                if !notes.iter().any(|n| n.kind == NoteKind::Submit) {
+                    listeners.retain(|l| l.event != "submit");
+                }
             }
             let found = reached(&listeners);
             if found.is_nothing()
