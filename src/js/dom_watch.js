@@ -106,21 +106,23 @@
     if (control && control.localName === 'summary') return 'opens or closes its details';
     return null;
   };
+  // Noted as the event begins (capture on the window, before the page's listeners); whether it
+  // reached the window's bubble phase is seen there, whether a listener prevented its default read
+  // when the note is reported (the dispatch is over by then).
   let events = [];
+  let noting = null;
   const noteEvent = (e) => {
     if (!e.isTrusted || (e.type === 'keydown' && e.key !== 'Enter')) return;
-    const note = { t: now(), type: e.type, on: describe(e.target), default: defaultOf(e), bubbled: false };
-    const bubbled = () => {
-      note.bubbled = true;
-    };
-    addEventListener(e.type, bubbled, { once: true });
-    setTimeout(() => {
-      removeEventListener(e.type, bubbled);
-      note.prevented = e.defaultPrevented;
-      if (events.length < MAX_EVENTS) events.push(note);
-    }, 0);
+    noting = { t: now(), type: e.type, on: describe(e.target), default: defaultOf(e), bubbled: false, event: e };
+    if (events.length < MAX_EVENTS) events.push(noting);
   };
-  for (const type of ['click', 'submit', 'keydown']) addEventListener(type, noteEvent, { capture: true });
+  const sawBubble = (e) => {
+    if (noting && noting.event === e) noting.bubbled = true;
+  };
+  for (const type of ['click', 'submit', 'keydown']) {
+    addEventListener(type, noteEvent, { capture: true });
+    addEventListener(type, sawBubble);
+  }
 
   // What an input was about to reach, as the page's own world listed it: JSON text, passed on as
   // it is (the service reads each list apart, so a page that sends its own cannot spoil a report).
@@ -222,8 +224,9 @@
     timer = 0;
     const batch = pending;
     pending = new Map();
-    const notes = events;
+    const notes = events.map(({ event, ...note }) => ({ ...note, prevented: event.defaultPrevented }));
     events = [];
+    noting = null;
     const lists = reached;
     reached = [];
     const out = [];

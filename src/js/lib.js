@@ -253,16 +253,21 @@
       if (problem) return { fatal: problem };
     }
     let approach = null;
+    // What the pointer hits at the element's centre before it is scrolled, and its box after.
+    let seen = null;
+    let scrolled = null;
     if (scroll) {
       const before = el.getBoundingClientRect();
       const bx = before.x + before.width / 2, by = before.y + before.height / 2;
       let userWouldHit = null;
       if (rule.hitTarget && inViewport(bx, by)) {
         const hit = hitAt(bx, by);
+        seen = { x: bx, y: by, hit };
         if (hit && !contains(el, hit)) userWouldHit = pointerTarget(hit);
       }
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       const after = el.getBoundingClientRect();
+      scrolled = after;
       const scrolledBy = { x: Math.round(before.x - after.x), y: Math.round(before.y - after.y) };
       approach = {};
       if (userWouldHit) approach.userWouldHit = userWouldHit;
@@ -274,10 +279,11 @@
     // advances the document's animation time and runs the page's own rAF callbacks first, so
     // anything a script moves shows. Without a sign of motion no frame is awaited: a frame is
     // 16 ms, most of a click's cost.
-    let rect = el.getBoundingClientRect();
+    let rect = scrolled || el.getBoundingClientRect();
     if (rule.stable && movingByAnimation(el)) return { wait: 'is not stable (it is moving or resizing)' };
     if (rule.stable && styledByScript(el)) {
       const before = rect;
+      seen = null; // a frame passes: look again
       await nextFrame();
       const after = el.getBoundingClientRect();
       if (before.x !== after.x || before.y !== after.y || before.width !== after.width || before.height !== after.height) {
@@ -298,7 +304,8 @@
     const x = rect.x + rect.width / 2;
     const y = rect.y + rect.height / 2;
     if (rule.hitTarget) {
-      const hit = hitAt(x, y);
+      // Nothing scrolled, moved or ran since the look before scrolling: the same point, the same hit.
+      const hit = seen && seen.x === x && seen.y === y ? seen.hit : hitAt(x, y);
       if (hit && !contains(el, hit)) {
         if (!scroll) return { covered: pointerTarget(hit) };
         return { wait: 'is covered by ' + describe(hit) };

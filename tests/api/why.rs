@@ -302,6 +302,12 @@ async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form
     let sid = svc.session_with(json!({ "url": page("/login/") })).await;
     let submitted = svc.ok("page.click", json!({ "session_id": sid, "selector": "button[type=submit]" })).await;
     assert!(lines(&submitted).iter().any(|l| l.starts_with("submit on form#login-form → ")), "{submitted}");
+    let by_default = submitted["effects"]["byDefault"].as_str().unwrap_or_default();
+    assert!(
+        by_default.contains("submit on #login-form: its default (submits #login-form")
+            && by_default.contains("was prevented by a listener (/login/:17) on form#login-form"),
+        "{submitted}"
+    );
     // A type="button" in a form with an inline onsubmit: the click reached its own listener only.
     let sid = svc.session_with(json!({ "url": page("/form/") })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
