@@ -316,3 +316,25 @@ async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form
     assert!(!reached.iter().any(|l| l.starts_with("submit on")), "nothing was submitted: {clicked}");
     assert!(clicked["effects"]["byDefault"].as_str().unwrap_or_default().contains("submits nothing"), "{clicked}");
 }
+
+#[tokio::test]
+async fn a_click_whose_propagation_a_listener_stopped_says_so() {
+    // The menu stays open after Archive: its listener stops the click before the document's
+    // listener that closes menus.
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/menu/") })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#more" })).await;
+    let archived = svc.ok("page.click", json!({ "session_id": sid, "selector": "#archive" })).await;
+    let by_default = archived["effects"]["byDefault"].as_str().unwrap_or_else(|| panic!("{archived}"));
+    assert!(
+        by_default.starts_with("click on #archive: nothing (a type=\"button\" button submits nothing)")
+            && by_default.ends_with("(a listener stopped its propagation before the window)"),
+        "{archived}"
+    );
+    let reached: Vec<&str> =
+        archived["effects"]["reached"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    assert!(reached.iter().any(|l| l.starts_with("click on button#archive → ")), "{archived}");
+    // A click that is not stopped says nothing of the kind.
+    let closed = svc.ok("page.click", json!({ "session_id": sid, "selector": "h1" })).await;
+    assert!(!closed["effects"]["byDefault"].as_str().unwrap_or_default().contains("stopped"), "{closed}");
+}
