@@ -65,7 +65,9 @@ struct Inner {
     evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
     /// The DOM watcher's reports the service took with a call's answer, on their way to the pump
-    /// (the rest come through the watcher's binding).
+    /// (the rest come through the watcher's binding). Bounded by what sends on it: one report of
+    /// at most 256 KiB per look the service makes, each drained by the pump before the barrier
+    /// the look then waits on.
     reports: mpsc::UnboundedSender<PageEvent>,
     pump: JoinHandle<()>,
 }
