@@ -7,8 +7,7 @@
 function watchName(el) {
   if (!(el instanceof Element)) return el === document ? 'document' : '#text';
   if (el.id) return '#' + el.id;
-  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
-  const self = cls ? el.localName + '.' + cls : el.localName;
+  const self = tagAndClass(el);
   for (let up = el.parentElement; up; up = up.parentElement) {
     if (up.id) return '#' + up.id + ' ' + self;
   }
@@ -30,9 +29,14 @@ function watchNames(el, max) {
       above = n;
       continue;
     }
-    const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/)[0] : '';
-    const self = cls ? n.localName + '.' + cls : n.localName;
+    const self = tagAndClass(n);
     names[i] = above ? '#' + above.id + ' ' + self : self;
   }
   return names;
+}
+
+// `button.primary`: an element's tag and first class.
+function tagAndClass(el) {
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+  return cls ? el.localName + '.' + cls : el.localName;
 }

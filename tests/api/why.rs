@@ -141,11 +141,9 @@ async fn a_click_that_reaches_a_listener_names_it_and_its_line() {
     let svc = shared();
     let sid = svc.session_with(json!({ "url": page("/booking/") })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#reserve" })).await;
-    let reached = clicked["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{clicked}"));
     assert!(
-        reached
+        effect_lines(&clicked, "reached")
             .iter()
-            .filter_map(Value::as_str)
             .any(|l| l.starts_with("click on button#reserve → a listener (/booking/:")),
         "{clicked}"
     );
@@ -255,16 +253,13 @@ async fn a_change_outside_what_the_click_touched_says_which_click_it_followed() 
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
     // #result is outside the form the button is in: the change names the click, not a script line
     // (the listener the click reached is named in `reached`).
-    let changes = clicked["effects"]["changes"].as_array().unwrap_or_else(|| panic!("{clicked}"));
     assert!(
-        changes
+        effect_lines(&clicked, "changes")
             .iter()
-            .filter_map(Value::as_str)
             .any(|c| c.contains("#result: text") && c.ends_with("← click on #save")),
         "{clicked}"
     );
-    let reached = clicked["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{clicked}"));
-    assert!(reached.iter().filter_map(Value::as_str).any(|r| r.starts_with("click on button#save → ")), "{clicked}");
+    assert!(effect_lines(&clicked, "reached").iter().any(|r| r.starts_with("click on button#save → ")), "{clicked}");
 }
 
 #[tokio::test]
@@ -273,12 +268,9 @@ async fn a_chosen_option_names_the_change_listener_it_reached() {
     let svc = shared();
     let sid = svc.session_with(json!({ "url": page("/team/") })).await;
     let chosen = svc.ok("page.select", json!({ "session_id": sid, "selector": "#role", "values": "Editor" })).await;
-    println!("{chosen:#}");
-    let reached = chosen["effects"]["reached"].as_array().unwrap_or_else(|| panic!("{chosen}"));
     assert!(
-        reached
+        effect_lines(&chosen, "reached")
             .iter()
-            .filter_map(Value::as_str)
             .any(|r| r.starts_with("change on select#role → ") && r.ends_with("(/team/app.js:46)")),
         "{chosen}"
     );
@@ -289,19 +281,13 @@ async fn a_chosen_option_names_the_change_listener_it_reached() {
 #[tokio::test]
 async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form() {
     let svc = shared();
-    let lines = |answer: &Value| -> Vec<String> {
-        answer["effects"]["reached"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
-    };
     // A submit button: the form's submit listener ran (and prevented the navigation).
     let sid = svc.session_with(json!({ "url": page("/login/") })).await;
     let submitted = svc.ok("page.click", json!({ "session_id": sid, "selector": "button[type=submit]" })).await;
-    assert!(lines(&submitted).iter().any(|l| l.starts_with("submit on form#login-form → ")), "{submitted}");
+    assert!(
+        effect_lines(&submitted, "reached").iter().any(|l| l.starts_with("submit on form#login-form → ")),
+        "{submitted}"
+    );
     let by_default = submitted["effects"]["byDefault"].as_str().unwrap_or_default();
     assert!(
         by_default.contains("submit on #login-form: its default (submits #login-form")
@@ -311,7 +297,7 @@ async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form
     // A type="button" in a form with an inline onsubmit: the click reached its own listener only.
     let sid = svc.session_with(json!({ "url": page("/form/") })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
-    let reached = lines(&clicked);
+    let reached = effect_lines(&clicked, "reached");
     assert!(reached.iter().any(|l| l.starts_with("click on button#save → ")), "{clicked}");
     assert!(!reached.iter().any(|l| l.starts_with("submit on")), "nothing was submitted: {clicked}");
     assert!(clicked["effects"]["byDefault"].as_str().unwrap_or_default().contains("submits nothing"), "{clicked}");
@@ -331,10 +317,17 @@ async fn a_click_whose_propagation_a_listener_stopped_says_so() {
             && by_default.ends_with("(a listener stopped its propagation before the window)"),
         "{archived}"
     );
-    let reached: Vec<&str> =
-        archived["effects"]["reached"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    assert!(reached.iter().any(|l| l.starts_with("click on button#archive → ")), "{archived}");
+    assert!(
+        effect_lines(&archived, "reached").iter().any(|l| l.starts_with("click on button#archive → ")),
+        "{archived}"
+    );
     // A click that is not stopped says nothing of the kind.
     let closed = svc.ok("page.click", json!({ "session_id": sid, "selector": "h1" })).await;
     assert!(!closed["effects"]["byDefault"].as_str().unwrap_or_default().contains("stopped"), "{closed}");
+}
+
+/// The lines of `answer`'s `effects.<field>`, a list of strings; the test fails when there is none.
+fn effect_lines<'a>(answer: &'a Value, field: &str) -> Vec<&'a str> {
+    let lines = answer["effects"][field].as_array().unwrap_or_else(|| panic!("no effects.{field}: {answer}"));
+    lines.iter().filter_map(Value::as_str).collect()
 }
