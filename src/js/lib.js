@@ -1,5 +1,7 @@
 // The helper library, installed once per document in text-browser's isolated world as
-// globalThis.__textBrowser. Operation scripts (text.js, probe.js …) call into it.
+// globalThis.__textBrowser: in a top document with the DOM watcher's script, from its first moment
+// (watch/dom.rs, which puts it behind an `if` for top documents: it stays one statement); elsewhere
+// by the service on first use. Operation scripts (text.js, probe.js …) call into it.
 // The isolated world shares the DOM with the page but not its globals, so page scripts cannot
 // tamper with anything used here.
 (() => {
@@ -357,16 +359,17 @@
   // The DOM watcher's report of what it holds (js/dom_watch.js, which runs in this same world), for
   // the answer of the service's call: one message fewer per action than a binding call of its own.
   // Past `by` (ms since the Unix epoch), when the service may have stopped waiting for the answer,
-  // it goes through the watcher's binding instead, so nothing is lost. Null: nothing to report (or
-  // no watcher in this document).
+  // it goes through the watcher's binding instead, so nothing is lost, and `late` says so (the
+  // service then waits for the binding's event). {report: its JSON or null (nothing to report, or
+  // no watcher in this document), late}.
   function domReport(by) {
     const take = globalThis.__textBrowserDomReport;
-    if (typeof take !== 'function') return null;
+    if (typeof take !== 'function') return { report: null, late: false };
     const report = take();
-    if (report === null || (typeof by === 'number' && Date.now() < by)) return report;
+    if (report === null || (typeof by === 'number' && Date.now() < by)) return { report, late: false };
     const send = globalThis.__textBrowserDom;
     if (typeof send === 'function') send(report);
-    return null;
+    return { report: null, late: true };
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {

@@ -4,10 +4,12 @@
 // (lib.js `domReport`).
 // Arguments: since (ms since the Unix epoch: when the action began), by (ms since the Unix epoch:
 // when the service stops waiting for the answer).
-// Returns {ok: {busy, report}}: whether the element the action touched shows a sign of work in
-// progress it did not show before (see lib.js `busy`), or null; the watcher's report (JSON), or null.
+// Returns {ok: {busy, report, late}}: whether the element the action touched shows a sign of work
+// in progress it did not show before (see lib.js `busy`), or null; the watcher's report (JSON) or
+// null, and whether it went through the binding instead (`late`).
 async function (since, by) {
   await new Promise((resolve) => setTimeout(resolve, 0));
   const tb = globalThis.__textBrowser;
-  return { ok: { busy: tb.busy(since), report: tb.domReport(by) } };
+  const { report, late } = tb.domReport(by);
+  return { ok: { busy: tb.busy(since), report, late } };
 }

@@ -66,7 +66,7 @@ impl WaitUntil {
         // Then what the page started since the load, answers to that data included, settles like
         // an action's requests; nothing started means no wait.
         page.settle(&mark, until.saturating_duration_since(Instant::now()), until).await;
-        page.landed(deadline).await
+        page.arrived(deadline).await
     }
 }
 
@@ -126,9 +126,9 @@ pub struct NavigationResult {
 }
 
 impl NavigationResult {
-    /// Where the page landed, how it loaded, and the signals waiting.
-    pub(super) async fn of(page: &Page, landed: Landed, deadline: tokio::time::Instant) -> Self {
-        let load = page.load_breakdown(deadline).await;
+    /// Where the page landed (as [`Page::arrived`] says), how it loaded, and the signals waiting.
+    pub(super) fn of(page: &Page, landed: Landed) -> Self {
+        let load = page.load_breakdown();
         Self { url: landed.url, title: landed.title, status: landed.status, signals: page.signal_counts(), load }
     }
 }
@@ -386,14 +386,14 @@ pub(super) async fn navigate(
 ) -> Result<NavigationResult, ApiError> {
     let landed = page.goto(url, wait_until.browser(), deadline).await?;
     let landed = wait_until.finish(page, landed, deadline).await?;
-    Ok(NavigationResult::of(page, landed, deadline).await)
+    Ok(NavigationResult::of(page, landed))
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let wait_until = p.wait_until.unwrap_or_default();
     let landed = page.reload(wait_until.browser(), call.deadline).await?;
     let landed = wait_until.finish(&page, landed, call.deadline).await?;
-    Ok(NavigationResult::of(&page, landed, call.deadline).await)
+    Ok(NavigationResult::of(&page, landed))
 }
 
 async fn back(call: Call, page: Page, _: BackParams) -> Result<NavigationResult, ApiError> {
@@ -406,7 +406,7 @@ async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationR
 
 async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
     match page.go_history(step, call.deadline).await? {
-        Some(landed) => Ok(NavigationResult::of(&page, landed, call.deadline).await),
+        Some(landed) => Ok(NavigationResult::of(&page, landed)),
         None => {
             let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
             Err(ApiError::invalid("session_id", format!("the session's history has no page to go {way}")))

@@ -62,12 +62,28 @@ pub struct Busy {
 
 /// What a look at the page answered with (`js/next_task.js`, `js/flush_dom.js`).
 #[derive(Debug, Default, Deserialize)]
-struct Looked {
+pub(super) struct Looked {
     #[serde(default)]
     busy: Option<serde_json::Value>,
     /// The DOM watcher's report (its JSON), delivered with the answer.
     #[serde(default)]
     report: Option<String>,
+    /// The page answered past the time the service waits, so the report went through the
+    /// watcher's binding: only a round trip after the answer makes sure the pump has it.
+    #[serde(default)]
+    pub late: bool,
+    /// The document's URL and title (`js/flush_dom.js`).
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+impl Looked {
+    /// The busy sign of the control an action touched, if it shows one.
+    fn busy(&self) -> Option<Busy> {
+        self.busy.clone().and_then(|busy| serde_json::from_value(busy).ok())
+    }
 }
 
 /// The time left for a look's answer to reach the service (past it the page reports through the
@@ -82,22 +98,28 @@ fn answer_by(wait: Instant) -> f64 {
 }
 
 impl Page {
-    /// Files the DOM watcher's report a look answered with, and returns the busy sign it gave.
-    fn looked(&self, answer: Result<serde_json::Value, BrowserError>) -> Option<Busy> {
-        let looked: Looked = answer.ok().and_then(|v| serde_json::from_value(v).ok())?;
-        if let Some(report) = looked.report {
+    /// Files the DOM watcher's report a look answered with, and returns the rest of the answer.
+    fn looked(&self, answer: Result<serde_json::Value, BrowserError>) -> Option<Looked> {
+        let mut looked: Looked = answer.ok().and_then(|v| serde_json::from_value(v).ok())?;
+        if let Some(report) = looked.report.take() {
             self.file_dom_report(&report);
         }
-        looked.busy.and_then(|busy| serde_json::from_value(busy).ok())
+        Some(looked)
     }
 
     /// Takes what the DOM watcher holds now (`js/flush_dom.js`) into the timeline (the caller then
-    /// waits for it with [`Page::settle_events`]); with `since` (an action's start), also whether
-    /// the control the action touched is still busy.
-    pub(super) async fn flush_dom(&self, since: Option<f64>, deadline: Instant) -> Option<Busy> {
+    /// waits for it with [`Page::settle_events`], or after a round trip when it came `late`); with
+    /// `since` (an action's start), also whether the control the action touched is still busy.
+    /// `None` when the page did not answer in time (busy in a loop, navigating away).
+    pub(super) async fn look(&self, since: Option<f64>, deadline: Instant) -> Option<Looked> {
         let wait = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
         let answer = self.call_helper(FLUSH_DOM_JS, &[json!(since), json!(answer_by(wait))], wait).await;
         self.looked(answer)
+    }
+
+    /// [`Page::look`] for the busy sign alone.
+    pub(super) async fn flush_dom(&self, since: Option<f64>, deadline: Instant) -> Option<Busy> {
+        self.look(since, deadline).await?.busy()
     }
 
     /// Marks where the page stands, without filing anything.
@@ -134,7 +156,7 @@ impl Page {
     async fn look_next_task(&self, mark: &Mark, deadline: Instant) -> Option<Busy> {
         let next_task = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
         let answer = self.call_helper(NEXT_TASK_JS, &[json!(mark.at), json!(answer_by(next_task))], next_task).await;
-        let busy = self.looked(answer);
+        let busy = self.looked(answer).and_then(|looked| looked.busy());
         self.settle_events(deadline).await;
         busy
     }

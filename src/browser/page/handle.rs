@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::helper_world::HelperWorld;
 use super::popup_log;
 use super::refs::RefTable;
 use super::siblings::Siblings;
@@ -43,9 +44,8 @@ struct Inner {
     /// The page's target id, which is also its main frame's id.
     target_id: String,
     watch: Watch,
-    /// The isolated world our helper scripts run in, for the document it was made for:
-    /// (loader id, execution context id).
-    helper_world: Mutex<Option<(String, i64)>>,
+    /// The isolated world our helper scripts run in when the service had to make it.
+    helper_world: Mutex<HelperWorld>,
     /// The function in the page's own world that looks up listeners (see `reach`), for the document
     /// it was made for, with the script locations of the functions it has named.
     lister: Mutex<Option<super::reach::Lister>>,
@@ -159,7 +159,7 @@ impl Page {
                 page,
                 target_id,
                 watch,
-                helper_world: Mutex::new(None),
+                helper_world: Mutex::new(HelperWorld::default()),
                 lister: Mutex::new(None),
                 refs: Mutex::new(RefTable::default()),
                 snapshots: Mutex::new(Vec::new()),
@@ -229,7 +229,7 @@ impl Page {
         self.inner.watch.nav.borrow().loader_id.clone()
     }
 
-    pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, Option<(String, i64)>> {
+    pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, HelperWorld> {
         self.inner.helper_world.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -319,9 +319,15 @@ impl Page {
     /// happened; then the pump drains its channels before it answers the barrier. If the round
     /// trip fails the connection is gone, and the barrier alone is the best there is.
     pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
+        self.round_trip(deadline).await;
+        self.inner.watch.applied(deadline).await;
+    }
+
+    /// The round trip of [`Page::settle_events`], for a caller that overlaps it with a call of
+    /// its own and then waits on the pump with `watch().applied`.
+    pub(super) async fn round_trip(&self, deadline: Instant) {
         let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
         let _ = cdp::call(&self.inner.page, "Target.getTargetInfo", json!({}), tick_deadline).await;
-        self.inner.watch.applied(deadline).await;
     }
 
     /// Files a report of the DOM watcher the page answered a call with, as if it had come through
@@ -365,7 +371,9 @@ async fn subscribe(
         EventLifecycleEvent, EventWindowOpen,
     };
     use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
-    use chromiumoxide::cdp::js_protocol::runtime::{EventBindingCalled, EventConsoleApiCalled, EventExceptionThrown};
+    use chromiumoxide::cdp::js_protocol::runtime::{
+        EventBindingCalled, EventConsoleApiCalled, EventExceptionThrown, EventExecutionContextCreated,
+    };
 
     let mut all = SelectAll::new();
     all.push(typed::<EventLifecycleEvent>(page).await?);
@@ -385,6 +393,7 @@ async fn subscribe(
     all.push(typed::<EventFileChooserOpened>(page).await?);
     all.push(typed::<EventWindowOpen>(page).await?);
     all.push(typed::<EventBindingCalled>(page).await?);
+    all.push(typed::<EventExecutionContextCreated>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

@@ -6,7 +6,6 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tokio::time::Instant;
 
 use super::handle::Page;
 use super::watch::facts::{self, Span};
@@ -48,10 +47,9 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Page {
-    /// How the current document loaded, as of now.
-    pub async fn load_breakdown(&self, deadline: Instant) -> Load {
-        self.flush_dom(None, deadline).await;
-        self.settle_events(deadline).await;
+    /// How the current document loaded, as the timeline has it: call it after
+    /// [`Page::arrived`], which files what the page has reported until then.
+    pub fn load_breakdown(&self) -> Load {
         let origin = origin_of(&self.watch().nav.borrow().url);
         let store = self.watch().store();
         let timeline = &store.timeline;

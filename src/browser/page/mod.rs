@@ -4,8 +4,9 @@
 //! - `watch/`: every page event parsed once into typed events, reduced into one bounded timeline
 //!   per page (requests, console, errors, dialogs, downloads, popups, DOM changes, actions) with
 //!   its side effects run on the page's task set, and the views each answer reads
-//! - `script`, `resolve`, `target`, `selector`, `refs`, `action`: our helper scripts in an isolated
-//!   world, and finding the element a method names
+//! - `script` (+ `helper_world`: which context they run in), `resolve`, `target`, `selector`,
+//!   `refs`, `action`: our helper scripts in an isolated world, and finding the element a method
+//!   names
 //! - one file per capability: `navigation` (+ `load`: the load breakdown), `actions` (+ `keys`,
 //!   `gestures`), `forms`, `effects` (+ `reach`: the listeners an action's events reach;
 //!   `replaced`: an element replaced since load and its detached predecessor's listeners),
@@ -40,6 +41,7 @@ mod forms;
 mod gestures;
 mod handle;
 mod har;
+mod helper_world;
 mod inherit;
 mod inspect;
 mod keys;

@@ -66,7 +66,7 @@ impl Page {
         };
         self.call_helper(NAVIGATE_JS, &[json!(url)], deadline).await?;
         if is_same_document(&current_url, url) {
-            return self.landed(deadline).await;
+            return self.arrived(deadline).await;
         }
         // Our navigation is the first main-frame document request after the call; its request
         // id is the loader id of the document it becomes.
@@ -91,11 +91,11 @@ impl Page {
                 other => other,
             },
         )?;
-        self.settle_events(deadline).await;
+        let landed = self.arrived(deadline).await?;
         if let Some(refused) = self.refused_follow_up(&loader, &what) {
             return Err(refused);
         }
-        self.landed(deadline).await
+        Ok(landed)
     }
 
     /// A document the page went on to by itself after `ours` loaded — a meta refresh, a `Refresh`
@@ -122,7 +122,7 @@ impl Page {
         let before = self.watch().nav.borrow().loader_id.clone();
         self.cdp("Page.reload", json!({}), deadline).await?;
         self.wait_for_document(Document::NewerThan(&before), wait_until, deadline, "page.reload").await?;
-        self.landed(deadline).await
+        self.arrived(deadline).await
     }
 
     /// Goes `step` entries back (-1) or forward (+1) in the session's history, like the browser's
@@ -149,10 +149,10 @@ impl Page {
             if requested {
                 let loader = self.watch().nav.borrow().last_document_request.clone();
                 self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the history navigation").await?;
-                return self.landed(deadline).await.map(Some);
+                return self.arrived(deadline).await.map(Some);
             }
             if landed.url == wanted || Instant::now() >= give_up {
-                return Ok(Some(landed));
+                return self.arrived(deadline).await.map(Some);
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -274,14 +274,33 @@ impl Page {
             )
             .await?;
         let value = &answer["result"]["value"];
+        Ok(self.landed_at(value["url"].as_str(), value["title"].as_str()))
+    }
+
+    /// Where the page ended up after a navigation, with everything it reported filed: the DOM
+    /// watcher's report taken (so the load breakdown ends with the document's last render) and
+    /// every event Chromium sent before applied. The look that takes the report also reads the
+    /// URL and title, and the round trip that settles events runs beside it: one wait, not three.
+    pub async fn arrived(&self, deadline: Instant) -> Result<Landed, BrowserError> {
+        let (_, looked) = tokio::join!(self.round_trip(deadline), self.look(None, deadline));
+        if looked.as_ref().is_none_or(|looked| looked.late) {
+            // The report went through the binding (or the page did not answer): wait past it.
+            self.round_trip(deadline).await;
+        }
+        self.watch().applied(deadline).await;
+        match looked.and_then(|looked| looked.url.zip(looked.title)) {
+            Some((url, title)) => Ok(self.landed_at(Some(&url), Some(&title))),
+            None => self.landed(deadline).await,
+        }
+    }
+
+    /// [`Landed`] from the URL and title the page gave (the URL the pump knows when it gave none)
+    /// and the status the pump saw.
+    fn landed_at(&self, url: Option<&str>, title: Option<&str>) -> Landed {
         let nav = self.watch().nav.borrow().clone();
         let status = nav.document_status.filter(|(request, _)| *request == nav.loader_id).map(|(_, status)| status);
         // A password can end up in a URL (a GET form) or a title; it never leaves in either.
-        Ok(Landed {
-            url: self.redact(value["url"].as_str().unwrap_or(&nav.url)),
-            title: self.redact(value["title"].as_str().unwrap_or_default()),
-            status,
-        })
+        Landed { url: self.redact(url.unwrap_or(&nav.url)), title: self.redact(title.unwrap_or_default()), status }
     }
 }
 

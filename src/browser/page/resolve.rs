@@ -57,7 +57,7 @@ impl Page {
             match answer {
                 // The document changed between making the world and using it: make a new one.
                 Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
-                    self.forget_helper_context();
+                    self.forget_helper_context(context);
                     retried = true;
                 }
                 other => return other,

@@ -2,9 +2,11 @@
 //!
 //! The isolated world shares the DOM with the page but not its JavaScript globals, so a page that
 //! replaces `Array.prototype.map` or `JSON` cannot break our helpers. Values are always passed as
-//! call arguments, never pasted into source. The world is made once per document and re-made when
-//! the page navigates (its execution context dies with the document). Finding the elements a
-//! target names, outside the page, is `resolve`'s job.
+//! call arguments, never pasted into source. The world is the DOM watcher's: its script, with the
+//! helper library, makes it at every document's first moment and Chromium announces its context
+//! (`NavState::world`), so a call needs no round trip to find it. A document the watcher missed
+//! (the first about:blank, a child frame) gets it made on first use, the library loaded into it.
+//! Finding the elements a target names, outside the page, is `resolve`'s job.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -57,7 +59,7 @@ impl Page {
             let context = self.helper_context(deadline).await?;
             match self.call_in(context, function, args, &[], deadline).await {
                 Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
-                    self.forget_helper_context();
+                    self.forget_helper_context(context);
                     retried = true;
                 }
                 other => return other,
@@ -106,22 +108,22 @@ impl Page {
         }
     }
 
-    /// The main frame's helper world for the current document (made on first use).
+    /// The main frame's helper world for the current document (see `helper_world`).
     pub(super) async fn helper_context(&self, deadline: Instant) -> Result<i64, BrowserError> {
+        let announced = self.watch().nav.borrow().world;
         let loader = self.loader_id();
-        let cached = self.helper_world().clone();
-        if let Some((_, context)) = cached.filter(|(cached, _)| *cached == loader) {
+        if let Some(context) = self.helper_world().pick(announced, &loader) {
             return Ok(context);
         }
         let frame_id = self.target_id().to_owned();
         let context = self.new_world(&frame_id, deadline).await?;
-        *self.helper_world() = Some((loader, context));
+        self.helper_world().made(loader, context);
         Ok(context)
     }
 
-    /// The document changed between making the world and using it: make a new one next time.
-    pub(super) fn forget_helper_context(&self) {
-        *self.helper_world() = None;
+    /// `context` failed a call because its document went: find or make the next one next time.
+    pub(super) fn forget_helper_context(&self, context: i64) {
+        self.helper_world().gone(context);
     }
 
     /// The helper world of a frame: the main frame's cached one, or a fresh one in a child frame

@@ -21,7 +21,14 @@ use tokio::time::Instant;
 use crate::browser::chromium::cdp;
 use crate::browser::error::BrowserError;
 
-const DOM_WATCH_JS: &str = concat!(include_str!("../../../js/watch_name.js"), include_str!("../../../js/dom_watch.js"));
+/// The watcher, after the helper library (`page::script`) in top documents: a helper call then
+/// finds the library in the world the watcher makes, with no round trip to load it.
+const DOM_WATCH_JS: &str = concat!(
+    include_str!("../../../js/watch_name.js"),
+    "if (window === window.top)\n",
+    include_str!("../../../js/lib.js"),
+    include_str!("../../../js/dom_watch.js")
+);
 /// The page's own world's half: the listeners an input is about to reach (`js/reach_watch.js`).
 pub(in crate::browser::page) const REACH_WATCH_JS: &str = include_str!("../../../js/reach_watch.js");
 /// How the page's own world's half names its listeners on the window (`function __textBrowserReach…`),
@@ -357,6 +364,13 @@ mod tests {
     #[test]
     fn the_script_reports_through_the_binding_and_the_marker_the_service_listens_to() {
         assert!(DOM_WATCH_JS.contains(DOM_BINDING));
+        // The library sits behind `if (window === window.top)`: it must stay one statement, the
+        // one expression that calls its function, after its comments.
+        let lib = include_str!("../../../js/lib.js");
+        let code: Vec<&str> = lib.lines().filter(|l| !l.starts_with("//") && !l.trim().is_empty()).collect();
+        assert_eq!(code.first(), Some(&"(() => {"), "the library starts its one statement");
+        assert_eq!(code.last(), Some(&"})();"), "and ends it");
+        assert!(!code[1..code.len() - 1].iter().any(|l| !l.starts_with(' ')), "with nothing else at the top level");
         assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 2, "both of its listeners are named");
         assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
     }

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::dom::{CAUSE_MARK, DOM_BINDING, WatchReport};
+use super::dom::{CAUSE_MARK, DOM_BINDING, WORLD, WatchReport};
 use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use super::stacks::Stack;
 use crate::egress::failures::FAILURE_HEADER;
@@ -197,6 +197,13 @@ pub enum PageEvent {
         id: u32,
         stack_id: Value,
     },
+    /// The service's world (`dom::WORLD`) was made in a frame's new document: the DOM watcher's
+    /// script, with the helper library, runs there from the document's first moment.
+    WorldCreated {
+        frame_id: String,
+        /// Its execution context, where the service's helper scripts are called.
+        context_id: i64,
+    },
 }
 
 impl PageEvent {
@@ -224,6 +231,7 @@ impl PageEvent {
             Self::AuthRequired { .. } => "auth_required",
             Self::DomChanged(_) => "dom_changed",
             Self::DomCause { .. } => "dom_cause",
+            Self::WorldCreated { .. } => "world_created",
         }
     }
 
@@ -347,6 +355,12 @@ impl PageEvent {
             },
             "Runtime.bindingCalled" if str_field(&params, "name").as_deref() == Some(DOM_BINDING) => {
                 Self::DomChanged(super::dom::parse_payload(params.get("payload")?.as_str()?)?)
+            }
+            "Runtime.executionContextCreated" if params.pointer("/context/name")?.as_str()? == WORLD => {
+                Self::WorldCreated {
+                    frame_id: params.pointer("/context/auxData/frameId")?.as_str()?.to_owned(),
+                    context_id: params.pointer("/context/id")?.as_i64()?,
+                }
             }
             _ => return None,
         })
@@ -522,6 +536,20 @@ struct Response {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_the_services_own_world_is_announced_with_its_frame_and_context() {
+        let created = |name: &str| {
+            json!({"context": {"id": 7, "origin": "http://a", "name": name, "uniqueId": "u",
+                "auxData": {"isDefault": false, "type": "isolated", "frameId": "F"}}})
+        };
+        assert_eq!(
+            PageEvent::parse("Runtime.executionContextCreated", created(WORLD)),
+            Some(PageEvent::WorldCreated { frame_id: "F".into(), context_id: 7 })
+        );
+        assert_eq!(PageEvent::parse("Runtime.executionContextCreated", created("")), None, "the page's own world");
+        assert_eq!(PageEvent::parse("Runtime.executionContextCreated", created("an extension")), None);
+    }
 
     #[test]
     fn lifecycle_event_is_parsed() {

@@ -46,6 +46,11 @@ pub struct NavState {
     pub navigation_requests: u64,
     /// Main-frame document requests that failed, newest last.
     pub failed_documents: VecDeque<(String, DocumentFailure)>,
+    /// The execution context of the service's world in the main frame's latest document, as
+    /// Chromium announced it (made by the DOM watcher's script, the helper library with it). It
+    /// is not cleared when the document goes: a call in a context since gone fails and the caller
+    /// makes its own (`Page::helper_context`).
+    pub world: Option<i64>,
 }
 
 /// How many past loader ids [`NavState::history`] keeps.

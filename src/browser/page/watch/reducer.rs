@@ -461,6 +461,10 @@ impl Reducer {
                 }
                 self.nav_dirty = true;
             }
+            PageEvent::WorldCreated { frame_id, context_id } if frame_id == self.main_frame => {
+                self.nav.world = Some(context_id);
+                self.nav_dirty = true;
+            }
             PageEvent::FrameNavigated { frame_id, parent_id: None, url, .. } if frame_id == self.main_frame => {
                 let url = records::url(url);
                 let mut event = LiveEvent::new(LiveKind::Navigation, false, url.clone());
@@ -841,6 +845,20 @@ mod tests {
             timestamp: 0.0,
         });
         assert!(!h.reducer.nav().loaded);
+    }
+
+    #[test]
+    fn the_main_frames_latest_world_is_the_one_helpers_use_and_a_child_frames_is_not() {
+        let mut h = Harness::new();
+        assert_eq!(h.reducer.nav().world, None);
+        h.apply(PageEvent::WorldCreated { frame_id: "main".into(), context_id: 3 });
+        h.apply(PageEvent::WorldCreated { frame_id: "child".into(), context_id: 4 });
+        assert_eq!(h.reducer.nav().world, Some(3));
+        // The next document's world replaces it; the commit alone does not clear it.
+        h.apply(lifecycle("L2", "init"));
+        assert_eq!(h.reducer.nav().world, Some(3));
+        h.apply(PageEvent::WorldCreated { frame_id: "main".into(), context_id: 5 });
+        assert_eq!(h.reducer.nav().world, Some(5));
     }
 
     #[test]
