@@ -3,13 +3,11 @@
 // includes the render the last response caused, and says where the page is.
 // Arguments: since (ms since the Unix epoch: when the action began, or null), by (ms since the Unix
 // epoch: when the service stops waiting for the answer).
-// Returns {ok: {busy, report, late, url, title}}: for an action, whether the element it touched
-// shows a sign of work in progress it did not show before (see lib.js `busy`), null otherwise; the
-// watcher's report (JSON) or null, and whether it went through the binding instead (`late`); the
-// document's URL and title.
+// Returns {ok: {busy, report, url, title}}: for an action, whether the element it touched shows a
+// sign of work in progress it did not show before (see lib.js `busy`), null otherwise; the
+// watcher's report (JSON), or null; the document's URL and title.
 function (since, by) {
   const tb = globalThis.__textBrowser;
   const busy = typeof since === 'number' ? tb.busy(since) : null;
-  const { report, late } = tb.domReport(by);
-  return { ok: { busy, report, late, url: location.href, title: document.title } };
+  return { ok: { busy, report: tb.domReport(by), url: location.href, title: document.title } };
 }

@@ -356,24 +356,40 @@
       spinner: spinner ? describe(spinner) : null, form: now.formBusy ? describe(now.form) : null };
   }
 
+  // page.fill's last step, after the text was typed into the focused element (input events fired):
+  // a user leaving the field would fire `change`, so fire it. For inputs that take a value rather
+  // than typing (date, color, range …) `setValue` sets `value` first. False: nothing is focused.
+  function leaveField(value, setValue) {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el) return false;
+    if (setValue) {
+      const proto = Object.getPrototypeOf(el);
+      const setter = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
+      if (setter) setter.call(el, value); else el.value = value;
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    }
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return true;
+  }
+
   // The DOM watcher's report of what it holds (js/dom_watch.js, which runs in this same world), for
   // the answer of the service's call: one message fewer per action than a binding call of its own.
   // Past `by` (ms since the Unix epoch), when the service may have stopped waiting for the answer,
-  // it goes through the watcher's binding instead, so nothing is lost, and `late` says so (the
-  // service then waits for the binding's event). {report: its JSON or null (nothing to report, or
-  // no watcher in this document), late}.
+  // it goes through the watcher's binding instead, so nothing is lost. Null: nothing to report (or
+  // no watcher in this document).
   function domReport(by) {
     const take = globalThis.__textBrowserDomReport;
-    if (typeof take !== 'function') return { report: null, late: false };
+    if (typeof take !== 'function') return null;
     const report = take();
-    if (report === null || (typeof by === 'number' && Date.now() < by)) return { report, late: false };
+    if (report === null || (typeof by === 'number' && Date.now() < by)) return report;
     const send = globalThis.__textBrowserDom;
     if (typeof send === 'function') send(report);
-    return { report: null, late: true };
+    return null;
   }
 
   Object.defineProperty(globalThis, '__textBrowser', {
     value: Object.freeze({ query, find, describe, rules, actionable, elementText, collapse, isVisible, VALUE_INPUTS,
-      hitAt, inViewport, pointerTarget, touch, busy, watchName, watchNames, box, domReport }),
+      hitAt, inViewport, pointerTarget, touch, busy, watchName, watchNames, box, leaveField, domReport }),
   });
 })();

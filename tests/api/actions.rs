@@ -166,6 +166,20 @@ async fn fill_replaces_the_value_and_fires_input_and_change() {
 }
 
 #[tokio::test]
+async fn a_fields_change_fires_whether_the_fill_settles_or_not() {
+    // A typed fill's change rides on the look at the action's end; answered without settling
+    // there is no such look, and it fires all the same (the field keeps the focus, so the
+    // browser fires none of its own).
+    let svc = shared();
+    let sid = on("/form").await;
+    let fields = json!([{ "selector": "#email", "value": "a@b.org" }, { "selector": "#name", "value": "Grace" }]);
+    svc.ok("page.fillForm", json!({ "session_id": sid, "fields": fields })).await;
+    assert_eq!(text(&sid, "#events").await, "input;change;", "the form's last field");
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#name", "value": "Ada", "settleMs": 0 })).await;
+    assert_eq!(text(&sid, "#events").await, "input;change;input;change;", "answered without settling");
+}
+
+#[tokio::test]
 async fn fill_refuses_elements_that_cannot_take_text() {
     let svc = shared();
     let sid = on("/form").await;

@@ -117,6 +117,10 @@ pub struct Acted {
     pub ahead: Option<Ahead>,
     /// The DOM watcher's names of the element and its ancestors (nearest first).
     pub watch: Vec<String>,
+    /// A typed fill's `change` event (what a user leaving the field fires) is still to fire: the
+    /// look at the action's end fires it in its own call, so the fill pays no round trip for it
+    /// (`Page::finish_action`; [`Page::leave_field`] where no look follows).
+    pub change: bool,
 }
 
 impl Acted {
@@ -130,11 +134,13 @@ impl Acted {
             input: if later.ahead.is_some() { None } else { later.input.or(self.input) },
             ahead: if later.input.is_some() { None } else { later.ahead.or(self.ahead) },
             watch: if later.watch.is_empty() { self.watch } else { later.watch },
+            // Each input before the last has fired its own (`Page::set_field`).
+            change: later.change,
         }
     }
 
     fn of(ready: Ready, input: Option<Input>) -> Acted {
-        Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch }
+        Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch, change: false }
     }
 }
 
@@ -347,8 +353,19 @@ impl Page {
         } else {
             self.cdp("Input.insertText", json!({ "text": value }), deadline).await?;
         }
-        self.call_helper(FINISH_FILL_JS, &[json!(value), json!(false)], deadline).await?;
-        Ok(Acted::of(ready, input))
+        // The field's `change` fires with the look at the action's end; with no watch of the
+        // page's (a child frame's field) there is no such look, so now.
+        if input.is_none() {
+            self.call_helper(FINISH_FILL_JS, &[json!(value), json!(false)], deadline).await?;
+        }
+        Ok(Acted { change: input.is_some(), ..Acted::of(ready, input) })
+    }
+
+    /// Fires the `change` a typed fill left to the look at its end (`Acted::change`), for a
+    /// caller that does not look next: the next field of `page.fillForm`, an action answered
+    /// without settling. A page that went meanwhile has no field to leave.
+    pub(super) async fn leave_field(&self, deadline: Instant) {
+        let _ = self.call_helper(FINISH_FILL_JS, &[json!(null), json!(false)], deadline).await;
     }
 
     pub async fn press(&self, target: &Target, combo: &keys::Combo, deadline: Instant) -> Result<Acted, BrowserError> {

@@ -68,10 +68,6 @@ pub(super) struct Looked {
     /// The DOM watcher's report (its JSON), delivered with the answer.
     #[serde(default)]
     report: Option<String>,
-    /// The page answered past the time the service waits, so the report went through the
-    /// watcher's binding: only a round trip after the answer makes sure the pump has it.
-    #[serde(default)]
-    pub late: bool,
     /// The document's URL and title (`js/flush_dom.js`).
     #[serde(default)]
     pub url: Option<String>,
@@ -108,8 +104,8 @@ impl Page {
     }
 
     /// Takes what the DOM watcher holds now (`js/flush_dom.js`) into the timeline (the caller then
-    /// waits for it with [`Page::settle_events`], or after a round trip when it came `late`); with
-    /// `since` (an action's start), also whether the control the action touched is still busy.
+    /// waits for it with [`Page::settle_events`]); with `since` (an action's start), also whether
+    /// the control the action touched is still busy, and where the page is.
     /// `None` when the page did not answer in time (busy in a loop, navigating away).
     pub(super) async fn look(&self, since: Option<f64>, deadline: Instant) -> Option<Looked> {
         let wait = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
@@ -145,7 +141,7 @@ impl Page {
         if settle.is_zero() {
             return None;
         }
-        let busy = self.look_next_task(mark, deadline).await;
+        let busy = self.look_next_task(mark, false, deadline).await;
         self.settle_network(mark, settle, busy, deadline).await
     }
 
@@ -153,9 +149,11 @@ impl Page {
     /// asks the DOM watcher for what it holds, and collects what the page reported: then whatever
     /// the action started has been reported. A page busy in a loop or navigating away just skips
     /// the look. Answers with the busy sign of the element the action touched.
-    async fn look_next_task(&self, mark: &Mark, deadline: Instant) -> Option<Busy> {
+    /// With `change`, the look first fires the `change` a typed fill left to it (`Acted::change`).
+    async fn look_next_task(&self, mark: &Mark, change: bool, deadline: Instant) -> Option<Busy> {
         let next_task = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
-        let answer = self.call_helper(NEXT_TASK_JS, &[json!(mark.at), json!(answer_by(next_task))], next_task).await;
+        let args = [json!(mark.at), json!(answer_by(next_task)), json!(change)];
+        let answer = self.call_helper(NEXT_TASK_JS, &args, next_task).await;
         let busy = self.looked(answer).and_then(|looked| looked.busy());
         self.settle_events(deadline).await;
         busy
@@ -208,6 +206,11 @@ impl Page {
     /// caused: [`Page::effects`], plus what its events reached and the browser did by default, why
     /// nothing was reached, and whether the control it touched is still busy with nothing pending.
     pub async fn finish_action(&self, mark: &Mark, acted: &Acted, settle: Duration, deadline: Instant) -> Effects {
+        // A typed fill's change rides on the look at the next task; without that look, it fires now.
+        let change_in_look = acted.change && acted.ahead.is_none() && acted.input.is_some() && !settle.is_zero();
+        if acted.change && !change_in_look {
+            self.leave_field(deadline).await;
+        }
         let mut looked = None;
         let ahead = match (&acted.ahead, acted.input) {
             (Some(ahead), _) => Some(ahead.clone()),
@@ -219,7 +222,7 @@ impl Page {
                     self.settle_events(deadline).await;
                     None
                 } else {
-                    self.look_next_task(mark, deadline).await
+                    self.look_next_task(mark, change_in_look, deadline).await
                 });
                 self.reached_since(mark, input)
             }

@@ -45,7 +45,10 @@ impl Page {
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
             .unwrap_or_default();
-        Ok((chosen, Acted { approach: ready.approach, hit: None, input: None, ahead, watch: ready.watch }))
+        Ok((
+            chosen,
+            Acted { approach: ready.approach, hit: None, input: None, ahead, watch: ready.watch, change: false },
+        ))
     }
 
     /// Checks (`want`) or unchecks a checkbox or radio by clicking it when its state differs.
@@ -65,7 +68,7 @@ impl Page {
                 ),
             });
         }
-        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch })
+        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch, change: false })
     }
 
     async fn is_checked(&self, target: &Target, deadline: Instant) -> Result<bool, BrowserError> {
@@ -96,7 +99,14 @@ impl Page {
             ("select", FieldValue::Flag(_)) => Err(BrowserError::InvalidOption(format!(
                 "{target} is a select: give an option's value or label (or an array of them), not true/false"
             ))),
-            (_, FieldValue::Text(text)) => self.fill(target, text, refuse_password, deadline).await,
+            (_, FieldValue::Text(text)) => {
+                // The next field is focused right after: this one is left, with its change, now.
+                let acted = self.fill(target, text, refuse_password, deadline).await?;
+                if acted.change {
+                    self.leave_field(deadline).await;
+                }
+                Ok(Acted { change: false, ..acted })
+            }
             (_, other) => Err(BrowserError::InvalidOption(format!("{target} takes text, not {}", describe(other)))),
         }
     }

@@ -319,15 +319,9 @@ impl Page {
     /// happened; then the pump drains its channels before it answers the barrier. If the round
     /// trip fails the connection is gone, and the barrier alone is the best there is.
     pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
-        self.round_trip(deadline).await;
-        self.inner.watch.applied(deadline).await;
-    }
-
-    /// The round trip of [`Page::settle_events`], for a caller that overlaps it with a call of
-    /// its own and then waits on the pump with `watch().applied`.
-    pub(super) async fn round_trip(&self, deadline: Instant) {
         let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
         let _ = cdp::call(&self.inner.page, "Target.getTargetInfo", json!({}), tick_deadline).await;
+        self.inner.watch.applied(deadline).await;
     }
 
     /// Files a report of the DOM watcher the page answered a call with, as if it had come through

@@ -280,14 +280,10 @@ impl Page {
     /// Where the page ended up after a navigation, with everything it reported filed: the DOM
     /// watcher's report taken (so the load breakdown ends with the document's last render) and
     /// every event Chromium sent before applied. The look that takes the report also reads the
-    /// URL and title, and the round trip that settles events runs beside it: one wait, not three.
+    /// URL and title: one call and the settling round trip, where there were three and two.
     pub async fn arrived(&self, deadline: Instant) -> Result<Landed, BrowserError> {
-        let (_, looked) = tokio::join!(self.round_trip(deadline), self.look(None, deadline));
-        if looked.as_ref().is_none_or(|looked| looked.late) {
-            // The report went through the binding (or the page did not answer): wait past it.
-            self.round_trip(deadline).await;
-        }
-        self.watch().applied(deadline).await;
+        let looked = self.look(None, deadline).await;
+        self.settle_events(deadline).await;
         match looked.and_then(|looked| looked.url.zip(looked.title)) {
             Some((url, title)) => Ok(self.landed_at(Some(&url), Some(&title))),
             None => self.landed(deadline).await,
