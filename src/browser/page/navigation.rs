@@ -64,7 +64,14 @@ impl Page {
             let nav = self.watch().nav.borrow();
             (nav.url.clone(), nav.document_requests)
         };
-        self.call_helper(NAVIGATE_JS, &[json!(url)], deadline).await?;
+        match self.call_helper(NAVIGATE_JS, &[json!(url)], deadline).await {
+            // The document went before the call could answer (a beforeunload dialog the pump
+            // accepted, a loaded machine): the navigation asked for is under way.
+            Err(err) if left_before_answering(&err) => {}
+            other => {
+                other?;
+            }
+        }
         if is_same_document(&current_url, url) {
             return self.arrived(deadline).await;
         }
@@ -334,5 +341,31 @@ impl Page {
     async fn stop_loading(&self) {
         let deadline = Instant::now() + Duration::from_secs(2);
         self.cdp_unchecked("Page.stopLoading", json!({}), deadline).await;
+    }
+}
+
+/// Chromium's answer to a call whose document went while it ran ("Inspected target navigated or
+/// closed"): for the call that starts a navigation, that is the navigation starting.
+fn left_before_answering(err: &BrowserError) -> bool {
+    matches!(err, BrowserError::Protocol { message, .. } if message.contains("Inspected target navigated or closed"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_navigation_call_whose_document_went_before_it_answered_counts_as_started() {
+        let went = BrowserError::Protocol {
+            method: "Runtime.callFunctionOn".into(),
+            message: "Inspected target navigated or closed".into(),
+        };
+        assert!(left_before_answering(&went));
+        let other = BrowserError::Protocol {
+            method: "Runtime.callFunctionOn".into(),
+            message: "Cannot find context with specified id".into(),
+        };
+        assert!(!left_before_answering(&other), "a world gone before the call is retried, not taken as started");
+        assert!(!left_before_answering(&BrowserError::Timeout("page.goto".into())));
     }
 }
