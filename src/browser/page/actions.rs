@@ -312,11 +312,18 @@ impl Page {
         // No separate mouse move first: Chromium delivers a lone move with the next frame (a
         // frame's wait per click), and the press itself moves the pointer there, so hover state
         // and the over/enter events come with it as they would after a move.
-        self.cdp("Input.dispatchMouseEvent", at("mousePressed", 1), deadline).await?;
-        self.cdp("Input.dispatchMouseEvent", at("mouseReleased", 1), deadline).await?;
-        for count in 2..=options.click_count.max(1) {
-            self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline).await?;
-            self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline).await?;
+        //
+        // A press and its release go out together (as Puppeteer's click sends them; the join polls
+        // the press first, which sends it): Chromium queues input for the page in the order it was
+        // sent and dispatches the release only after the press's listeners have run, so this only
+        // saves the wait for the press's answer between the two.
+        for count in 1..=options.click_count.max(1) {
+            let (pressed, released) = tokio::join!(
+                self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline),
+                self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline),
+            );
+            pressed?;
+            released?;
         }
         self.follow_navigation(before, deadline).await
     }
