@@ -312,19 +312,12 @@ impl Page {
         // No separate mouse move first: Chromium delivers a lone move with the next frame (a
         // frame's wait per click), and the press itself moves the pointer there, so hover state
         // and the over/enter events come with it as they would after a move.
-        //
-        // A press and its release go out together (as Puppeteer's click sends them; the join polls
-        // the press first, which sends it): Chromium queues input for the page in the order it was
-        // sent and dispatches the release only after the press's listeners have run, so this only
-        // saves the wait for the press's answer between the two.
-        for count in 1..=options.click_count.max(1) {
-            let (pressed, released) = tokio::join!(
-                self.cdp("Input.dispatchMouseEvent", at("mousePressed", count), deadline),
-                self.cdp("Input.dispatchMouseEvent", at("mouseReleased", count), deadline),
-            );
-            pressed?;
-            released?;
-        }
+
+        // The presses and releases go out at once (`Page::cdp_in_order`).
+        let events = (1..=options.click_count.max(1))
+            .flat_map(|count| [at("mousePressed", count), at("mouseReleased", count)])
+            .collect();
+        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await?;
         self.follow_navigation(before, deadline).await
     }
 
@@ -384,37 +377,16 @@ impl Page {
         Ok(Acted::of(ready, input))
     }
 
+    /// Presses `combo`: its modifiers down, the key down and up, the modifiers up, sent at once
+    /// (`Page::cdp_in_order`).
     pub(super) async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
-        for modifier in &combo.modifiers {
-            self.key_event("rawKeyDown", modifier, combo.mask, deadline).await?;
-        }
+        let mut events: Vec<Value> =
+            combo.modifiers.iter().map(|modifier| key_event("rawKeyDown", modifier, combo.mask)).collect();
         let down = if combo.key.text.is_some() { "keyDown" } else { "rawKeyDown" };
-        self.key_event(down, &combo.key, combo.mask, deadline).await?;
-        self.key_event("keyUp", &combo.key, combo.mask, deadline).await?;
-        for modifier in combo.modifiers.iter().rev() {
-            self.key_event("keyUp", modifier, 0, deadline).await?;
-        }
-        Ok(())
-    }
-
-    async fn key_event(
-        &self,
-        kind: &str,
-        key: &keys::Key,
-        modifiers: u32,
-        deadline: Instant,
-    ) -> Result<(), BrowserError> {
-        let mut event = json!({
-            "type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
-            "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers,
-        });
-        if kind == "keyDown"
-            && let Some(text) = &key.text
-        {
-            event["text"] = json!(text);
-            event["unmodifiedText"] = json!(text);
-        }
-        self.cdp("Input.dispatchKeyEvent", event, deadline).await.map(|_| ())
+        events.push(key_event(down, &combo.key, combo.mask));
+        events.push(key_event("keyUp", &combo.key, combo.mask));
+        events.extend(combo.modifiers.iter().rev().map(|modifier| key_event("keyUp", modifier, 0)));
+        self.cdp_in_order("Input.dispatchKeyEvent", events, deadline).await
     }
 
     /// If the action started a navigation of the page, waits for the new document to load.
@@ -464,4 +436,19 @@ impl Page {
 
 fn still_waiting(what: &str, target: &Target, reason: &str, started: Instant) -> BrowserError {
     BrowserError::Timeout(format!("{what} timed out after {} ms: {target} {reason}", started.elapsed().as_millis()))
+}
+
+/// One `Input.dispatchKeyEvent` of `key` (a `keyDown` carries the text it types).
+fn key_event(kind: &str, key: &keys::Key, modifiers: u32) -> Value {
+    let mut event = json!({
+        "type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
+        "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers,
+    });
+    if kind == "keyDown"
+        && let Some(text) = &key.text
+    {
+        event["text"] = json!(text);
+        event["unmodifiedText"] = json!(text);
+    }
+    event
 }

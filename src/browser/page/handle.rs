@@ -8,11 +8,13 @@
 //! keeps its event pipeline running. The pump stops when the last handle is dropped.
 
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use futures_util::StreamExt;
+use futures_util::future;
 use futures_util::stream::{self, BoxStream, SelectAll};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -299,6 +301,34 @@ impl Page {
             return Err(crashed());
         }
         cdp::call(&self.inner.page, method, params, deadline).await
+    }
+
+    /// Sends `method` once with each of `each`, all at once and in order, and waits for every
+    /// answer (the first error is returned). For input: Chromium queues a page's input in the
+    /// order it was sent and dispatches each event only after the listeners of the one before have
+    /// run, so sending a gesture's events together only saves the wait for each answer before the
+    /// next (Puppeteer sends a click's press and release the same way).
+    pub(super) async fn cdp_in_order(
+        &self,
+        method: &'static str,
+        each: Vec<Value>,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        let mut answers = Vec::with_capacity(each.len());
+        for params in each {
+            let mut answer = Box::pin(future::maybe_done(self.cdp(method, params, deadline)));
+            // Its first poll sends the command: each leaves before the next is made.
+            let _sent = std::future::poll_fn(|cx| Poll::Ready(answer.as_mut().poll(cx))).await;
+            answers.push(answer);
+        }
+        let mut first_error = None;
+        for mut answer in answers {
+            answer.as_mut().await;
+            if let Some(Err(err)) = answer.as_mut().take_output() {
+                first_error.get_or_insert(err);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// Sends a command without the crash check, for clean-up after a failure or timeout.
