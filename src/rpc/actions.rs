@@ -206,7 +206,7 @@ where
     let shot = options.shot()?;
     let mark = page.mark_action(what);
     let acted = body.await?;
-    let effects = page.finish_action(&mark, &acted, settle, call.deadline).await;
+    let effects = page.finish_action(&mark, &acted, settle, call.deadline).await?;
     let after = match shot {
         Some(shot) => Some(after_action(call, page, max, shot.element, shot.diff).await?),
         None => None,

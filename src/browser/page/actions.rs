@@ -121,6 +121,11 @@ pub struct Acted {
     /// look at the action's end fires it in its own call, so the fill pays no round trip for it
     /// (`Page::finish_action`; [`Page::leave_field`] where no look follows).
     pub change: bool,
+    /// Where navigation stood before the input ([`Page::navigation_marks`]), while a navigation
+    /// the input may have started is still to be followed: `Page::finish_action` follows it after
+    /// the look at the action's end, whose barrier has applied the input's events, so following
+    /// costs no round trip of its own.
+    pub follow: Option<(u64, u64)>,
 }
 
 impl Acted {
@@ -136,11 +141,20 @@ impl Acted {
             watch: if later.watch.is_empty() { self.watch } else { later.watch },
             // Each input before the last has fired its own (`Page::set_field`).
             change: later.change,
+            follow: later.follow.or(self.follow),
         }
     }
 
-    fn of(ready: Ready, input: Option<Input>) -> Acted {
-        Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch, change: false }
+    pub(super) fn of(ready: Ready, input: Option<Input>) -> Acted {
+        Acted {
+            approach: ready.approach,
+            hit: None,
+            input,
+            ahead: None,
+            watch: ready.watch,
+            change: false,
+            follow: None,
+        }
     }
 }
 
@@ -240,8 +254,9 @@ impl Page {
         let ready = self.wait_ready_where(target, Action::Click, "page.click", !options.keep_scroll, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
         let input = self.input_on(target, input);
-        self.click_at(ready.x, ready.y, options, deadline).await?;
-        Ok(Acted::of(ready, input))
+        let before = self.navigation_marks();
+        self.dispatch_click(ready.x, ready.y, options, deadline).await?;
+        Ok(Acted { follow: Some(before), ..Acted::of(ready, input) })
     }
 
     /// Clicks at viewport point (`x`, `y`), on whatever is there.
@@ -254,8 +269,9 @@ impl Page {
     ) -> Result<Acted, BrowserError> {
         let hit = self.point_target(x, y, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
-        self.click_at(x, y, options, deadline).await?;
-        Ok(Acted { hit, input: Some(input), ..Acted::default() })
+        let before = self.navigation_marks();
+        self.dispatch_click(x, y, options, deadline).await?;
+        Ok(Acted { hit, input: Some(input), follow: Some(before), ..Acted::default() })
     }
 
     /// What is at viewport point (`x`, `y`): refused when the point is outside the viewport.
@@ -303,6 +319,18 @@ impl Page {
         deadline: Instant,
     ) -> Result<(), BrowserError> {
         let before = self.navigation_marks();
+        self.dispatch_click(x, y, options, deadline).await?;
+        self.follow_navigation(before, deadline).await
+    }
+
+    /// Clicks at a viewport point (the caller follows a navigation it starts).
+    async fn dispatch_click(
+        &self,
+        x: f64,
+        y: f64,
+        options: &ClickOptions,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
         let button = json!(options.button);
         let at = |kind: &str, count: u32| {
@@ -317,8 +345,7 @@ impl Page {
         let events = (1..=options.click_count.max(1))
             .flat_map(|count| [at("mousePressed", count), at("mouseReleased", count)])
             .collect();
-        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await?;
-        self.follow_navigation(before, deadline).await
+        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await
     }
 
     /// Types `value` into the element, replacing its text. With `refuse_password`
@@ -373,8 +400,7 @@ impl Page {
         let input = self.input_on(target, Input::Keys);
         let before = self.navigation_marks();
         self.dispatch_key(combo, deadline).await?;
-        self.follow_navigation(before, deadline).await?;
-        Ok(Acted::of(ready, input))
+        Ok(Acted { follow: Some(before), ..Acted::of(ready, input) })
     }
 
     /// Presses `combo`: its modifiers down, the key down and up, the modifiers up, sent at once
@@ -390,14 +416,24 @@ impl Page {
     }
 
     /// If the action started a navigation of the page, waits for the new document to load.
-    /// Chromium reports the navigation request before it acknowledges the input, so once the
-    /// pump has caught up, a navigation this action started has been counted.
     pub(super) async fn follow_navigation(&self, before: (u64, u64), deadline: Instant) -> Result<(), BrowserError> {
         self.settle_events(deadline).await;
+        self.follow_navigation_since(before, deadline).await.map(|_| ())
+    }
+
+    /// [`Page::follow_navigation`] once the pump has applied the events up to an answer after the
+    /// input's (a barrier: [`Page::settle_events`]). Chromium reports the navigation request before
+    /// it acknowledges the input, so by then a navigation the action started has been counted.
+    /// Answers whether one had started (and has loaded, or was cancelled).
+    pub(super) async fn follow_navigation_since(
+        &self,
+        before: (u64, u64),
+        deadline: Instant,
+    ) -> Result<bool, BrowserError> {
         let (documents_before, requests_before) = before;
         let nav = self.watch().nav.borrow().clone();
         if nav.navigation_requests == requests_before && nav.document_requests == documents_before {
-            return Ok(());
+            return Ok(false);
         }
         // The request itself starts at once (only its answer may be slow); one that has not
         // started within this bound was cancelled (a download, a beforeunload refusal …).
@@ -413,18 +449,19 @@ impl Page {
                     .wait_for_loader(&loader, WaitUntil::Load, deadline, "the navigation the action started")
                     .await
                 {
+                    Ok(()) => Ok(true),
                     // Cancelled rather than failed: a download (the answer was an attachment), a
                     // 204, a refused beforeunload. The page stays; the effects show the request.
                     Err(BrowserError::NavigationFailed { reason, .. })
                         if reason == "aborted" || reason.contains("ERR_ABORTED") =>
                     {
-                        Ok(())
+                        Ok(false)
                     }
-                    other => other,
+                    Err(err) => Err(err),
                 }
             }
             // Asked for but never started (cancelled, or a download): nothing to wait for.
-            _ => Ok(()),
+            _ => Ok(false),
         }
     }
 

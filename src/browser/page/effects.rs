@@ -205,7 +205,15 @@ impl Page {
     /// Settles an action that began at `mark` and whose input learned `acted`, and says what it
     /// caused: [`Page::effects`], plus what its events reached and the browser did by default, why
     /// nothing was reached, and whether the control it touched is still busy with nothing pending.
-    pub async fn finish_action(&self, mark: &Mark, acted: &Acted, settle: Duration, deadline: Instant) -> Effects {
+    /// A navigation the input started is followed after the look (`Acted::follow`): the answer
+    /// comes once the new document has loaded, and fails as `page.goto` would if it did not.
+    pub async fn finish_action(
+        &self,
+        mark: &Mark,
+        acted: &Acted,
+        settle: Duration,
+        deadline: Instant,
+    ) -> Result<Effects, BrowserError> {
         // A typed fill's change rides on the look at the next task; without that look, it fires now.
         let change_in_look = acted.change && acted.ahead.is_none() && acted.input.is_some() && !settle.is_zero();
         if acted.change && !change_in_look {
@@ -228,6 +236,19 @@ impl Page {
             }
             (None, None) => None,
         };
+        if let Some(before) = acted.follow {
+            // Without a look, nothing has applied the input's events yet.
+            if looked.is_none() {
+                self.settle_events(deadline).await;
+            }
+            if self.follow_navigation_since(before, deadline).await? {
+                // The look saw the document the input left: the new one's report is taken now,
+                // and nothing it shows can be the touched control's busy sign.
+                self.flush_dom(None, deadline).await;
+                self.settle_events(deadline).await;
+                looked = Some(None);
+            }
+        }
         let naming = async {
             match &ahead {
                 Some(ahead) => Some(self.name_reached(ahead, deadline).await),
@@ -272,7 +293,7 @@ impl Page {
         {
             effects.still_busy = Some(self.still_busy(&busy, mark, &effects));
         }
-        effects
+        Ok(effects)
     }
 
     /// `button#place "Placing order…" [disabled] for 2.1 s, nothing pending (POST /api/orders

@@ -45,10 +45,7 @@ impl Page {
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
             .unwrap_or_default();
-        Ok((
-            chosen,
-            Acted { approach: ready.approach, hit: None, input: None, ahead, watch: ready.watch, change: false },
-        ))
+        Ok((chosen, Acted { ahead, ..Acted::of(ready, None) }))
     }
 
     /// Checks (`want`) or unchecks a checkbox or radio by clicking it when its state differs.
@@ -68,7 +65,7 @@ impl Page {
                 ),
             });
         }
-        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch, change: false })
+        Ok(Acted::of(ready, input))
     }
 
     async fn is_checked(&self, target: &Target, deadline: Instant) -> Result<bool, BrowserError> {

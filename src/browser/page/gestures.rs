@@ -44,7 +44,7 @@ impl Page {
         let ready = self.wait_ready_where(target, Action::Hover, "page.hover", !keep_scroll, deadline).await?;
         let input = self.input_on(target, Input::Hover);
         self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await?;
-        Ok(Acted { approach: ready.approach, hit: None, input, ahead: None, watch: ready.watch, change: false })
+        Ok(Acted::of(ready, input))
     }
 
     /// Moves the pointer to viewport point (`x`, `y`), over whatever is there.
@@ -156,14 +156,7 @@ impl Page {
         let mut acted = Acted::default();
         if let Some(target) = target {
             let ready = self.wait_ready(target, Action::Press, "page.type", deadline).await?;
-            acted = Acted {
-                approach: ready.approach,
-                hit: None,
-                input: None,
-                ahead: None,
-                watch: ready.watch,
-                change: false,
-            };
+            acted = Acted::of(ready, None);
         }
         // Typed into a password field, the text is a secret like a filled password: refused under
         // REFUSE_PASSWORD_FILL, else kept out of every answer.
