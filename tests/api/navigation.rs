@@ -74,6 +74,21 @@ async fn goto_refused_connection_is_navigation_failed() {
 }
 
 #[tokio::test]
+async fn a_click_on_a_link_to_a_server_that_refuses_fails_naming_where_it_went() {
+    let svc = shared();
+    let sid = svc.session().await;
+    svc.ok("page.goto", json!({ "session_id": sid, "url": page("/"), "waitUntil": "load" })).await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let href = format!("http://127.0.0.1:{port}/status");
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "(href) => { const a = document.createElement('a'); a.id = 'status'; a.href = href; a.textContent = 'Status'; document.body.append(a); }", "arg": href }))
+        .await;
+    let err = svc.err("page.click", json!({ "session_id": sid, "selector": "#status" })).await;
+    assert_eq!(err.kind(), "navigation_failed", "{err:?}");
+    assert!(err.message.contains("ERR_CONNECTION_REFUSED"), "{}", err.message);
+    assert!(err.message.contains(&format!("127.0.0.1:{port}/status")), "the message names the URL: {}", err.message);
+}
+
+#[tokio::test]
 async fn goto_slower_than_its_timeout_times_out_and_the_session_stays_usable() {
     let svc = shared();
     let sid = svc.session().await;

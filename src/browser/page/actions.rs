@@ -27,6 +27,7 @@ use super::keys;
 use super::navigation::WaitUntil;
 use super::reach::{Ahead, Input};
 use super::target::Target;
+use super::watch::records::Record;
 use crate::browser::error::BrowserError;
 use crate::browser::pointer::{Approach, PointerTarget};
 
@@ -457,12 +458,27 @@ impl Page {
                     {
                         Ok(false)
                     }
+                    // The wait knows the request, not where it went.
+                    Err(BrowserError::NavigationFailed { url, reason }) if url.is_empty() => {
+                        Err(BrowserError::NavigationFailed { url: self.request_url(&loader), reason })
+                    }
                     Err(err) => Err(err),
                 }
             }
             // Asked for but never started (cancelled, or a download): nothing to wait for.
             _ => Ok(false),
         }
+    }
+
+    /// The URL the page's request `id` went to, as the timeline keeps it (redacted; empty when it
+    /// fell off).
+    fn request_url(&self, id: &str) -> String {
+        let store = self.watch().store();
+        let url = store.timeline.iter().rev().find_map(|entry| match &entry.record {
+            Record::Request(r) if r.id == id => Some(r.url.clone()),
+            _ => None,
+        });
+        url.map(|url| store.redactor.text(&url)).unwrap_or_default()
     }
 
     pub(super) fn navigation_marks(&self) -> (u64, u64) {
