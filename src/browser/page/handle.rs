@@ -307,7 +307,9 @@ impl Page {
     /// answer (the first error is returned). For input: Chromium queues a page's input in the
     /// order it was sent and dispatches each event only after the listeners of the one before have
     /// run, so sending a gesture's events together only saves the wait for each answer before the
-    /// next (Puppeteer sends a click's press and release the same way).
+    /// next (Puppeteer sends a click's press and release the same way). What does change: a task a
+    /// listener queued (a zero timer) may now run after the next event instead of before it, as
+    /// it may for a quick user; a typed text's characters therefore still go one after another.
     pub(super) async fn cdp_in_order(
         &self,
         method: &'static str,
