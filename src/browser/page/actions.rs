@@ -255,8 +255,7 @@ impl Page {
         let ready = self.wait_ready_where(target, Action::Click, "page.click", !options.keep_scroll, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
         let input = self.input_on(target, input);
-        let before = self.navigation_marks();
-        self.dispatch_click(ready.x, ready.y, options, deadline).await?;
+        let before = self.dispatch_click(ready.x, ready.y, options, deadline).await?;
         Ok(Acted { follow: Some(before), ..Acted::of(ready, input) })
     }
 
@@ -270,8 +269,7 @@ impl Page {
     ) -> Result<Acted, BrowserError> {
         let hit = self.point_target(x, y, deadline).await?;
         let input = if options.click_count >= 2 { Input::DoubleClick } else { Input::Click };
-        let before = self.navigation_marks();
-        self.dispatch_click(x, y, options, deadline).await?;
+        let before = self.dispatch_click(x, y, options, deadline).await?;
         Ok(Acted { hit, input: Some(input), follow: Some(before), ..Acted::default() })
     }
 
@@ -311,27 +309,16 @@ impl Page {
         self.listeners_ahead(input, point, deadline).await
     }
 
-    /// Clicks at a viewport point, then follows a navigation the click started.
-    pub(super) async fn click_at(
+    /// Clicks at a viewport point. Answers the navigation marks from before the click, with which
+    /// the caller follows a navigation it started ([`Page::follow_navigation`], `Acted::follow`).
+    pub(super) async fn dispatch_click(
         &self,
         x: f64,
         y: f64,
         options: &ClickOptions,
         deadline: Instant,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<(u64, u64), BrowserError> {
         let before = self.navigation_marks();
-        self.dispatch_click(x, y, options, deadline).await?;
-        self.follow_navigation(before, deadline).await
-    }
-
-    /// Clicks at a viewport point (the caller follows a navigation it starts).
-    async fn dispatch_click(
-        &self,
-        x: f64,
-        y: f64,
-        options: &ClickOptions,
-        deadline: Instant,
-    ) -> Result<(), BrowserError> {
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
         let button = json!(options.button);
         let at = |kind: &str, count: u32| {
@@ -346,7 +333,8 @@ impl Page {
         let events = (1..=options.click_count.max(1))
             .flat_map(|count| [at("mousePressed", count), at("mouseReleased", count)])
             .collect();
-        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await
+        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await?;
+        Ok(before)
     }
 
     /// Types `value` into the element, replacing its text. With `refuse_password`

@@ -55,7 +55,10 @@ impl Page {
         }
         let ready = self.wait_ready(target, Action::Check, "page.check", deadline).await?;
         let input = self.input_on(target, Input::Check);
-        self.click_at(ready.x, ready.y, &ClickOptions { click_count: 1, ..Default::default() }, deadline).await?;
+        let click = ClickOptions { click_count: 1, ..Default::default() };
+        let before = self.dispatch_click(ready.x, ready.y, &click, deadline).await?;
+        // Followed before the state is read, in the document the click leads to.
+        self.follow_navigation(before, deadline).await?;
         if self.is_checked(target, deadline).await? != want {
             return Err(BrowserError::NotActionable {
                 selector: target.to_string(),
