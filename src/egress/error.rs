@@ -12,7 +12,7 @@ pub enum EgressError {
     Malformed { url: String, reason: String },
     #[error("{} is a {}: URL; only http:// and https:// URLs can be loaded", quote(url), clip(scheme))]
     NotHttp { url: String, scheme: String },
-    #[error("{} does not match ALLOW_HOST_REGEX ({pattern})", clip(url))]
+    #[error("{} does not match ALLOW_HOST_REGEX ({pattern}), which is matched against the whole URL", clip(url))]
     NotAllowed { url: String, pattern: String },
     #[error("{host} resolves to {ip}, a private, loopback or link-local address (BLOCK_PRIVATE_IPS is on)")]
     PrivateAddress { host: String, ip: IpAddr },

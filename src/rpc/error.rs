@@ -71,7 +71,7 @@ kinds! {
     SessionClosed => ("session_closed", -32017,
         "The session was closed while this call ran; create a new session with session.create if you still need one."),
     UrlNotAllowed => ("url_not_allowed", -32002,
-        "Use an http(s) URL whose host matches ALLOW_HOST_REGEX, or ask the operator to widen it."),
+        "Use a URL ALLOW_HOST_REGEX matches (it tests the whole URL), or ask the operator to widen it."),
     Timeout => ("timeout", -32003,
         "Retry with a larger timeout, or inspect the page (page.text, page.evaluate) to see what it is stuck on."),
     CapacityExceeded => ("capacity_exceeded", -32004,

@@ -211,7 +211,9 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         return Err(ApiError::invalid("waitUntil", "waitUntil goes with url"));
     }
     if let Some(url) = &p.url {
-        ctx.sessions.policy().check(url).map_err(|e| ApiError::invalid("url", BrowserError::from(e).to_string()))?;
+        // Refused like page.goto refuses it: the URL is not the caller's mistake so much as outside
+        // what the operator allows.
+        ctx.sessions.policy().check(url).map_err(BrowserError::from)?;
     }
     let deadline = ctx.deadline(p.timeout, 30_000)?;
     if let Some(at) = &p.geolocation {

@@ -89,6 +89,19 @@ async fn a_click_on_a_link_to_a_server_that_refuses_fails_naming_where_it_went()
 }
 
 #[tokio::test]
+async fn session_create_refuses_a_url_outside_the_allow_list_as_goto_does() {
+    let svc = shared();
+    let refused = svc.err("session.create", json!({ "url": "http://example.com/" })).await;
+    let sid = svc.session().await;
+    let goto = svc.err("page.goto", json!({ "session_id": sid, "url": "http://example.com/" })).await;
+    for err in [refused, goto] {
+        assert_eq!(err.kind(), "url_not_allowed", "{err:?}");
+        assert!(err.message.contains("matched against the whole URL"), "{}", err.message);
+        assert!(err.data["remediation"].as_str().unwrap().contains("whole URL"), "{err:?}");
+    }
+}
+
+#[tokio::test]
 async fn goto_slower_than_its_timeout_times_out_and_the_session_stays_usable() {
     let svc = shared();
     let sid = svc.session().await;
