@@ -120,8 +120,8 @@ pub struct NavigationResult {
     pub status: Option<u16>,
     /// New error entries waiting in logs.pull / network.pull since the last pull.
     pub signals: SignalCounts,
-    /// How the document loaded: milestones, network quiet, content settled (ms since the navigation
-    /// started), request count, the longest serial chain, facts.
+    /// How the document loaded: milestones, network quiet, content settled (ms since navigation
+    /// start), request count, longest serial chain, facts.
     pub load: Load,
 }
 

@@ -284,3 +284,21 @@ async fn a_render_the_page_was_too_busy_to_hand_over_in_time_still_reaches_the_t
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test]
+async fn an_actions_page_errors_are_timed_from_its_start_like_its_requests() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/releases/") })).await;
+    // A second of the document's life before the click: its times and the click's then differ.
+    svc.ok("page.evaluate", json!({ "session_id": sid, "expression": "new Promise((r) => setTimeout(r, 1000))" }))
+        .await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#older" })).await;
+    let effects = &clicked["effects"];
+    let request = &effects["requests"][0];
+    assert_eq!(request["url"], "/releases/older.json", "{clicked}");
+    let answered = request["endMs"].as_i64().unwrap_or_else(|| panic!("{clicked}"));
+    let error = &effects["pageErrors"][0];
+    let t = error["t"].as_i64().unwrap_or_else(|| panic!("{clicked}"));
+    // Thrown while the response was handled: after it ended, well within the second before.
+    assert!(t >= answered && t <= answered + 900, "the error at +{t}, the response it was handling at +{answered}");
+}

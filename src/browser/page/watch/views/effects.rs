@@ -184,8 +184,13 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
         match &entry.record {
             Record::Request(r) if !r.browser_own => spans.push(Span { request: r, start: entry.at, end: r.done_at() }),
             Record::Dom(dom) => doms.push(dom),
-            Record::Console(c) if c.level() == Level::Error => console.extend(console_entry(store, entry)),
-            Record::PageError(_) => errors.extend(page_error(store, entry, false)),
+            // Timed from the action's start, like its requests and changes.
+            Record::Console(c) if c.level() == Level::Error => {
+                console.extend(console_entry(store, entry).map(|e| ConsoleEntry { t: ms(entry.at, mark.at), ..e }))
+            }
+            Record::PageError(_) => {
+                errors.extend(page_error(store, entry, false).map(|e| PageError { t: ms(entry.at, mark.at), ..e }))
+            }
             Record::Dialog(text) => effects.dialogs.push(redactor.text(text)),
             Record::Download(text) => effects.downloads.push(redactor.text(text)),
             Record::Popup { .. } => {

@@ -54,7 +54,7 @@ pub struct ConsoleEntry {
     /// For errors: the response (or failure) the code was handling, as for page errors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during: Option<String>,
-    /// When: ms since the document started loading.
+    /// When: ms since the document (in effects: the action) began.
     pub t: i64,
 }
 
@@ -75,12 +75,12 @@ pub struct PageError {
     /// column marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The response the code was handling when it threw: `response of GET /api/items 200`.
+    /// The response being handled when it threw: `response of GET /api/items 200`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
-    /// When: ms since the document started loading.
+    /// When: ms since the document (in effects: the action) began.
     pub t: i64,
 }
 
