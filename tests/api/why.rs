@@ -157,7 +157,11 @@ async fn a_type_error_on_a_200s_json_says_during_which_response() {
     println!("{clicked:#}");
     let errors = clicked["effects"]["pageErrors"].as_array().unwrap_or_else(|| panic!("{clicked}"));
     let error = errors.iter().find(|e| e["message"].as_str().is_some_and(|m| m.contains("TypeError"))).unwrap();
-    assert_eq!(error["during"], "response of GET /releases/older.json 200", "{clicked}");
+    // With the answer's outline: the code reads `page.releases`; the answer has `items`.
+    assert_eq!(
+        error["during"], "response of GET /releases/older.json 200: {page: number, items: [3 × {tag, notes}]}",
+        "{clicked}"
+    );
 }
 
 #[tokio::test]

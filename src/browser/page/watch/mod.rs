@@ -9,7 +9,8 @@
 //! - `commands`: the commands run on the page's own task set, their findings sent back
 //! - `pump`: the task that drives it all
 //! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `bodies`,
-//!   `sources`: captured response bodies and script sources; `redact`: secrets masked on the way out
+//!   `sources`: captured response bodies and script sources; `shape`: a JSON body's outline in a
+//!   line; `redact`: secrets masked on the way out
 //! - `nav`: the navigation and network state waiting methods subscribe to
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
 //!   `facts`: out of order, serial chains
@@ -36,6 +37,7 @@ pub mod records;
 pub mod redact;
 mod reducer;
 mod reorder;
+mod shape;
 pub mod sources;
 pub mod stacks;
 pub mod store;

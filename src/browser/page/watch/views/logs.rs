@@ -75,7 +75,7 @@ pub struct PageError {
     /// column marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The response being handled when it threw: `response of GET /api/items 200`.
+    /// The response being handled when it threw, and its JSON's outline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub during: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,7 +117,7 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
             location: c.location.clone(),
             source: c.source.clone(),
             during: (c.level() == Level::Error)
-                .then(|| causes::during(&c.trace, &store.timeline, entry.at, false))
+                .then(|| causes::during_outlined(&c.trace, store, entry.at, false))
                 .flatten()
                 .map(|d| store.redactor.text(&d)),
             t,
@@ -139,7 +139,7 @@ pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<Page
         message_length: e.message_length,
         location: e.location.clone(),
         source: e.source.clone(),
-        during: causes::during(&e.trace, &store.timeline, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
+        during: causes::during_outlined(&e.trace, store, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
             .map(|d| store.redactor.text(&d)),
         stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
         t: ms_since(&store.timeline, entry.at),

@@ -1,0 +1,110 @@
+//! A JSON body's outline in one short line — `{page: number, items: [3 × {tag, notes}]}` — for
+//! an error that happened while the page handled that response: code that reads `page.releases`
+//! from a body whose keys are `page` and `items` shows its bug in the answer itself.
+//!
+//! Keys and types only, never values (a body may carry tokens or personal data), and bounded:
+//! the top object's fields with their types, deeper objects by their keys, lists by their length and first item, [`KEYS`] keys per object, [`CHARS`] characters in all.
+
+use serde_json::Value;
+
+/// Bodies larger than this are not parsed for an outline.
+const MAX_BODY: usize = 256 * 1024;
+/// Keys shown per object; more are counted (`…+4`).
+const KEYS: usize = 8;
+/// The outline's length at most, in characters.
+const CHARS: usize = 160;
+
+/// The outline of `body` when it is a JSON object or array (None for anything else).
+pub fn outline(body: &str) -> Option<String> {
+    let trimmed = body.trim_start();
+    if body.len() > MAX_BODY || !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(body).ok()?;
+    let line = of(&value, 0);
+    Some(if line.chars().count() > CHARS {
+        format!("{}…", line.chars().take(CHARS - 1).collect::<String>())
+    } else {
+        line
+    })
+}
+
+/// The top object with its fields' types; deeper objects by their keys; lists by their length and
+/// first item.
+fn of(value: &Value, depth: usize) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Array(items) => match items.first() {
+            None => "[]".into(),
+            Some(first) if depth < 3 => format!("[{} × {}]", items.len(), of(first, depth + 1)),
+            Some(_) => format!("[{}]", items.len()),
+        },
+        // A map keyed by data (emails, ids) is counted, not listed: keys show only when they read
+        // as names.
+        Value::Object(fields) if depth < 3 && fields.keys().all(|key| is_name(key)) => {
+            let mut parts: Vec<String> = fields
+                .iter()
+                .take(KEYS)
+                .map(|(key, field)| if depth == 0 { format!("{key}: {}", of(field, 1)) } else { key.clone() })
+                .collect();
+            if fields.len() > KEYS {
+                parts.push(format!("…+{}", fields.len() - KEYS));
+            }
+            format!("{{{}}}", parts.join(", "))
+        }
+        Value::Object(fields) => format!("{{{} keys}}", fields.len()),
+    }
+}
+
+/// A key that names a field (`items`, `next_page`, `data-id`), not a value used as a key.
+fn is_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    key.len() <= 40
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_shows_its_keys_with_types_and_its_lists_with_their_items_keys() {
+        let body = r#"{"page":2,"items":[{"tag":"v3.1.3","notes":"Sync"},{"tag":"v3.1.2","notes":"x"}],"next":null}"#;
+        assert_eq!(outline(body).as_deref(), Some("{page: number, items: [2 × {tag, notes}], next: null}"));
+    }
+
+    #[test]
+    fn a_top_level_list_and_nesting_past_two_levels_are_summed_up() {
+        assert_eq!(outline(r#"[{"id":1,"owner":{"name":"a"}}]"#).as_deref(), Some("[1 × {id, owner}]"));
+        assert_eq!(outline(r#"{"a":{"b":{"c":1}},"l":[]}"#).as_deref(), Some("{a: {b}, l: []}"));
+        assert_eq!(outline(r#"{"rows":[[[1,2]],[3]]}"#).as_deref(), Some("{rows: [2 × [1 × [2]]]}"));
+    }
+
+    #[test]
+    fn values_never_show_and_the_line_is_bounded() {
+        let secret = r#"{"token":"s3cr3t-value","user":{"email":"ada@example.com"}}"#;
+        let line = outline(secret).unwrap();
+        assert!(!line.contains("s3cr3t") && !line.contains("ada@"), "{line}");
+        let keyed_by_data = r#"{"users":{"ada@example.com":{"id":1},"bob@example.com":{"id":2}},"42":true}"#;
+        assert_eq!(outline(keyed_by_data).as_deref(), Some("{2 keys}"));
+        assert_eq!(outline(r#"{"users":{"ada@example.com":1}}"#).as_deref(), Some("{users: {1 keys}}"));
+        let wide: String = format!("{{{}}}", (0..40).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(","));
+        let line = outline(&wide).unwrap();
+        assert!(line.ends_with("…+32}"), "{line}");
+        let long_keys: String =
+            format!("{{{}}}", (0..8).map(|i| format!("\"{}{i}\":1", "k".repeat(38))).collect::<Vec<_>>().join(","));
+        assert_eq!(outline(&long_keys).unwrap().chars().count(), CHARS);
+    }
+
+    #[test]
+    fn what_is_not_a_json_object_or_list_has_no_outline() {
+        assert_eq!(outline("<html>"), None);
+        assert_eq!(outline("42"), None);
+        assert_eq!(outline("{not json"), None);
+        assert_eq!(outline(&format!("[{}]", "1,".repeat(MAX_BODY))), None);
+    }
+}
