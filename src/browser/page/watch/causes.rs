@@ -22,9 +22,7 @@ use std::collections::VecDeque;
 use super::events::CodeLocation;
 use super::facts::{path_of, place};
 use super::records::{Outcome, Record, RequestRecord};
-use super::shape;
 use super::stacks::Stack;
-use super::store::Store;
 use super::timeline::Timeline;
 
 /// Cause stacks kept per page (the oldest go first).
@@ -118,21 +116,8 @@ pub fn during(stack: &Stack, timeline: &Timeline, at: f64, reported_late: bool) 
     handled(stack, timeline, at, reported_late).map(|r| handling(stack, r))
 }
 
-/// [`during`], and for a JSON answer the body's outline (`response of GET /releases/older.json
-/// 200: {page: number, items: [3 × {tag, notes}]}`, see `shape`) when the body was captured: what
-/// an error reading a field the answer does not have needs beside it.
-pub fn during_outlined(stack: &Stack, store: &Store, at: f64, reported_late: bool) -> Option<String> {
-    let r = handled(stack, &store.timeline, at, reported_late)?;
-    let line = handling(stack, r);
-    let outline = r.status().and_then(|_| store.bodies.get(&r.id)).and_then(|body| shape::outline(&body.text));
-    Some(match outline {
-        Some(outline) => format!("{line}: {outline}"),
-        None => line,
-    })
-}
-
 /// The request whose answer code with `stack` was handling at `at` (see [`during`]).
-fn handled<'a>(stack: &Stack, timeline: &'a Timeline, at: f64, reported_late: bool) -> Option<&'a RequestRecord> {
+pub fn handled<'a>(stack: &Stack, timeline: &'a Timeline, at: f64, reported_late: bool) -> Option<&'a RequestRecord> {
     let truncated = reported_late && stack.parents().is_empty();
     if !truncated && !stack.after_promise() {
         return None;
@@ -165,7 +150,7 @@ fn handled<'a>(stack: &Stack, timeline: &'a Timeline, at: f64, reported_late: bo
 }
 
 /// How [`during`] names the request `r` (its URL without the origin of the code's script).
-fn handling(stack: &Stack, r: &RequestRecord) -> String {
+pub fn handling(stack: &Stack, r: &RequestRecord) -> String {
     let origin = stack.top().map(|f| super::views::origin_of(&f.url)).unwrap_or_default();
     let url = super::views::relative(&r.url, &origin);
     let url: String = if url.chars().count() > URL_CHARS {

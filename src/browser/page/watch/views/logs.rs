@@ -11,6 +11,8 @@ use super::super::causes;
 use super::super::events::{CodeLocation, ErrorOrigin};
 use super::super::kinds::{ConsoleMethod, Level};
 use super::super::records::{Entry, Record, popup_line};
+use super::super::shape;
+use super::super::stacks::Stack;
 use super::super::store::Store;
 use super::ms_since;
 
@@ -117,7 +119,7 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
             location: c.location.clone(),
             source: c.source.clone(),
             during: (c.level() == Level::Error)
-                .then(|| causes::during_outlined(&c.trace, store, entry.at, false))
+                .then(|| during_outlined(&c.trace, store, entry.at, false))
                 .flatten()
                 .map(|d| store.redactor.text(&d)),
             t,
@@ -139,10 +141,24 @@ pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<Page
         message_length: e.message_length,
         location: e.location.clone(),
         source: e.source.clone(),
-        during: causes::during_outlined(&e.trace, store, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
+        during: during_outlined(&e.trace, store, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
             .map(|d| store.redactor.text(&d)),
         stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
         t: ms_since(&store.timeline, entry.at),
+    })
+}
+
+/// The response code with `stack` was handling at `at` (`causes::during`), and for a JSON answer
+/// whose body was captured its outline (`response of GET /releases/older.json 200: {page: number,
+/// items: [3 × {tag, notes}]}`, see `shape`): what an error reading a field the answer does not
+/// have needs beside it.
+fn during_outlined(stack: &Stack, store: &Store, at: f64, reported_late: bool) -> Option<String> {
+    let r = causes::handled(stack, &store.timeline, at, reported_late)?;
+    let line = causes::handling(stack, r);
+    let outline = r.status().and_then(|_| store.bodies.get(&r.id)).and_then(|body| shape::outline(&body.text));
+    Some(match outline {
+        Some(outline) => format!("{line}: {outline}"),
+        None => line,
     })
 }
 
