@@ -342,8 +342,9 @@
   }
   // Whether the element touched since `since` (ms since the Unix epoch) shows a sign of work in
   // progress it did not show before (aria-busy on it or its form, a busy text such as "Saving…", a
-  // spinner shown): {element, watch, states, text, spinner, form}, or null. Disabled alone is
-  // no sign (a form that is done may disable its button); it is listed with the signs.
+  // spinner shown): {element, watch, states, text, spinner, form, disabledOnly}, or null. Disabled
+  // alone is no sign (a form that is done may disable its button): it is answered as
+  // `disabledOnly`, which counts only beside an error (the service decides).
   function busy(since) {
     const el = touched && touched.at >= since - 5 ? touched.ref.deref() : null;
     if (!el || !el.isConnected) return null;
@@ -351,9 +352,11 @@
     const spinner = now.spinners.find((s) => !before.spinners.includes(s));
     const fresh = (now.states.includes('aria-busy') && !before.states.includes('aria-busy')) ||
       (now.busyText && !before.busyText) || spinner || (now.formBusy && !before.formBusy);
-    if (!fresh) return null;
+    const disabled = now.states.includes('disabled') && !before.states.includes('disabled');
+    if (!fresh && !disabled) return null;
     return { element: describe(el), watch: watchName(el), states: now.states, text: now.text,
-      spinner: spinner ? describe(spinner) : null, form: now.formBusy ? describe(now.form) : null };
+      spinner: spinner ? describe(spinner) : null, form: now.formBusy ? describe(now.form) : null,
+      disabledOnly: !fresh };
   }
 
   // page.fill's last step, after the text was typed into the focused element (input events fired):

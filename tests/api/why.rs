@@ -165,6 +165,31 @@ async fn a_type_error_on_a_200s_json_says_during_which_response() {
 }
 
 #[tokio::test]
+async fn a_button_its_handler_disabled_before_throwing_answers_still_busy() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/releases/") })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#older" })).await;
+    let busy = clicked["effects"]["stillBusy"].as_str().unwrap_or_else(|| panic!("{clicked}"));
+    assert!(busy.starts_with("button#older \"Show older releases\" [disabled] for "), "{busy}");
+    assert!(
+        busy.ends_with("nothing pending (it threw TypeError: Cannot read properties of undefined (reading 'forEach') at /releases/list.js:16)"),
+        "{busy}"
+    );
+}
+
+#[tokio::test]
+async fn a_button_disabled_by_a_form_that_is_done_is_not_called_busy() {
+    let svc = shared();
+    let sid = svc.session_with(json!({ "url": page("/form/") })).await;
+    svc.ok("page.evaluate", json!({ "session_id": sid,
+        "expression": "document.getElementById('save').addEventListener('click', (e) => { e.target.disabled = true; }); 1" }))
+        .await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })).await;
+    assert!(clicked["effects"]["changes"].to_string().contains("disabled set"), "{clicked}");
+    assert!(clicked["effects"].get("stillBusy").is_none(), "nothing went wrong: {clicked}");
+}
+
+#[tokio::test]
 async fn an_export_whose_request_failed_answers_still_busy() {
     let svc = shared();
     let sid = svc.session_with(json!({ "url": page("/exports/") })).await;

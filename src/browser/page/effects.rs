@@ -22,7 +22,7 @@ use super::handle::Page;
 use super::pulls::{bodies_pending, sources_pending};
 use super::watch::Store;
 use super::watch::dom::NoteKind;
-use super::watch::facts::duration;
+use super::watch::facts::{duration, path_of};
 use super::watch::kinds::Level;
 use super::watch::now_ms;
 use super::watch::records::Record;
@@ -40,6 +40,8 @@ const NEXT_TASK_WAIT: Duration = Duration::from_millis(500);
 pub const QUIET: Duration = Duration::from_millis(100);
 /// How long `page.evaluate` settles what its code started (an action's default `settleMs`).
 const EVALUATE_SETTLE: Duration = Duration::from_secs(2);
+/// Characters of an error's message in a `stillBusy` line.
+const THREW_CHARS: usize = 100;
 
 /// The element an action touched, showing a sign of work in progress it did not show before the
 /// action (`js/lib.js` `busy`).
@@ -58,6 +60,11 @@ pub struct Busy {
     /// Its form, aria-busy since the action.
     #[serde(default)]
     form: Option<String>,
+    /// Disabled since the action and no other sign: busy only if something went wrong meanwhile
+    /// (a handler that threw or a request that failed leaves it so; a form that is done may
+    /// disable its button on purpose).
+    #[serde(default, rename = "disabledOnly")]
+    disabled_only: bool,
 }
 
 /// What a look at the page answered with (`js/next_task.js`, `js/flush_dom.js`).
@@ -290,6 +297,7 @@ impl Page {
         }
         if effects.pending.is_empty()
             && let Some(busy) = busy
+            && (!busy.disabled_only || went_wrong(&effects))
         {
             effects.still_busy = Some(self.still_busy(&busy, mark, &effects));
         }
@@ -316,6 +324,10 @@ impl Page {
         {
             let how = failed.failure.clone().or(failed.status.map(|s| s.to_string())).unwrap_or_default();
             line.push_str(&format!(" ({} {} failed: {how})", failed.method, failed.url));
+        } else if let Some(error) = effects.page_errors.first() {
+            let at = error.location.as_ref().map(|l| format!(" at {}:{}", path_of(&l.url), l.line)).unwrap_or_default();
+            let message: String = error.message.chars().take(THREW_CHARS).collect();
+            line.push_str(&format!(" (it threw {message}{at})"));
         }
         if let Some(spinner) = &busy.spinner {
             line.push_str(&format!("; {spinner} shown"));
@@ -368,6 +380,13 @@ impl Page {
         effects.navigated = navigated;
         effects
     }
+}
+
+/// A failed request or an error among an action's effects: what leaves a control it disabled so.
+fn went_wrong(effects: &Effects) -> bool {
+    !effects.page_errors.is_empty()
+        || !effects.console_errors.is_empty()
+        || effects.requests.iter().any(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400))
 }
 
 /// When a request started after `since` last started, was answered or ended (ms since the Unix
