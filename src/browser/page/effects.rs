@@ -319,14 +319,15 @@ impl Page {
             .unwrap_or(mark.at);
         let states = if busy.states.is_empty() { String::new() } else { format!(" [{}]", busy.states.join(", ")) };
         let mut line = format!("{}{states} for {}, nothing pending", busy.element, duration(now_ms() - since));
-        if let Some(failed) =
-            effects.requests.iter().rev().find(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400))
-        {
+        if let Some(failed) = effects.requests.iter().rev().find(|r| r.failed()) {
             let how = failed.failure.clone().or(failed.status.map(|s| s.to_string())).unwrap_or_default();
             line.push_str(&format!(" ({} {} failed: {how})", failed.method, failed.url));
         } else if let Some(error) = effects.page_errors.first() {
             let at = error.location.as_ref().map(|l| format!(" at {}:{}", path_of(&l.url), l.line)).unwrap_or_default();
-            let message: String = error.message.chars().take(THREW_CHARS).collect();
+            let mut message: String = error.message.chars().take(THREW_CHARS).collect();
+            if message.len() < error.message.len() {
+                message.push('…');
+            }
             line.push_str(&format!(" (it threw {message}{at})"));
         }
         if let Some(spinner) = &busy.spinner {
@@ -384,9 +385,7 @@ impl Page {
 
 /// A failed request or an error among an action's effects: what leaves a control it disabled so.
 fn went_wrong(effects: &Effects) -> bool {
-    !effects.page_errors.is_empty()
-        || !effects.console_errors.is_empty()
-        || effects.requests.iter().any(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400))
+    !effects.page_errors.is_empty() || !effects.console_errors.is_empty() || effects.requests.iter().any(|r| r.failed())
 }
 
 /// When a request started after `since` last started, was answered or ended (ms since the Unix

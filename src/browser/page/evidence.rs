@@ -44,8 +44,7 @@ impl Page {
         if !effects.page_errors.is_empty() {
             evidence["pageErrors"] = json!(effects.page_errors);
         }
-        let failed: Vec<_> =
-            effects.requests.iter().filter(|r| r.failure.is_some() || r.status.is_some_and(|s| s >= 400)).collect();
+        let failed: Vec<_> = effects.requests.iter().filter(|r| r.failed()).collect();
         if !failed.is_empty() {
             evidence["failedRequests"] = json!(failed);
         }

@@ -84,6 +84,13 @@ pub struct RequestEffect {
     pub request_id: Option<String>,
 }
 
+impl RequestEffect {
+    /// Failed, or answered with an error status.
+    pub fn failed(&self) -> bool {
+        self.failure.is_some() || self.status.is_some_and(|s| s >= 400)
+    }
+}
+
 /// Requests to one endpoint, past the ones listed.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
