@@ -410,6 +410,21 @@ impl Reducer {
         self.net_dirty = true;
     }
 
+    /// Whether a main-frame lifecycle event is a late one of a document the page is leaving or has
+    /// left: one it replaced, or the one a main-frame document request still in flight is about to
+    /// replace (the initial `about:blank`'s `networkIdle` can come after the first navigation's
+    /// request started). Taken for a commit, it would cut that request off and lose how it ends
+    /// (a `page.goto` to a refused port then answered with Chromium's error page). A document's
+    /// first event, `init`, always commits.
+    fn left_behind(&self, loader: &str, milestone: &Milestone) -> bool {
+        if loader == self.nav.loader_id || *milestone == Milestone::Init {
+            return false;
+        }
+        let replaced = self.nav.history.iter().any(|l| l == loader);
+        let next = &self.nav.last_document_request;
+        replaced || (loader != next && self.in_flight.contains_key(next))
+    }
+
     /// A new main document committed: requests of earlier documents will not be reported ended
     /// (Chromium does not always say so, e.g. for a worker's script), so they end here — cut off.
     fn commit(&mut self, store: &mut Store, loader: &str) {
@@ -445,6 +460,9 @@ impl Reducer {
     fn apply_other(&mut self, store: &mut Store, event: PageEvent, out: &mut Outbox) {
         match event {
             PageEvent::Lifecycle { frame_id, loader_id, milestone, timestamp } if frame_id == self.main_frame => {
+                if self.left_behind(&loader_id, &milestone) {
+                    return;
+                }
                 self.commit(store, &loader_id);
                 let at = self.clock.wall(timestamp);
                 match milestone {
@@ -809,6 +827,52 @@ mod tests {
             Some(&DocumentFailure::Network("net::ERR_CONNECTION_REFUSED".into()))
         );
         assert_eq!(h.in_flight(), 0);
+    }
+
+    fn document_started(id: &str) -> PageEvent {
+        PageEvent::RequestStarted(RequestStart {
+            request_id: id.into(),
+            loader_id: id.into(),
+            frame_id: Some("main".into()),
+            resource_type: ResourceType::Document,
+            url: "http://127.0.0.1:9/".into(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn the_old_documents_late_milestone_does_not_cut_off_the_navigation_under_way() {
+        let mut h = Harness::new();
+        h.apply(document_started("D1"));
+        // The initial about:blank's last milestones, reported after the navigation's request began.
+        h.apply(lifecycle("BLANK", "networkAlmostIdle"));
+        h.apply(lifecycle("BLANK", "networkIdle"));
+        assert_eq!(h.in_flight(), 1, "the navigation's request is still under way");
+        h.apply(failed("D1", "net::ERR_CONNECTION_REFUSED"));
+        assert_eq!(
+            h.reducer.nav().failure_of("D1"),
+            Some(&DocumentFailure::Network("net::ERR_CONNECTION_REFUSED".into())),
+            "how the navigation ended is kept"
+        );
+        // Chromium's error page commits under the request's id.
+        h.apply(lifecycle("D1", "init"));
+        h.apply(lifecycle("D1", "load"));
+        assert_eq!(h.reducer.nav().loader_id, "D1");
+        assert!(h.reducer.nav().loaded);
+        assert!(matches!(h.requests()[0].end, Some((_, Outcome::Failed(_)))));
+    }
+
+    #[test]
+    fn a_replaced_documents_late_milestone_does_not_bring_it_back() {
+        let mut h = Harness::new();
+        h.apply(lifecycle("L1", "init"));
+        h.apply(lifecycle("L2", "init"));
+        h.apply(lifecycle("L2", "DOMContentLoaded"));
+        h.apply(lifecycle("L1", "networkIdle"));
+        h.apply(lifecycle("L1", "load"));
+        let nav = h.reducer.nav();
+        assert_eq!(nav.loader_id, "L2");
+        assert!(nav.dom_content_loaded && !nav.loaded, "L1's load is not L2's");
     }
 
     #[test]
