@@ -171,6 +171,33 @@ async fn a_meta_refresh_or_refresh_header_to_a_refused_url_is_url_not_allowed() 
 }
 
 #[tokio::test]
+async fn goto_follows_a_refresh_of_a_second_or_less_even_when_it_starts_after_the_network_went_quiet() {
+    let svc = shared();
+    let internal = Internal::start().await;
+    let sid = svc.session().await;
+    // 1 s: later than the 500 ms of quiet networkidle waits for, as a busy renderer may make a
+    // refresh of 0 s; still a redirect to Chromium (it replaces the history entry), so goto follows.
+    for via in ["/meta-refresh", "/refresh-header"] {
+        let url = page(&format!("{via}?delay=1&to={}", page("/order/")));
+        let landed = svc.ok("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(
+            (landed["title"].as_str(), landed["status"].as_u64()),
+            (Some("Checkout"), Some(200)),
+            "{via}: {landed}"
+        );
+        assert!(landed["url"].as_str().unwrap().ends_with("/order/"), "{via}: {landed}");
+        let url = page(&format!("{via}?delay=1&to={}/late", internal.origin));
+        let err = svc.err("page.goto", json!({ "session_id": sid, "url": url })).await;
+        assert_eq!(err.kind(), "url_not_allowed", "{via}: {err:?}");
+    }
+    // A refresh seconds away is the page's own business, not the navigation's.
+    let url = page(&format!("/meta-refresh?delay=30&to={}", page("/order/")));
+    let landed = svc.ok("page.goto", json!({ "session_id": sid, "url": url })).await;
+    assert_eq!(landed["title"], "Refreshing", "{landed}");
+    assert_eq!(internal.hits(), 0, "the refused host was reached");
+}
+
+#[tokio::test]
 async fn goto_refuses_url_tricks_and_other_schemes() {
     let svc = shared();
     let sid = svc.session().await;

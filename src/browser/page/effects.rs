@@ -80,6 +80,9 @@ pub(super) struct Looked {
     pub url: Option<String>,
     #[serde(default)]
     pub title: Option<String>,
+    /// A `<meta http-equiv="refresh">` sends the page on within a second (a redirect, to Chromium).
+    #[serde(default)]
+    pub refresh: bool,
 }
 
 impl Looked {

@@ -19,6 +19,9 @@ const NAVIGATE_JS: &str = include_str!("../../js/navigate.js");
 /// How long `page.back` / `page.forward` wait for the history navigation to show.
 const HISTORY_START: Duration = Duration::from_secs(2);
 
+/// How long `page.goto` waits for a refresh of a second or less to start after its document loaded.
+const REFRESH_START: Duration = Duration::from_secs(5);
+
 /// How long the network must be quiet for `networkidle`.
 pub const NETWORK_IDLE_QUIET: Duration = Duration::from_millis(500);
 
@@ -98,11 +101,49 @@ impl Page {
                 other => other,
             },
         )?;
-        let landed = self.arrived(deadline).await?;
+        let (mut landed, refresh) = self.arrival(deadline).await?;
+        if refresh || self.watch().nav.borrow().refreshing.as_deref() == Some(loader.as_str()) {
+            landed = self.follow_refresh(&loader, wait_until, deadline, &what).await?.unwrap_or(landed);
+        }
         if let Some(refused) = self.refused_follow_up(&loader, &what) {
             return Err(refused);
         }
         Ok(landed)
+    }
+
+    /// Follows a refresh of a second or less (a `Refresh` header or `<meta http-equiv="refresh">` of
+    /// `0; url=…`) like a redirect, as Chromium does (it replaces the history entry): the page goes
+    /// on after `ours` loads, but may start later than the quiet network `networkidle` waits for
+    /// (a delay of 1 s, or a loaded renderer's 0 s). Waits up to
+    /// [`REFRESH_START`] for the next document request, then for that document as for `ours` (how
+    /// it ended is for the caller to read: a refused one is [`Page::refused_follow_up`]'s). `None`
+    /// when the page stayed (a script stopped the refresh).
+    async fn follow_refresh(
+        &self,
+        ours: &str,
+        wait_until: WaitUntil,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Option<Landed>, BrowserError> {
+        let mut nav = self.watch().nav.clone();
+        let until = deadline.min(Instant::now() + REFRESH_START);
+        let next = tokio::time::timeout_at(until, async {
+            nav.wait_for(|n| n.last_document_request != ours || n.crashed)
+                .await
+                .map(|n| (n.crashed, n.last_document_request.clone()))
+        })
+        .await;
+        let next = match next {
+            Ok(Ok((false, next))) => next,
+            Ok(Ok((true, _))) => return Err(crashed()),
+            Ok(Err(_)) => return Err(page_gone()),
+            Err(_) => return Ok(None),
+        };
+        match self.wait_for_document(Document::Loader(&next), wait_until, deadline, what).await {
+            Ok(()) | Err(BrowserError::NavigationFailed { .. } | BrowserError::UrlNotAllowed(_)) => {}
+            Err(other) => return Err(other),
+        }
+        self.arrived(deadline).await.map(Some)
     }
 
     /// A document the page went on to by itself after `ours` loaded — a meta refresh, a `Refresh`
@@ -289,11 +330,17 @@ impl Page {
     /// every event Chromium sent before applied. The look that takes the report also reads the
     /// URL and title: one call and the settling round trip, where there were three and two.
     pub async fn arrived(&self, deadline: Instant) -> Result<Landed, BrowserError> {
+        self.arrival(deadline).await.map(|(landed, _)| landed)
+    }
+
+    /// [`Page::arrived`], and whether the document's markup refreshes it at once.
+    async fn arrival(&self, deadline: Instant) -> Result<(Landed, bool), BrowserError> {
         let looked = self.look(None, deadline).await;
         self.settle_events(deadline).await;
+        let refresh = looked.as_ref().is_some_and(|looked| looked.refresh);
         match looked.and_then(|looked| looked.url.zip(looked.title)) {
-            Some((url, title)) => Ok(self.landed_at(Some(&url), Some(&title))),
-            None => self.landed(deadline).await,
+            Some((url, title)) => Ok((self.landed_at(Some(&url), Some(&title)), refresh)),
+            None => Ok((self.landed(deadline).await?, refresh)),
         }
     }
 

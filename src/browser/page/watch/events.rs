@@ -94,6 +94,8 @@ pub enum PageEvent {
         mime_type: String,
         /// The egress proxy did not deliver it: its own answer names the failure.
         failure: Option<String>,
+        /// Its `Refresh` header sends the page on within a second: a redirect, to Chromium.
+        refreshes: bool,
         /// When the answer came, by the browser's wall clock (ms since the Unix epoch).
         at: Option<u64>,
         /// When its headers arrived, CDP monotonic seconds.
@@ -286,6 +288,13 @@ impl PageEvent {
                         .find(|(k, _)| k.eq_ignore_ascii_case(FAILURE_HEADER))
                         .and_then(|(_, v)| v.as_str())
                         .map(str::to_owned),
+                    refreshes: p
+                        .response
+                        .headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("refresh"))
+                        .and_then(|(_, v)| v.as_str())
+                        .is_some_and(refreshes_at_once),
                     at: p.response.response_time.map(|ms| ms as u64),
                     timestamp: p.timestamp,
                 }
@@ -400,6 +409,13 @@ fn initiator(initiator: Option<&Value>) -> Option<CodeLocation> {
 }
 
 /// Why a request failed: Chromium's error text, or the blocking reason when it names one.
+/// Whether a `Refresh` header's value (`0; url=/next`) sends the page on within a second, which
+/// Chromium treats as a redirect (it replaces the history entry).
+fn refreshes_at_once(value: &str) -> bool {
+    let delay = value.split([';', ',']).next().unwrap_or_default().trim();
+    delay.parse::<f64>().is_ok_and(|s| (0.0..=1.0).contains(&s))
+}
+
 fn failure_text(params: &Value) -> String {
     if let Some(reason) = params.get("blockedReason").and_then(Value::as_str) {
         return format!("blocked: {reason}");
@@ -584,10 +600,24 @@ mod tests {
                 status: 404,
                 mime_type: String::new(),
                 failure: None,
+                refreshes: false,
                 at: None,
                 timestamp: 0.0,
             })
         );
+    }
+
+    #[test]
+    fn a_refresh_header_of_no_delay_sends_the_page_on_and_a_later_one_does_not() {
+        let refreshes = |value: &str| {
+            let e = PageEvent::parse(
+                "Network.responseReceived",
+                json!({"requestId":"R","type":"Document","response":{"status":200,"headers":{"Refresh":value}}}),
+            );
+            matches!(e, Some(PageEvent::ResponseReceived { refreshes, .. }) if refreshes)
+        };
+        assert!(refreshes("0; url=http://x/next") && refreshes("0") && refreshes(" 1,url=/n"));
+        assert!(!refreshes("1.5; url=/later") && !refreshes("soon") && !refreshes("-1"));
     }
 
     #[test]

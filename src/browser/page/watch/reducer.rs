@@ -160,12 +160,14 @@ impl Reducer {
                 resource_type,
                 status,
                 mime_type,
+                refreshes,
                 at,
                 timestamp,
                 ..
             }) => {
                 if resource_type == ResourceType::Document && frame_id.as_deref() == Some(self.main_frame.as_str()) {
                     self.nav.document_status = Some((request_id.clone(), status));
+                    self.nav.refreshing = refreshes.then(|| request_id.clone());
                     self.nav_dirty = true;
                 }
                 // When the network stack had the answer (its wall time, earlier than the event's
@@ -800,6 +802,7 @@ mod tests {
             status,
             mime_type: "application/json".into(),
             failure: None,
+            refreshes: false,
             at: None,
             timestamp: 0.0,
         }
@@ -1012,6 +1015,7 @@ mod tests {
             status: 403,
             mime_type: "text/plain".into(),
             failure: Some(BLOCKED_BY_POLICY.into()),
+            refreshes: false,
             at: None,
             timestamp: 0.0,
         });

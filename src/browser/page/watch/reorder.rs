@@ -181,6 +181,7 @@ mod tests {
             status: 200,
             mime_type: "application/json".into(),
             failure: None,
+            refreshes: false,
             at: None,
             timestamp: 0.0,
         }
