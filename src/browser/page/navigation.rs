@@ -80,18 +80,8 @@ impl Page {
         }
         // Our navigation is the first main-frame document request after the call; its request
         // id is the loader id of the document it becomes.
-        let mut nav = self.watch().nav.clone();
-        let started = tokio::time::timeout_at(deadline, async {
-            nav.wait_for(|n| n.document_requests > requests_before || n.crashed)
-                .await
-                .map(|n| (n.crashed, n.last_document_request.clone()))
-        })
-        .await;
-        let loader = match started {
-            Ok(Ok((false, loader))) => loader,
-            Ok(Ok((true, _))) => return Err(crashed()),
-            Ok(Err(_)) => return Err(page_gone()),
-            Err(_) => return Err(BrowserError::Timeout(format!("{what} timed out before the request started"))),
+        let Some(loader) = self.document_request(|n| n.document_requests > requests_before, deadline).await? else {
+            return Err(BrowserError::Timeout(format!("{what} timed out before the request started")));
         };
         self.wait_for_document(Document::Loader(&loader), wait_until, deadline, &what).await.map_err(
             |err| match err {
@@ -125,25 +115,35 @@ impl Page {
         deadline: Instant,
         what: &str,
     ) -> Result<Option<Landed>, BrowserError> {
-        let mut nav = self.watch().nav.clone();
         let until = deadline.min(Instant::now() + REFRESH_START);
-        let next = tokio::time::timeout_at(until, async {
-            nav.wait_for(|n| n.last_document_request != ours || n.crashed)
-                .await
-                .map(|n| (n.crashed, n.last_document_request.clone()))
-        })
-        .await;
-        let next = match next {
-            Ok(Ok((false, next))) => next,
-            Ok(Ok((true, _))) => return Err(crashed()),
-            Ok(Err(_)) => return Err(page_gone()),
-            Err(_) => return Ok(None),
+        let Some(next) = self.document_request(|n| n.last_document_request != ours, until).await? else {
+            return Ok(None);
         };
         match self.wait_for_document(Document::Loader(&next), wait_until, deadline, what).await {
             Ok(()) | Err(BrowserError::NavigationFailed { .. } | BrowserError::UrlNotAllowed(_)) => {}
             Err(other) => return Err(other),
         }
         self.arrived(deadline).await.map(Some)
+    }
+
+    /// Waits until `started` says a main-frame document request began, and answers the latest one's
+    /// id (the loader id of the document it becomes); `None` when `until` came first.
+    async fn document_request(
+        &self,
+        started: impl Fn(&NavState) -> bool,
+        until: Instant,
+    ) -> Result<Option<String>, BrowserError> {
+        let mut nav = self.watch().nav.clone();
+        let waited = tokio::time::timeout_at(until, async {
+            nav.wait_for(|n| started(n) || n.crashed).await.map(|n| (n.crashed, n.last_document_request.clone()))
+        })
+        .await;
+        match waited {
+            Ok(Ok((false, loader))) => Ok(Some(loader)),
+            Ok(Ok((true, _))) => Err(crashed()),
+            Ok(Err(_)) => Err(page_gone()),
+            Err(_) => Ok(None),
+        }
     }
 
     /// A document the page went on to by itself after `ours` loaded — a meta refresh, a `Refresh`
