@@ -333,7 +333,7 @@ impl Page {
         self.arrival(deadline).await.map(|(landed, _)| landed)
     }
 
-    /// [`Page::arrived`], and whether the document's markup refreshes it at once.
+    /// [`Page::arrived`], and whether the document's markup sends it on within a second.
     async fn arrival(&self, deadline: Instant) -> Result<(Landed, bool), BrowserError> {
         let looked = self.look(None, deadline).await;
         self.settle_events(deadline).await;

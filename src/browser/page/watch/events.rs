@@ -608,7 +608,7 @@ mod tests {
     }
 
     #[test]
-    fn a_refresh_header_of_no_delay_sends_the_page_on_and_a_later_one_does_not() {
+    fn a_refresh_header_of_a_second_or_less_sends_the_page_on_and_a_later_one_does_not() {
         let refreshes = |value: &str| {
             let e = PageEvent::parse(
                 "Network.responseReceived",

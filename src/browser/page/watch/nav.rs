@@ -34,7 +34,7 @@ pub struct NavState {
     pub loaded: bool,
     /// (request id, HTTP status) of the last main-frame document response.
     pub document_status: Option<(String, u16)>,
-    /// The last main-frame document response whose `Refresh` header sends the page on at once
+    /// The last main-frame document response whose `Refresh` header sends the page on within a second
     /// (its request id, which is its document's loader id).
     pub refreshing: Option<String>,
     /// The renderer process died.
