@@ -150,9 +150,21 @@
   };
 
   let pending = new Map(); // element → change
+  // Changes closed before their window was reported, with what they ended as: [element, change].
+  let sealed = [];
   let timer = 0;
-  const changeOf = (el, t, cause) => {
+  // `before`: what the element was before this batch (`beforeBatch`), for a change whose window
+  // passed while the page kept the thread (a long task): it ends there, and the batch starts a new
+  // one, so "Ready" → "Working…" at the click and "Working…" → "Done" a second later are two
+  // changes, not one "Ready" → "Done" at the click.
+  const changeIn = (el, t, cause, before) => {
     let c = pending.get(el);
+    if (c && t - c.t > WINDOW_MS) {
+      c.endText = before && before.text !== undefined ? before.text : null;
+      c.endAttrs = before ? before.attrs : new Map();
+      sealed.push([el, c]);
+      c = null;
+    }
     if (!c) {
       c = { t, added: 0, removed: 0, tags: new Set(), before: null, attrs: new Map(), input: null, causes: [] };
       if (lastInput) c.input = lastInput.what;
@@ -186,13 +198,43 @@
   };
   // `fromObserver`: called as the observer's callback (an async task whose parent is the stack of
   // the first change), so a cause can be asked for; not when the service asks for a flush.
+  // Per element, what it was before `records` (its first record's old text and attribute values).
+  const beforeBatch = (records) => {
+    const before = new Map();
+    const of = (el) => {
+      let b = before.get(el);
+      if (!b) before.set(el, (b = { text: undefined, attrs: new Map() }));
+      return b;
+    };
+    for (const r of records) {
+      if (r.type === 'childList') {
+        const b = of(r.target);
+        const removed = textOf(r.removedNodes);
+        if (b.text === undefined && removed !== null) b.text = r.removedNodes.length ? removed : '';
+      } else if (r.type === 'characterData' && r.target.parentElement) {
+        const el = r.target.parentElement;
+        const b = of(el);
+        if (b.text === undefined) b.text = el.textContent.replace(r.target.data, r.oldValue || '');
+      } else if (r.type === 'attributes') {
+        const b = of(r.target);
+        if (!b.attrs.has(r.attributeName)) b.attrs.set(r.attributeName, r.oldValue);
+      }
+    }
+    return before;
+  };
   const take = (records, fromObserver) => {
     if (!records.length) return;
     const t = now();
     const cause = fromObserver && worthACause(records) ? newCause() : 0;
+    let before = null; // read only when a held change's window has passed
+    const changeOf = (el) => {
+      const c = pending.get(el);
+      if (c && t - c.t > WINDOW_MS && !before) before = beforeBatch(records);
+      return changeIn(el, t, cause, before && before.get(el));
+    };
     for (const r of records) {
       if (r.type === 'childList') {
-        const c = changeOf(r.target, t, cause);
+        const c = changeOf(r.target);
         for (const n of r.addedNodes) {
           if (n.nodeType === Node.ELEMENT_NODE) {
             c.added++;
@@ -206,10 +248,10 @@
       } else if (r.type === 'characterData') {
         const el = r.target.parentElement;
         if (!el) continue;
-        const c = changeOf(el, t, cause);
+        const c = changeOf(el);
         if (c.before === null) c.before = el.textContent.replace(r.target.data, r.oldValue || '');
       } else if (r.type === 'attributes') {
-        const c = changeOf(r.target, t, cause);
+        const c = changeOf(r.target);
         if (!c.attrs.has(r.attributeName)) c.attrs.set(r.attributeName, r.oldValue);
       }
     }
@@ -222,8 +264,9 @@
   const collect = () => {
     if (timer) clearTimeout(timer);
     timer = 0;
-    const batch = pending;
+    const batch = [...sealed, ...pending];
     pending = new Map();
+    sealed = [];
     const notes = events.map(({ event, ...note }) => ({ ...note, prevented: event.defaultPrevented }));
     events = [];
     noting = null;
@@ -234,10 +277,11 @@
     for (const [el, c] of batch) {
       const attrs = [];
       for (const [name, before] of c.attrs) {
-        const after = el.getAttribute(name);
+        const after = c.endAttrs && c.endAttrs.has(name) ? c.endAttrs.get(name) : el.getAttribute(name);
         if (after !== before) attrs.push([name, before === null ? null : cut(before), after === null ? null : cut(after)]);
       }
-      const after = c.before === null ? null : cut(el.textContent || '');
+      const ended = c.endText !== undefined && c.endText !== null ? c.endText : el.textContent;
+      const after = c.before === null ? null : cut(ended || '');
       const text = c.before !== null && cut(c.before) !== after ? [cut(c.before), after] : null;
       if (!c.added && !c.removed && !text && !attrs.length) continue;
       if (out.length === MAX_ELEMENTS) {

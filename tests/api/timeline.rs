@@ -302,3 +302,37 @@ async fn an_actions_page_errors_are_timed_from_its_start_like_its_requests() {
     // Thrown while the response was handled: after it ended, well within the second before.
     assert!(t >= answered && t <= answered + 900, "the error at +{t}, the response it was handling at +{answered}");
 }
+
+#[tokio::test]
+async fn a_change_held_through_a_long_task_shows_both_steps_with_their_own_lines() {
+    let svc = shared();
+    let created = svc.ok("session.create", json!({ "url": page("/ledger/") })).await;
+    let sid = created["session_id"].as_str().unwrap().to_owned();
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "#recalculate" })).await;
+    // The click shows "Recalculating…" and disables the button; a timer then keeps the thread for
+    // 1.2 s before "Up to date". The watcher could not report in between: the two steps stay two.
+    let timeline = eventually(Duration::from_secs(30), "the recalculation to end", || {
+        let sid = sid.clone();
+        async move {
+            let t = svc.ok("page.timeline", json!({ "session_id": sid })).await;
+            let text = t["timeline"].as_str().unwrap_or_default().to_owned();
+            text.contains("Up to date").then_some(text)
+        }
+    })
+    .await;
+    let line =
+        |needle: &str| timeline.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle}: {timeline}"));
+    let started = line(r#"#status: text "Ready" → "Recalculating…""#);
+    assert!(
+        started.contains("#recalculate: disabled set") && started.contains("← click on #recalculate"),
+        "{timeline}"
+    );
+    let ended = line(r#"#status: text "Recalculating…" → "Up to date""#);
+    assert!(
+        ended.contains("#recalculate: disabled removed") && ended.contains("← setTimeout in /ledger/:24"),
+        "{timeline}"
+    );
+    let at = |l: &str| l.split_whitespace().next().unwrap().trim_start_matches('+').parse::<i64>().unwrap();
+    assert!(at(ended) - at(started) >= 1000, "the long task lies between them: {timeline}");
+    svc.ok("session.close", json!({ "session_id": sid })).await;
+}
