@@ -150,8 +150,10 @@
   };
 
   let pending = new Map(); // element → change
-  // Changes closed before their window was reported, with what they ended as: [element, change].
+  // Changes closed before their window was reported, with what they ended as: [element, change];
+  // at most MAX_SEALED (past it, changes merge as within a window).
   let sealed = [];
+  const MAX_SEALED = 4 * MAX_ELEMENTS;
   let timer = 0;
   // `before`: what the element was before this batch (`beforeBatch`), for a change whose window
   // passed while the page kept the thread (a long task): it ends there, and the batch starts a new
@@ -159,7 +161,7 @@
   // changes, not one "Ready" → "Done" at the click.
   const changeIn = (el, t, cause, before) => {
     let c = pending.get(el);
-    if (c && t - c.t > WINDOW_MS) {
+    if (c && t - c.t > WINDOW_MS && sealed.length < MAX_SEALED) {
       c.endText = before && before.text !== undefined ? before.text : null;
       c.endAttrs = before ? before.attrs : new Map();
       sealed.push([el, c]);
@@ -229,7 +231,7 @@
     let before = null; // read only when a held change's window has passed
     const changeOf = (el) => {
       const c = pending.get(el);
-      if (c && t - c.t > WINDOW_MS && !before) before = beforeBatch(records);
+      if (c && t - c.t > WINDOW_MS && sealed.length < MAX_SEALED && !before) before = beforeBatch(records);
       return changeIn(el, t, cause, before && before.get(el));
     };
     for (const r of records) {
