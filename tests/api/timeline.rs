@@ -306,13 +306,12 @@ async fn an_actions_page_errors_are_timed_from_its_start_like_its_requests() {
 #[tokio::test]
 async fn a_change_held_through_a_long_task_shows_both_steps_with_their_own_lines() {
     let svc = shared();
-    let created = svc.ok("session.create", json!({ "url": page("/ledger/") })).await;
-    let sid = created["session_id"].as_str().unwrap().to_owned();
+    let sid = svc.session_with(json!({ "url": page("/ledger/") })).await;
     svc.ok("page.click", json!({ "session_id": sid, "selector": "#recalculate" })).await;
     // The click shows "Recalculating…" and disables the button; a timer then keeps the thread for
     // 1.2 s before "Up to date". The watcher could not report in between: the two steps stay two.
     let timeline = eventually(Duration::from_secs(30), "the recalculation to end", || {
-        let sid = sid.clone();
+        let sid = sid.to_string();
         async move {
             let t = svc.ok("page.timeline", json!({ "session_id": sid })).await;
             let text = t["timeline"].as_str().unwrap_or_default().to_owned();
@@ -334,5 +333,4 @@ async fn a_change_held_through_a_long_task_shows_both_steps_with_their_own_lines
     );
     let at = |l: &str| l.split_whitespace().next().unwrap().trim_start_matches('+').parse::<i64>().unwrap();
     assert!(at(ended) - at(started) >= 1000, "the long task lies between them: {timeline}");
-    svc.ok("session.close", json!({ "session_id": sid })).await;
 }
