@@ -73,11 +73,43 @@ pub enum BrowserError {
     AssertionFailed(Box<Failed>),
     #[error("Chromium is not available: {0}")]
     Unavailable(String),
+    /// Chromium refused a command (or answered it with something we cannot read); `refusal` is
+    /// what the service acts on, parsed once from Chromium's message where it enters
+    /// (`chromium::cdp`).
     #[error("the browser rejected {method}: {message}")]
-    Protocol { method: String, message: String },
+    Protocol { method: String, message: String, refusal: Refusal },
     /// One of our own page scripts answered something the service does not understand: a bug.
     #[error("{0}")]
     HelperScript(String),
+}
+
+/// Why Chromium refused a command, as far as a caller acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The execution context the command named is gone: its document went (make or find the
+    /// next one and call again).
+    ContextGone,
+    /// The page's target navigated or closed while the command ran: for a command that starts a
+    /// navigation, the navigation started.
+    TargetNavigated,
+    /// Anything else: the message says what.
+    Other,
+}
+
+impl BrowserError {
+    /// A command Chromium answered with something the service cannot use (not one of its
+    /// refusals).
+    pub fn protocol(method: &str, message: impl Into<String>) -> Self {
+        Self::Protocol { method: method.to_owned(), message: message.into(), refusal: Refusal::Other }
+    }
+
+    /// Why Chromium refused the command, for an error that is such a refusal.
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self {
+            Self::Protocol { refusal, .. } => Some(*refusal),
+            _ => None,
+        }
+    }
 }
 
 /// What a failed assertion expected and what the page showed.

@@ -5,7 +5,9 @@
 //! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
 //! - `routes`: events chromiumoxide could not parse, routed raw to the page they belong to
 //! - `browser_events`: browser-level download and popup events, forwarded to their page
-//! - `cdp`: commands as JSON with deadlines (our protection against protocol drift)
+//! - `cdp`: sending a [`cdp::Command`] with a deadline and reading its answer once (our protection
+//!   against protocol drift); Chromium's refusals parsed into what callers act on
+//! - `protocol`: the commands we send, as our own typed structs by domain
 //! - `kinds`: CDP's closed vocabularies (resource types, milestones, download states …) as enums
 //! - `supervisor`: notices Chromium dying and swaps in a new one through a [`supervisor::Host`]
 //!
@@ -16,6 +18,7 @@ pub mod cdp;
 pub mod kinds;
 mod launch;
 mod process;
+pub mod protocol;
 mod routes;
 pub mod supervisor;
 

@@ -255,6 +255,12 @@ impl Chromium {
         }
     }
 
+    /// Sends a browser-level [`cdp::Command`] with a deadline and reads its answer.
+    pub async fn send<C: cdp::Command>(&self, command: C, deadline: Instant) -> Result<C::Answer, BrowserError> {
+        let answer = self.call(C::METHOD, cdp::params_of(&command)?, deadline).await?;
+        cdp::answer_of::<C>(answer)
+    }
+
     /// Asks a Chromium of ours to exit and waits briefly for it (a process still running then is
     /// killed); a browser we attached to is only disconnected from (it is not ours to stop).
     pub async fn shutdown(&self) {

@@ -28,6 +28,10 @@ use super::navigation::WaitUntil;
 use super::reach::{Ahead, Input};
 use super::target::Target;
 use super::watch::records::Record;
+use crate::browser::chromium::protocol::dom::GetContentQuads;
+use crate::browser::chromium::protocol::input::{
+    self, DispatchKeyEvent, DispatchMouseEvent, InsertText, KeyEventType, MouseEventType,
+};
 use crate::browser::error::BrowserError;
 use crate::browser::pointer::{Approach, PointerTarget};
 
@@ -53,6 +57,17 @@ pub enum Modifier {
     Control,
     Meta,
     Shift,
+}
+
+impl MouseButton {
+    /// Chromium's name for it.
+    fn cdp(self) -> input::MouseButton {
+        match self {
+            Self::Left => input::MouseButton::Left,
+            Self::Right => input::MouseButton::Right,
+            Self::Middle => input::MouseButton::Middle,
+        }
+    }
 }
 
 impl Modifier {
@@ -231,12 +246,8 @@ impl Page {
         backend_node_id: i64,
         deadline: Instant,
     ) -> Result<(f64, f64), BrowserError> {
-        let quads = self.cdp("DOM.getContentQuads", json!({ "backendNodeId": backend_node_id }), deadline).await?;
-        let quad: Vec<f64> = quads
-            .pointer("/quads/0")
-            .and_then(Value::as_array)
-            .map(|q| q.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default();
+        let quads = self.send(GetContentQuads { backend_node_id }, deadline).await?;
+        let quad = quads.quads.into_iter().next().unwrap_or_default();
         if quad.len() != 8 {
             return Err(BrowserError::NotActionable {
                 selector: format!("node {backend_node_id}"),
@@ -320,20 +331,22 @@ impl Page {
     ) -> Result<(u64, u64), BrowserError> {
         let before = self.navigation_marks();
         let modifiers: u32 = options.modifiers.iter().map(|m| m.bit()).fold(0, |a, b| a | b);
-        let button = json!(options.button);
-        let at = |kind: &str, count: u32| {
-            json!({ "type": kind, "x": x, "y": y, "button": button, "clickCount": count,
-                    "modifiers": modifiers, "buttons": if kind == "mousePressed" { 1 } else { 0 } })
+        let at = |kind: MouseEventType, count: u32| DispatchMouseEvent {
+            button: Some(options.button.cdp()),
+            click_count: Some(count),
+            modifiers: Some(modifiers),
+            buttons: Some(if kind == MouseEventType::Pressed { 1 } else { 0 }),
+            ..DispatchMouseEvent::at(kind, x, y)
         };
         // No separate mouse move first: Chromium delivers a lone move with the next frame (a
         // frame's wait per click), and the press itself moves the pointer there, so hover state
         // and the over/enter events come with it as they would after a move.
 
-        // The presses and releases go out at once (`Page::cdp_in_order`).
-        let events = (1..=options.click_count.max(1))
-            .flat_map(|count| [at("mousePressed", count), at("mouseReleased", count)])
+        // The presses and releases go out at once (`Page::send_in_order`).
+        let events: Vec<_> = (1..=options.click_count.max(1))
+            .flat_map(|count| [at(MouseEventType::Pressed, count), at(MouseEventType::Released, count)])
             .collect();
-        self.cdp_in_order("Input.dispatchMouseEvent", events, deadline).await?;
+        self.send_in_order(events, deadline).await?;
         Ok(before)
     }
 
@@ -367,7 +380,7 @@ impl Page {
             // The old text is selected: deleting it is what a user would do.
             self.dispatch_key(&keys::parse("Delete")?, deadline).await?;
         } else {
-            self.cdp("Input.insertText", json!({ "text": value }), deadline).await?;
+            self.send(InsertText { text: value }, deadline).await?;
         }
         // The field's `change` fires with the look at the action's end; with no watch of the
         // page's (a child frame's field) there is no such look, so now.
@@ -393,15 +406,15 @@ impl Page {
     }
 
     /// Presses `combo`: its modifiers down, the key down and up, the modifiers up, sent at once
-    /// (`Page::cdp_in_order`).
+    /// (`Page::send_in_order`).
     pub(super) async fn dispatch_key(&self, combo: &keys::Combo, deadline: Instant) -> Result<(), BrowserError> {
-        let mut events: Vec<Value> =
-            combo.modifiers.iter().map(|modifier| key_event("rawKeyDown", modifier, combo.mask)).collect();
-        let down = if combo.key.text.is_some() { "keyDown" } else { "rawKeyDown" };
+        let mut events: Vec<DispatchKeyEvent> =
+            combo.modifiers.iter().map(|modifier| key_event(KeyEventType::RawKeyDown, modifier, combo.mask)).collect();
+        let down = if combo.key.text.is_some() { KeyEventType::KeyDown } else { KeyEventType::RawKeyDown };
         events.push(key_event(down, &combo.key, combo.mask));
-        events.push(key_event("keyUp", &combo.key, combo.mask));
-        events.extend(combo.modifiers.iter().rev().map(|modifier| key_event("keyUp", modifier, 0)));
-        self.cdp_in_order("Input.dispatchKeyEvent", events, deadline).await
+        events.push(key_event(KeyEventType::KeyUp, &combo.key, combo.mask));
+        events.extend(combo.modifiers.iter().rev().map(|modifier| key_event(KeyEventType::KeyUp, modifier, 0)));
+        self.send_in_order(events, deadline).await
     }
 
     /// If the action started a navigation of the page, waits for the new document to load.
@@ -480,16 +493,16 @@ fn still_waiting(what: &str, target: &Target, reason: &str, started: Instant) ->
 }
 
 /// One `Input.dispatchKeyEvent` of `key` (a `keyDown` carries the text it types).
-fn key_event(kind: &str, key: &keys::Key, modifiers: u32) -> Value {
-    let mut event = json!({
-        "type": kind, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.key_code,
-        "nativeVirtualKeyCode": key.key_code, "modifiers": modifiers,
-    });
-    if kind == "keyDown"
-        && let Some(text) = &key.text
-    {
-        event["text"] = json!(text);
-        event["unmodifiedText"] = json!(text);
+fn key_event(kind: KeyEventType, key: &keys::Key, modifiers: u32) -> DispatchKeyEvent<'_> {
+    let text = key.text.as_deref().filter(|_| kind == KeyEventType::KeyDown);
+    DispatchKeyEvent {
+        kind,
+        key: &key.key,
+        code: &key.code,
+        windows_virtual_key_code: key.key_code,
+        native_virtual_key_code: key.key_code,
+        modifiers,
+        text,
+        unmodified_text: text,
     }
-    event
 }

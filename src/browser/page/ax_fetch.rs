@@ -19,16 +19,25 @@
 //! the tree; it is still the answer for a page with more pointer elements than are worth
 //! resolving one by one.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use futures_util::future::{join, join_all, join3};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::time::Instant;
 
-use super::ax_render::{Forest, RUN_KEEP, RUN_LIMIT};
+use super::ax_prune::{self, Chain, Pruned, Run};
+use super::ax_render::{Forest, RUN_KEEP};
 use super::handle::Page;
 use super::target::Target;
+use crate::browser::chromium::protocol::accessibility::{AxNode, GetFullAxTree, GetPartialAxTree, QueryAxTree};
+use crate::browser::chromium::protocol::dom::{
+    CaptureSnapshot, DescribeNode, DomSnapshot, GetEventListeners, GetFrameOwner, ResolveNode,
+};
+use crate::browser::chromium::protocol::page::GetFrameTree;
+use crate::browser::chromium::protocol::runtime::{
+    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup,
+};
 use crate::browser::error::BrowserError;
 
 const SCAN_JS: &str = include_str!("../../js/snapshot_scan.js");
@@ -39,7 +48,7 @@ const MAX_POINTERS: usize = 200;
 /// Event types that make an element respond to clicks (Chromium's own `isClickable` counts click,
 /// mousedown and mouseup listeners; pointer events and double clicks say the same).
 const CLICK_EVENTS: &[&str] = &["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"];
-/// Snapshots so far, which names each one's object group (see [`group`]).
+/// Snapshots so far, which names each one's object group (see [`Gathering::group`]).
 static SNAPSHOTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// What a snapshot is rendered from.
@@ -48,17 +57,6 @@ pub(super) struct Gathered {
     pub actionable: HashSet<i64>,
     /// The node the snapshot starts at.
     pub root: usize,
-}
-
-/// A run the scan found: its parent and items, by backend node id.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    parent: i64,
-    first: i64,
-    /// The first item past the ones the snapshot shows.
-    skip_from: i64,
-    last: i64,
-    count: usize,
 }
 
 /// The scan's answer, before its elements are looked up.
@@ -85,10 +83,16 @@ struct Summary {
     overflow: bool,
 }
 
-/// The object group of one snapshot's handles: its own, so releasing it (in the background, when
-/// the snapshot is done) never touches another's.
-fn group() -> String {
-    format!("text-browser-snapshot-{}", SNAPSHOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+/// A child frame's tree and the `<iframe>` that holds it.
+type ChildFrame = (String, Vec<AxNode>, Option<i64>);
+
+/// One snapshot's gathering: the page, the object group its handles live in (its own, so
+/// releasing it in the background when the snapshot is done never touches another's) and its
+/// deadline.
+struct Gathering<'a> {
+    page: &'a Page,
+    group: String,
+    deadline: Instant,
 }
 
 impl Page {
@@ -97,146 +101,127 @@ impl Page {
     /// and the scan; then the listeners, the child frames' trees and (with no run to leave out)
     /// the main frame's tree.
     pub(super) async fn gather(&self, element: Option<&Target>, deadline: Instant) -> Result<Gathered, BrowserError> {
-        let main = self.target_id().to_owned();
+        let gathering = Gathering { page: self, group: Gathering::group(), deadline };
+        let gathered = gathering.gather(element).await;
+        self.send_detached(ReleaseObjectGroup { object_group: &gathering.group });
+        gathered
+    }
+}
+
+impl Gathering<'_> {
+    fn group() -> String {
+        format!("text-browser-snapshot-{}", SNAPSHOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+
+    async fn gather(&self, element: Option<&Target>) -> Result<Gathered, BrowserError> {
+        let (page, deadline) = (self.page, self.deadline);
+        let main = page.target_id().to_owned();
         let top = async {
             match element {
-                Some(target) => self.element_backend_id(target, deadline).await.map(Some),
+                Some(target) => page.element_backend_id(target, deadline).await.map(Some),
                 None => Ok(None),
             }
         };
-        let group = group();
-        let (tree, scanned, top) =
-            join3(self.cdp("Page.getFrameTree", json!({}), deadline), self.scan(&group, deadline), top).await;
-        let mut frames = Vec::new();
-        collect_frames(tree?.get("frameTree").unwrap_or(&Value::Null), &mut frames);
+        let (tree, scanned, top) = join3(page.send(GetFrameTree {}, deadline), self.scan(), top).await;
+        let frames = tree?.frame_tree.ids();
         let (scanned, top) = (scanned?, top?);
         let children: Vec<&String> = frames.iter().filter(|f| **f != main).collect();
         let no_runs = scanned.summary.runs.is_empty();
         let whole = async {
             match no_runs {
-                true => Some(self.whole_tree(&main, deadline).await),
+                true => Some(self.whole_tree(&main).await),
                 false => None,
             }
         };
         let (scan, child_trees, whole) = join3(
-            self.read_scan(scanned, &children, &group, deadline),
-            join_all(children.iter().map(|frame| self.child_frame(frame, deadline))),
+            self.read_scan(scanned, &children),
+            join_all(children.iter().map(|frame| self.child_frame(frame))),
             whole,
         )
         .await;
-        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": group }));
         let scan = scan?;
         let main_tree = match whole {
             Some(nodes) => Pruned { nodes: nodes?, runs: Vec::new() },
-            None => match self.pruned(&scan.runs, top, deadline).await? {
+            None => match self.pruned(&scan.runs, top).await {
                 Some(pruned) => pruned,
-                None => Pruned { nodes: self.whole_tree(&main, deadline).await?, runs: Vec::new() },
+                None => Pruned { nodes: self.whole_tree(&main).await?, runs: Vec::new() },
             },
         };
-        let mut forest = Forest::default();
-        forest.add_frame(&main, &json!({ "nodes": main_tree.nodes }));
-        for (parent, at, role, count) in main_tree.runs {
-            if let Some(parent) = forest.by_backend(parent) {
-                forest.insert_run(parent, at, &role, count);
-            }
-        }
-        for (frame, tree, owner) in child_trees.into_iter().flatten() {
-            forest.add_frame(&frame, &tree);
-            if let Some(owner) = owner {
-                forest.owners.insert(owner, frame);
-            }
-        }
+        let forest = assemble(&main, main_tree, child_trees.into_iter().flatten());
         let actionable = match scan.actionable {
             Some(actionable) => actionable,
-            None => self.actionable_from_dom_snapshot(deadline).await?,
+            None => self.actionable_from_dom_snapshot().await?,
         };
         let root = match (element, top) {
             (Some(target), Some(backend)) => {
                 forest.by_backend(backend).ok_or_else(|| BrowserError::ElementNotFound(target.to_string()))?
             }
-            _ => *forest.roots.get(&main).ok_or_else(|| BrowserError::Protocol {
-                method: "Accessibility.getFullAXTree".into(),
-                message: "no root node for the page".into(),
-            })?,
+            _ => *forest
+                .roots
+                .get(&main)
+                .ok_or_else(|| BrowserError::protocol("Accessibility.getFullAXTree", "no root node for the page"))?,
         };
         Ok(Gathered { forest, actionable, root })
     }
 
     /// The main frame's whole tree.
-    async fn whole_tree(&self, frame: &str, deadline: Instant) -> Result<Vec<Value>, BrowserError> {
-        let answer = self.cdp("Accessibility.getFullAXTree", json!({ "frameId": frame }), deadline).await?;
-        Ok(nodes_of(answer))
+    async fn whole_tree(&self, frame: &str) -> Result<Vec<AxNode>, BrowserError> {
+        Ok(self.page.send(GetFullAxTree { frame_id: frame }, self.deadline).await?.nodes)
     }
 
     /// A child frame's tree and the `<iframe>` that holds it; None if the frame went away
     /// between listing and reading (it is simply not shown).
-    async fn child_frame(&self, frame: &str, deadline: Instant) -> Option<(String, Value, Option<i64>)> {
+    async fn child_frame(&self, frame: &str) -> Option<ChildFrame> {
         let (tree, owner) = join(
-            self.cdp("Accessibility.getFullAXTree", json!({ "frameId": frame }), deadline),
-            self.cdp("DOM.getFrameOwner", json!({ "frameId": frame }), deadline),
+            self.page.send(GetFullAxTree { frame_id: frame }, self.deadline),
+            self.page.send(GetFrameOwner { frame_id: frame }, self.deadline),
         )
         .await;
-        let owner = owner.ok().and_then(|o| o.get("backendNodeId").and_then(Value::as_i64));
-        Some((frame.to_owned(), tree.ok()?, owner))
+        let owner = owner.ok().and_then(|o| o.backend_node_id);
+        Some((frame.to_owned(), tree.ok()?.nodes, owner))
     }
 
     /// Runs the scan (`snapshot_scan.js`) in the helper world, and takes a handle on the
-    /// document (in `group`) at the same time: its summary, and the document.
-    async fn scan(&self, group: &str, deadline: Instant) -> Result<Scanned, BrowserError> {
-        let context = self.helper_context(deadline).await?;
-        let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| json!({ "value": n }));
-        let (answer, document) = join(
-            self.cdp(
-                "Runtime.callFunctionOn",
-                json!({ "functionDeclaration": SCAN_JS, "executionContextId": context, "arguments": arguments,
-                        "returnByValue": true }),
-                deadline,
-            ),
-            self.cdp(
-                "Runtime.evaluate",
-                json!({ "expression": "document", "contextId": context, "objectGroup": group }),
-                deadline,
-            ),
-        )
-        .await;
+    /// document (in the group) at the same time: its summary, and the document.
+    async fn scan(&self) -> Result<Scanned, BrowserError> {
+        let (page, deadline) = (self.page, self.deadline);
+        let context = page.helper_context(deadline).await?;
+        let arguments = [RUN_KEEP, MIN_RUN, MAX_POINTERS].map(|n| CallArgument::Value { value: json!(n) }).to_vec();
+        let scan = CallFunctionOn {
+            function_declaration: SCAN_JS,
+            execution_context_id: Some(context),
+            arguments,
+            return_by_value: true,
+            ..CallFunctionOn::default()
+        };
+        let document = Evaluate {
+            expression: "document",
+            context_id: Some(context),
+            object_group: Some(&self.group),
+            ..Evaluate::default()
+        };
+        let (answer, document) = join(page.send(scan, deadline), page.send(document, deadline)).await;
         let answer = answer?;
-        if let Some(details) = answer.get("exceptionDetails") {
-            return Err(BrowserError::HelperScript(format!(
-                "the snapshot's scan failed: {}",
-                super::script::exception_message(details)
-            )));
+        if let Some(details) = answer.exception_details {
+            return Err(BrowserError::HelperScript(format!("the snapshot's scan failed: {}", details.message())));
         }
-        let summary: Summary = serde_json::from_value(answer["result"]["value"].clone())
+        let summary: Summary = serde_json::from_value(answer.result.value.unwrap_or_default())
             .map_err(|e| BrowserError::HelperScript(format!("the snapshot's scan answered {e}")))?;
-        let document = document?.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let document = document?.result.object_id.unwrap_or_default();
         Ok(Scanned { summary, document, context })
     }
 
-    /// The elements the scan kept (see `snapshot_scan.js`), as object ids in `group`, in order.
-    async fn scanned_elements(
-        &self,
-        context: i64,
-        group: &str,
-        deadline: Instant,
-    ) -> Result<Vec<String>, BrowserError> {
-        let kept = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": "globalThis.__textBrowserSnapshot", "contextId": context, "objectGroup": group }),
-                deadline,
-            )
-            .await?;
-        let array = kept.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-        let properties =
-            self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
-        let mut items: Vec<(usize, String)> = properties["result"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some((p["name"].as_str()?.parse().ok()?, p["value"]["objectId"].as_str()?.to_owned())))
-            .collect();
-        items.sort_by_key(|(i, _)| *i);
-        Ok(items.into_iter().map(|(_, object)| object).collect())
+    /// The elements the scan kept (see `snapshot_scan.js`), as object ids in the group, in order.
+    async fn scanned_elements(&self, context: i64) -> Result<Vec<String>, BrowserError> {
+        let kept = Evaluate {
+            expression: "globalThis.__textBrowserSnapshot",
+            context_id: Some(context),
+            object_group: Some(&self.group),
+            ..Evaluate::default()
+        };
+        let array = self.page.send(kept, self.deadline).await?.result.object_id.unwrap_or_default();
+        let properties = self.page.send(GetProperties { object_id: &array, own_properties: true }, self.deadline);
+        Ok(properties.await?.objects().into_iter().map(|(_, object)| object).collect())
     }
 
     /// What the scan's elements are (backend node ids) and who listens for clicks: the main
@@ -244,44 +229,26 @@ impl Page {
     /// open shadow root the scan went through (see `listening`). A run stays out of the fetch only
     /// if nothing in it listens: its parent may (a delegated handler), its items and what they
     /// hold may not.
-    async fn read_scan(
-        &self,
-        scanned: Scanned,
-        frames: &[&String],
-        group: &str,
-        deadline: Instant,
-    ) -> Result<Scan, BrowserError> {
+    async fn read_scan(&self, scanned: Scanned, frames: &[&String]) -> Result<Scan, BrowserError> {
         let Scanned { summary, document, context } = scanned;
         let elements = async {
             if summary.pointers + summary.runs.len() + summary.roots == 0 {
                 return Ok(Vec::new());
             }
-            self.scanned_elements(context, group, deadline).await
+            self.scanned_elements(context).await
         };
-        let (objects, (document_listening, in_frames)) = join(
-            elements,
-            join(
-                self.listening(&document, deadline),
-                join_all(frames.iter().map(|f| self.frame_listening(f, group, deadline))),
-            ),
-        )
-        .await;
+        let (objects, (document_listening, in_frames)) =
+            join(elements, join(self.listening(&document), join_all(frames.iter().map(|f| self.frame_listening(f)))))
+                .await;
         let objects = objects?;
         // [...pointers, ...runs (4 each), ...shadow roots]
         let pointers_end = summary.pointers.min(objects.len());
         let runs_end = (pointers_end + 4 * summary.runs.len()).min(objects.len());
-        let describe = |object: &str| {
-            let object = object.to_owned();
-            async move {
-                let node = self.cdp("DOM.describeNode", json!({ "objectId": object }), deadline).await.ok()?;
-                node.pointer("/node/backendNodeId").and_then(Value::as_i64)
-            }
-        };
         let run_parents: Vec<&String> = objects[pointers_end..runs_end].iter().step_by(4).collect();
         let (ids, in_roots, in_runs) = join3(
-            join_all(objects[..runs_end].iter().map(|o| describe(o))),
-            join_all(objects[runs_end..].iter().map(|root| self.listening(root, deadline))),
-            join_all(run_parents.iter().map(|parent| self.listening(parent, deadline))),
+            join_all(objects[..runs_end].iter().map(|o| self.backend_id(o))),
+            join_all(objects[runs_end..].iter().map(|root| self.listening(root))),
+            join_all(run_parents.iter().map(|parent| self.listening(parent))),
         )
         .await;
         let mut clickable = document_listening?;
@@ -306,6 +273,12 @@ impl Page {
         Ok(Scan { actionable, runs })
     }
 
+    /// The backend node id of an element the page holds by `object`.
+    async fn backend_id(&self, object: &str) -> Option<i64> {
+        let described = DescribeNode { object_id: Some(object), ..DescribeNode::default() };
+        self.page.send(described, self.deadline).await.ok()?.node.backend_node_id
+    }
+
     /// The nodes under `object` (a node, itself included) with click-ish listeners, not going
     /// into shadow roots or frames.
     ///
@@ -313,274 +286,125 @@ impl Page {
     /// listener in a shadow root makes the helper world's next scripts hang after a while (a
     /// dozen documents in the same renderer), until the renderer runs out of memory. Nodes are
     /// named by backend id only, never resolved into the helper world.
-    async fn listening(&self, object: &str, deadline: Instant) -> Result<HashSet<i64>, BrowserError> {
-        let listeners = self
-            .cdp("DOMDebugger.getEventListeners", json!({ "objectId": object, "depth": -1, "pierce": false }), deadline)
-            .await?;
-        Ok(listeners["listeners"]
-            .as_array()
+    async fn listening(&self, object: &str) -> Result<HashSet<i64>, BrowserError> {
+        let asked = GetEventListeners { object_id: object, depth: Some(-1), pierce: Some(false) };
+        let listeners = self.page.send(asked, self.deadline).await?.listeners;
+        Ok(listeners
             .into_iter()
-            .flatten()
-            .filter(|l| l["type"].as_str().is_some_and(|t| CLICK_EVENTS.contains(&t)))
-            .filter_map(|l| l["backendNodeId"].as_i64())
+            .filter(|l| CLICK_EVENTS.contains(&l.event.as_str()))
+            .filter_map(|l| l.backend_node_id)
             .collect())
     }
 
     /// The listening nodes of a child frame's document (reached through its `<iframe>`, so
     /// cross-origin frames count too); none if the frame went away.
-    async fn frame_listening(&self, frame: &str, group: &str, deadline: Instant) -> HashSet<i64> {
+    async fn frame_listening(&self, frame: &str) -> HashSet<i64> {
+        let (page, deadline) = (self.page, self.deadline);
         let found = async {
-            let owner = self.cdp("DOM.getFrameOwner", json!({ "frameId": frame }), deadline).await.ok()?;
-            let owner = owner["backendNodeId"].as_i64()?;
-            let described = self
-                .cdp("DOM.describeNode", json!({ "backendNodeId": owner, "depth": 0, "pierce": true }), deadline)
-                .await
-                .ok()?;
-            let document = described.pointer("/node/contentDocument/backendNodeId")?.as_i64()?;
-            let resolved = self
-                .cdp("DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": group }), deadline)
-                .await
-                .ok()?;
-            let object = resolved.pointer("/object/objectId")?.as_str()?.to_owned();
-            self.listening(&object, deadline).await.ok()
+            let owner = page.send(GetFrameOwner { frame_id: frame }, deadline).await.ok()?.backend_node_id?;
+            let describe =
+                DescribeNode { backend_node_id: Some(owner), depth: Some(0), pierce: true, ..Default::default() };
+            let described = page.send(describe, deadline).await.ok()?;
+            let document = described.node.content_document?.backend_node_id?;
+            let resolve =
+                ResolveNode { backend_node_id: document, object_group: Some(&self.group), ..ResolveNode::default() };
+            let object = page.send(resolve, deadline).await.ok()?.object.object_id?;
+            self.listening(&object).await.ok()
         };
         found.await.unwrap_or_default()
     }
 
+    /// One node's record (with `relatives`, its ancestors and their children too); None when the
+    /// tree could not be read.
+    async fn partial(&self, backend: i64, relatives: bool) -> Option<Vec<AxNode>> {
+        let asked = GetPartialAxTree { backend_node_id: backend, fetch_relatives: relatives };
+        self.page.send(asked, self.deadline).await.ok().map(|answer| answer.nodes)
+    }
+
     /// The main frame's tree without the runs' items past the first few: None when the tree is
-    /// not what the scan said (then the whole tree is fetched).
-    async fn pruned(&self, runs: &[Run], top: Option<i64>, deadline: Instant) -> Result<Option<Pruned>, BrowserError> {
-        let node = |backend: i64, relatives: bool| async move {
-            let answer = self
-                .cdp(
-                    "Accessibility.getPartialAXTree",
-                    json!({ "backendNodeId": backend, "fetchRelatives": relatives }),
-                    deadline,
-                )
-                .await;
-            answer.ok().map(nodes_of)
-        };
-        // Each run's parent and last item, then the chain above the parent.
-        let own = join_all(
-            runs.iter().map(|run| async move { (node(run.parent, false).await, node(run.last, false).await) }),
-        )
-        .await;
-        let mut records: HashMap<String, Value> = HashMap::new();
+    /// not what the scan said (then the whole tree is fetched). See `ax_prune` for how.
+    async fn pruned(&self, runs: &[Run], top: Option<i64>) -> Option<Pruned> {
+        // Each run's parent and last item, then the chain above each parent.
+        let own =
+            join_all(runs.iter().map(|run| join(self.partial(run.parent, false), self.partial(run.last, false)))).await;
         let mut chains = Vec::new();
         for (run, (parent, last)) in runs.iter().zip(own) {
-            let (Some(parent), Some(last)) =
-                (parent.and_then(|n| n.into_iter().next()), last.and_then(|n| n.into_iter().next()))
-            else {
-                return Ok(None);
-            };
-            let Some(above) = parent["parentId"].as_str().and_then(|id| id.parse::<i64>().ok()) else {
-                return Ok(None);
-            };
-            chains.push((*run, parent, last, above));
+            let (parent, last) = (parent?.into_iter().next()?, last?.into_iter().next()?);
+            let above = parent.parent_id.as_deref()?.parse::<i64>().ok()?;
+            chains.push((Chain { run: *run, parent, last }, above));
         }
-        let above = join_all(chains.iter().map(|(_, _, _, above)| node(*above, true))).await;
-        for nodes in above {
-            let Some(nodes) = nodes else { return Ok(None) };
-            for n in nodes {
-                if let Some(id) = n["nodeId"].as_str() {
-                    records.insert(id.to_owned(), n);
-                }
-            }
-        }
-        for (_, parent, _, _) in &chains {
-            if let Some(id) = parent["nodeId"].as_str() {
-                records.insert(id.to_owned(), parent.clone());
-            }
-        }
+        let above = join_all(chains.iter().map(|(_, above)| self.partial(*above, true))).await;
+        let chains: Vec<Chain> = chains.into_iter().map(|(chain, _)| chain).collect();
+        let mut records = ax_prune::records(above.into_iter().collect::<Option<Vec<_>>>()?, &chains);
         // One element's snapshot: the element and what holds it, none of which may be left out.
-        let (top_id, holders) = match top {
-            Some(backend) => {
-                let Some(nodes) = node(backend, true).await else { return Ok(None) };
-                let mut holders: HashSet<String> = HashSet::new();
-                let mut at = Some(backend.to_string());
-                while let Some(id) = at {
-                    at = nodes
-                        .iter()
-                        .find(|n| n["nodeId"] == id.as_str())
-                        .and_then(|n| n["parentId"].as_str())
-                        .map(str::to_owned);
-                    holders.insert(id);
-                }
-                (Some(backend.to_string()), holders)
-            }
-            None => (None, HashSet::new()),
+        let holders = match top {
+            Some(backend) => Some(ax_prune::holders(backend, &self.partial(backend, true).await?)),
+            None => None,
         };
-        let mut spine: HashSet<String> = HashSet::new();
-        let mut skipped: HashMap<String, HashSet<String>> = HashMap::new();
-        let mut placements = Vec::new();
-        let mut kept_chains = Vec::new();
-        for (run, parent, last, _) in chains {
-            let parent_id = parent["nodeId"].as_str().unwrap_or_default().to_owned();
-            let children: Vec<&str> =
-                parent["childIds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let at = |id: i64| children.iter().position(|c| *c == id.to_string());
-            let (Some(first), Some(from), Some(end)) = (at(run.first), at(run.skip_from), at(run.last)) else {
-                return Ok(None);
-            };
-            if from != first + RUN_KEEP || end + 1 - from != run.count - RUN_KEEP {
-                return Ok(None);
-            }
-            let left_out: HashSet<String> = children[from..=end].iter().map(|c| c.to_string()).collect();
-            if left_out.iter().any(|id| holders.contains(id)) {
-                continue; // the element is one of the run's items, or inside one
-            }
-            // The chain from the parent up to the snapshot's root; a run outside the element is
-            // of no interest.
-            let mut chain = Vec::new();
-            let mut at = parent_id.clone();
-            let reached = loop {
-                chain.push(at.clone());
-                if top_id.as_deref() == Some(at.as_str()) {
-                    break true;
-                }
-                match records.get(&at).and_then(|r| r["parentId"].as_str()) {
-                    Some(up) => at = up.to_owned(),
-                    None => break top_id.is_none(),
-                }
-            };
-            if !reached {
-                continue;
-            }
-            spine.extend(chain);
-            skipped.entry(parent_id).or_default().extend(left_out);
-            placements.push((run.parent, from, first, run.count - RUN_KEEP));
-            kept_chains.push((parent, last));
-        }
-        if placements.is_empty() {
-            return Ok(None);
-        }
-        // Every other subtree hanging off the chain, whole.
-        let mut wanted = Vec::new();
-        for id in &spine {
-            let Some(record) = records.get(id) else { return Ok(None) };
-            for child in record["childIds"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-                if spine.contains(child) || skipped.get(id).is_some_and(|s| s.contains(child)) {
-                    continue;
-                }
-                let Ok(backend) = child.parse::<i64>() else { return Ok(None) };
-                wanted.push(backend);
-            }
-        }
+        let placed = ax_prune::place(chains, &records, holders.as_ref())?;
+        let wanted = placed.wanted(&records)?;
         let subtrees = join_all(wanted.iter().map(|backend| async move {
-            self.cdp("Accessibility.queryAXTree", json!({ "backendNodeId": backend }), deadline)
-                .await
-                .ok()
-                .map(nodes_of)
+            let asked = QueryAxTree { backend_node_id: *backend, role: None };
+            self.page.send(asked, self.deadline).await.ok().map(|answer| answer.nodes)
         }))
         .await;
-        let mut nodes: Vec<Value> = spine.iter().filter_map(|id| records.get(id).cloned()).collect();
-        let mut seen: HashSet<String> = spine.clone();
-        for subtree in subtrees {
-            let Some(subtree) = subtree else { return Ok(None) };
-            for n in subtree {
-                if n["nodeId"].as_str().is_some_and(|id| seen.insert(id.to_owned())) {
-                    nodes.push(n);
-                }
-            }
-        }
-        // Each run's shown items and its last one are of one role, and not a wrapper: the
-        // placeholder takes that role.
-        let role_of = |id: &str| {
-            nodes.iter().find(|n| n["nodeId"] == id).and_then(|n| {
-                (n["ignored"] != true)
-                    .then(|| n.pointer("/role/value").and_then(Value::as_str).unwrap_or_default().to_owned())
-            })
-        };
-        let mut runs_out = Vec::new();
-        for ((parent, from, first, count), (record, last)) in placements.into_iter().zip(&kept_chains) {
-            let children: Vec<&str> =
-                record["childIds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let roles: Vec<Option<String>> = children[first..from].iter().map(|c| role_of(c)).collect();
-            let last_role = (last["ignored"] != true)
-                .then(|| last.pointer("/role/value").and_then(Value::as_str).unwrap_or_default().to_owned());
-            let Some(Some(role)) = roles.first().cloned() else { return Ok(None) };
-            if roles.iter().any(|r| r.as_deref() != Some(role.as_str())) || last_role.as_deref() != Some(role.as_str())
-            {
-                return Ok(None);
-            }
-            if count <= RUN_LIMIT || super::ax_render::is_wrapper(&role) {
-                return Ok(None);
-            }
-            runs_out.push((parent, from, role, count));
-        }
-        Ok(Some(Pruned { nodes, runs: runs_out }))
+        placed.finish(&mut records, subtrees)
     }
 
     /// Elements that respond to clicks (listeners, links) or show a pointer cursor where their
     /// parent does not, in every frame, from one whole-DOM snapshot.
-    async fn actionable_from_dom_snapshot(&self, deadline: Instant) -> Result<HashSet<i64>, BrowserError> {
-        let snap = self
-            .cdp(
-                "DOMSnapshot.captureSnapshot",
-                json!({ "computedStyles": ["cursor"], "includeDOMRects": false }),
-                deadline,
-            )
-            .await?;
-        let strings: Vec<&str> = snap
-            .get("strings")
-            .and_then(Value::as_array)
-            .map(|s| s.iter().map(|v| v.as_str().unwrap_or_default()).collect())
-            .unwrap_or_default();
-        let mut out = HashSet::new();
-        for doc in snap.get("documents").and_then(Value::as_array).into_iter().flatten() {
-            let ints = |path: &str| -> Vec<i64> {
-                doc.pointer(path)
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_i64).collect())
-                    .unwrap_or_default()
-            };
-            let backend = ints("/nodes/backendNodeId");
-            let parent = ints("/nodes/parentIndex");
-            for i in ints("/nodes/isClickable/index") {
-                if let Some(b) = backend.get(i as usize) {
-                    out.insert(*b);
-                }
-            }
-            let node_index = ints("/layout/nodeIndex");
-            let styles = doc.pointer("/layout/styles").and_then(Value::as_array).cloned().unwrap_or_default();
-            let pointer: HashSet<i64> = node_index
-                .iter()
-                .zip(styles.iter())
-                .filter(|(_, style)| {
-                    style.get(0).and_then(Value::as_i64).and_then(|s| strings.get(s as usize)) == Some(&"pointer")
-                })
-                .map(|(node, _)| *node)
-                .collect();
-            for node in &pointer {
-                let parent_points = parent.get(*node as usize).is_some_and(|p| pointer.contains(p));
-                if !parent_points && let Some(b) = backend.get(*node as usize) {
-                    out.insert(*b);
-                }
+    async fn actionable_from_dom_snapshot(&self) -> Result<HashSet<i64>, BrowserError> {
+        let capture = CaptureSnapshot { computed_styles: &["cursor"], include_dom_rects: false };
+        Ok(actionable_in(&self.page.send(capture, self.deadline).await?))
+    }
+}
+
+/// The forest of the main frame's tree (with its runs' placeholders) and the child frames'.
+fn assemble(main: &str, main_tree: Pruned, child_trees: impl Iterator<Item = ChildFrame>) -> Forest {
+    let mut forest = Forest::default();
+    forest.add_frame(main, &main_tree.nodes);
+    for (parent, at, role, count) in main_tree.runs {
+        if let Some(parent) = forest.by_backend(parent) {
+            forest.insert_run(parent, at, &role, count);
+        }
+    }
+    for (frame, tree, owner) in child_trees {
+        forest.add_frame(&frame, &tree);
+        if let Some(owner) = owner {
+            forest.owners.insert(owner, frame);
+        }
+    }
+    forest
+}
+
+/// What a whole-DOM snapshot says responds to clicks: Chromium's `isClickable` nodes, and those
+/// showing a pointer cursor where their parent does not.
+fn actionable_in(snap: &DomSnapshot) -> HashSet<i64> {
+    let mut out = HashSet::new();
+    for doc in &snap.documents {
+        let backend = &doc.nodes.backend_node_id;
+        let parent = &doc.nodes.parent_index;
+        for i in &doc.nodes.is_clickable.index {
+            if let Some(b) = backend.get(*i as usize) {
+                out.insert(*b);
             }
         }
-        Ok(out)
+        let pointer: HashSet<i64> = doc
+            .layout
+            .node_index
+            .iter()
+            .zip(doc.layout.styles.iter())
+            .filter(|(_, style)| {
+                style.first().and_then(|s| snap.strings.get(*s as usize)).is_some_and(|s| s == "pointer")
+            })
+            .map(|(node, _)| *node)
+            .collect();
+        for node in &pointer {
+            let parent_points = parent.get(*node as usize).is_some_and(|p| pointer.contains(p));
+            if !parent_points && let Some(b) = backend.get(*node as usize) {
+                out.insert(*b);
+            }
+        }
     }
-}
-
-/// The main frame's nodes, and where each run's placeholder goes: (parent's backend node id,
-/// position among its children, role, items it stands for).
-struct Pruned {
-    nodes: Vec<Value>,
-    runs: Vec<(i64, usize, String, usize)>,
-}
-
-fn nodes_of(mut answer: Value) -> Vec<Value> {
-    match answer.get_mut("nodes").map(Value::take) {
-        Some(Value::Array(nodes)) => nodes,
-        _ => Vec::new(),
-    }
-}
-
-fn collect_frames(tree: &Value, out: &mut Vec<String>) {
-    if let Some(id) = tree.pointer("/frame/id").and_then(Value::as_str) {
-        out.push(id.to_owned());
-    }
-    for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
-        collect_frames(child, out);
-    }
+    out
 }

@@ -9,9 +9,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
-
 use super::refs::RefTarget;
+use crate::browser::chromium::protocol::accessibility::{self as protocol, AxValue};
 
 /// Roles that are acted on by nature.
 const INTERACTIVE: &[&str] = &[
@@ -101,43 +100,33 @@ pub struct Forest {
 }
 
 impl Forest {
-    /// Adds one frame's `getFullAXTree` answer.
-    pub fn add_frame(&mut self, frame: &str, answer: &Value) {
-        let Some(nodes) = answer.get("nodes").and_then(Value::as_array) else { return };
+    /// Adds one frame's tree (`getFullAXTree`'s nodes).
+    pub fn add_frame(&mut self, frame: &str, nodes: &[protocol::AxNode]) {
         let base = self.nodes.len();
         let index: HashMap<&str, usize> =
-            nodes.iter().enumerate().filter_map(|(i, n)| Some((n.get("nodeId")?.as_str()?, base + i))).collect();
+            nodes.iter().enumerate().map(|(i, n)| (n.node_id.as_str(), base + i)).collect();
         for node in nodes {
-            let text = |key: &str| node.pointer(&format!("/{key}/value")).map(value_text).unwrap_or_default();
+            let text = |value: &Option<AxValue>| value.as_ref().map(AxValue::text).unwrap_or_default();
             let props = node
-                .get("properties")
-                .and_then(Value::as_array)
-                .map(|ps| {
-                    ps.iter()
-                        .filter_map(|p| {
-                            Some((p.get("name")?.as_str()?.to_owned(), value_text(p.pointer("/value/value")?)))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let children = node
-                .get("childIds")
-                .and_then(Value::as_array)
-                .map(|ids| ids.iter().filter_map(|id| index.get(id.as_str()?).copied()).collect())
-                .unwrap_or_default();
+                .properties
+                .iter()
+                .filter(|p| p.value.value.is_some())
+                .map(|p| (p.name.clone(), p.value.text()))
+                .collect();
+            let children = node.child_ids.iter().filter_map(|id| index.get(id.as_str()).copied()).collect();
             self.nodes.push(AxNode {
-                role: text("role"),
-                name: text("name"),
-                value: text("value"),
-                ignored: node.get("ignored").and_then(Value::as_bool).unwrap_or(false),
-                backend: node.get("backendDOMNodeId").and_then(Value::as_i64),
+                role: text(&node.role),
+                name: text(&node.name),
+                value: text(&node.value),
+                ignored: node.ignored,
+                backend: node.backend_dom_node_id,
                 frame: frame.to_owned(),
                 props,
                 children,
                 stands_for: 0,
             });
         }
-        let root = nodes.iter().position(|n| n.get("parentId").is_none()).map(|i| base + i);
+        let root = nodes.iter().position(|n| n.parent_id.is_none()).map(|i| base + i);
         if let Some(root) = root {
             self.roots.insert(frame.to_owned(), root);
         }
@@ -161,14 +150,6 @@ impl Forest {
 /// True for roles that only wrap others (folded away unless they carry a ref).
 pub fn is_wrapper(role: &str) -> bool {
     WRAPPERS.contains(&role)
-}
-
-fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
 }
 
 /// What one rendered node (or a folded node's children) turned into.
@@ -441,7 +422,13 @@ fn clip(s: &str, limit: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// Adds a frame from its `getFullAXTree` answer, as Chromium sends it.
+    fn add_frame(forest: &mut Forest, frame: &str, answer: &Value) {
+        let nodes: protocol::AxNodes = serde_json::from_value(answer.clone()).unwrap();
+        forest.add_frame(frame, &nodes.nodes);
+    }
 
     fn node(id: &str, role: &str, name: &str, children: &[&str], backend: i64) -> Value {
         json!({"nodeId": id, "role": {"value": role}, "name": {"value": name}, "childIds": children,
@@ -482,7 +469,7 @@ mod tests {
         ];
         nodes.extend(items);
         let mut forest = Forest::default();
-        forest.add_frame("F", &json!({ "nodes": nodes }));
+        add_frame(&mut forest, "F", &json!({ "nodes": nodes }));
         forest
     }
 

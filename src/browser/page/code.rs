@@ -12,6 +12,8 @@ use tokio::time::Instant;
 use super::handle::Page;
 use super::watch::dom::ASYNC_DEPTH;
 use super::watch::sources;
+use crate::browser::chromium::protocol::debugger;
+use crate::browser::chromium::protocol::runtime::SetAsyncCallStackDepth;
 use crate::browser::error::BrowserError;
 
 /// Lines of a script.
@@ -86,13 +88,12 @@ impl Page {
             let store = self.watch().store();
             ids.into_iter().any(|id| !id.is_empty() && store.script_url(id).is_none())
         };
-        if unknown && self.cdp("Debugger.enable", serde_json::json!({}), deadline).await.is_ok() {
-            let _ = self.cdp("Debugger.setSkipAllPauses", serde_json::json!({ "skip": true }), deadline).await;
+        if unknown && self.send(debugger::Enable {}, deadline).await.is_ok() {
+            let _ = self.send(debugger::SetSkipAllPauses { skip: true }, deadline).await;
             self.settle_events(deadline).await;
-            let _ = self.cdp("Debugger.disable", serde_json::json!({}), deadline).await;
+            let _ = self.send(debugger::Disable {}, deadline).await;
             // Turning the Debugger off turns the async stack traces off too: back on.
-            let depth = serde_json::json!({ "maxDepth": ASYNC_DEPTH });
-            let _ = self.cdp("Runtime.setAsyncCallStackDepth", depth, deadline).await;
+            let _ = self.send(SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline).await;
         }
     }
 }

@@ -3,10 +3,13 @@
 //! (`page.metrics`).
 
 use base64::Engine;
-use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
+use crate::browser::chromium::protocol::emulation::{GetMetrics, PerformanceEnable};
+use crate::browser::chromium::protocol::page::{
+    AddScriptToEvaluateOnNewDocument, PrintToPdf, RemoveScriptToEvaluateOnNewDocument,
+};
 use crate::browser::error::BrowserError;
 
 /// Init scripts a session may hold.
@@ -30,8 +33,7 @@ impl Page {
                 message: format!("a session holds at most {MAX_INIT_SCRIPTS} init scripts; remove one first"),
             });
         }
-        let answer = self.cdp("Page.addScriptToEvaluateOnNewDocument", json!({ "source": source }), deadline).await?;
-        let id = answer["identifier"].as_str().unwrap_or_default().to_owned();
+        let id = self.send(AddScriptToEvaluateOnNewDocument { source }, deadline).await?.identifier;
         self.init_scripts().push((id.clone(), source.to_owned()));
         Ok(id)
     }
@@ -41,7 +43,7 @@ impl Page {
         if !self.init_scripts().iter().any(|(i, _)| i == id) {
             return Ok(false);
         }
-        self.cdp("Page.removeScriptToEvaluateOnNewDocument", json!({ "identifier": id }), deadline).await?;
+        self.send(RemoveScriptToEvaluateOnNewDocument { identifier: id }, deadline).await?;
         self.init_scripts().retain(|(i, _)| i != id);
         Ok(true)
     }
@@ -53,29 +55,24 @@ impl Page {
 
     /// Prints the page as the browser's print preview would; returns the PDF's bytes, base64.
     pub async fn pdf(&self, options: PdfOptions, deadline: Instant) -> Result<String, BrowserError> {
-        let params = json!({
-            "paperWidth": options.paper.0, "paperHeight": options.paper.1,
-            "landscape": options.landscape, "printBackground": options.print_background,
-        });
-        let answer = self.cdp("Page.printToPDF", params, deadline).await?;
-        let data = answer["data"].as_str().unwrap_or_default();
-        let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_default();
+        let print = PrintToPdf {
+            paper_width: options.paper.0,
+            paper_height: options.paper.1,
+            landscape: options.landscape,
+            print_background: options.print_background,
+        };
+        let data = self.send(print, deadline).await?.data;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(&data).unwrap_or_default();
         if !bytes.starts_with(b"%PDF") {
-            return Err(BrowserError::Protocol {
-                method: "Page.printToPDF".into(),
-                message: "the browser returned no PDF".into(),
-            });
+            return Err(BrowserError::protocol("Page.printToPDF", "the browser returned no PDF"));
         }
-        Ok(data.to_owned())
+        Ok(data)
     }
 
     /// Chromium's runtime counters for the page (`Performance.getMetrics`): name → value.
     pub async fn metrics(&self, deadline: Instant) -> Result<Vec<(String, f64)>, BrowserError> {
-        self.cdp("Performance.enable", json!({}), deadline).await?;
-        let answer = self.cdp("Performance.getMetrics", json!({}), deadline).await?;
-        Ok(answer["metrics"]
-            .as_array()
-            .map(|m| m.iter().filter_map(|e| Some((e["name"].as_str()?.to_owned(), e["value"].as_f64()?))).collect())
-            .unwrap_or_default())
+        self.send(PerformanceEnable {}, deadline).await?;
+        let metrics = self.send(GetMetrics {}, deadline).await?.metrics;
+        Ok(metrics.into_iter().map(|metric| (metric.name, metric.value)).collect())
     }
 }

@@ -3,11 +3,11 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
 pub use super::viewport::Viewport;
+use crate::browser::chromium::protocol::emulation::{MediaFeature, SetDeviceMetricsOverride, SetEmulatedMedia};
 use crate::browser::error::BrowserError;
 
 /// `prefers-color-scheme`.
@@ -48,28 +48,30 @@ pub struct Media {
 impl Page {
     /// Lays the page out at `viewport` (CSS pixels, scale 1, desktop).
     pub async fn set_viewport(&self, viewport: Viewport, deadline: Instant) -> Result<(), BrowserError> {
-        let metrics = json!({
-            "width": viewport.width, "height": viewport.height,
-            "deviceScaleFactor": viewport.device_scale_factor.unwrap_or(1.0),
-            "mobile": viewport.is_mobile.unwrap_or(false),
-        });
-        self.cdp("Emulation.setDeviceMetricsOverride", metrics, deadline).await?;
+        let metrics = SetDeviceMetricsOverride {
+            width: viewport.width,
+            height: viewport.height,
+            device_scale_factor: viewport.device_scale_factor.unwrap_or(1.0),
+            mobile: viewport.is_mobile.unwrap_or(false),
+        };
+        self.send(metrics, deadline).await?;
         self.remember_viewport(viewport);
         Ok(())
     }
 
     /// Makes the page's media queries see `media` (replacing what an earlier call set).
     pub async fn emulate_media(&self, media: Media, deadline: Instant) -> Result<(), BrowserError> {
+        let scheme = media.color_scheme.map(css);
+        let motion = media.reduced_motion.map(css);
         let mut features = Vec::new();
-        if let Some(scheme) = media.color_scheme {
-            features.push(json!({ "name": "prefers-color-scheme", "value": css(scheme) }));
+        if let Some(scheme) = &scheme {
+            features.push(MediaFeature { name: "prefers-color-scheme", value: scheme });
         }
-        if let Some(motion) = media.reduced_motion {
-            features.push(json!({ "name": "prefers-reduced-motion", "value": css(motion) }));
+        if let Some(motion) = &motion {
+            features.push(MediaFeature { name: "prefers-reduced-motion", value: motion });
         }
         let media_type = media.media.map(css).unwrap_or_default();
-        let params = json!({ "media": media_type, "features": features });
-        self.cdp("Emulation.setEmulatedMedia", params, deadline).await.map(|_| ())
+        self.send(SetEmulatedMedia { media: &media_type, features }, deadline).await.map(|_| ())
     }
 }
 

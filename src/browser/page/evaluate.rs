@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::script::exception_message;
+use crate::browser::chromium::protocol::runtime::{
+    CallArgument, CallFunctionOn, Evaluate, Evaluated, ObjectType, ReleaseObject, RemoteObject, TerminateExecution,
+};
 use crate::browser::error::BrowserError;
 
 const SETTLE_JS: &str = include_str!("../../js/settle.js");
@@ -65,41 +67,31 @@ impl Page {
             }
             None => expression,
         };
-        let first = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "replMode": true, "userGesture": true, "awaitPromise": false }),
-                deadline,
-            )
-            .await
-            .map_err(timeout_says("the expression"))?;
-        threw(&first)?;
-        let mut result = first["result"].clone();
+        let evaluate = Evaluate { expression, repl_mode: true, user_gesture: true, ..Evaluate::default() };
+        let first = self.send(evaluate, deadline).await.map_err(timeout_says("the expression"))?;
+        let mut result = threw(first)?;
         let mut held = Vec::new();
-        if let Some(id) = object_id(&result) {
+        if let Some(id) = result.object_id.clone() {
             held.push(id.clone());
-            if result["type"] == "function" {
-                let mut params = json!({
-                    "functionDeclaration": CALL_WITH_ARG_JS, "objectId": id, "userGesture": true, "awaitPromise": false,
-                });
-                if let Some(arg) = arg {
-                    params["arguments"] = json!([{ "value": arg }]);
-                }
-                let called = self
-                    .cdp("Runtime.callFunctionOn", params, deadline)
-                    .await
-                    .map_err(timeout_says("the expression's function"))?;
-                threw(&called)?;
-                result = called["result"].clone();
-                held.extend(object_id(&result));
+            if result.kind == ObjectType::Function {
+                let call = CallFunctionOn {
+                    function_declaration: CALL_WITH_ARG_JS,
+                    object_id: Some(&id),
+                    arguments: arg.map(|arg| vec![CallArgument::Value { value: arg.clone() }]).unwrap_or_default(),
+                    user_gesture: true,
+                    ..CallFunctionOn::default()
+                };
+                let called = self.send(call, deadline).await.map_err(timeout_says("the expression's function"))?;
+                result = threw(called)?;
+                held.extend(result.object_id.clone());
             }
         }
-        let outcome = match object_id(&result) {
+        let outcome = match &result.object_id {
             None => primitive(&result),
-            Some(id) => self.settle_result(&id, deadline).await,
+            Some(id) => self.settle_result(id, deadline).await,
         };
         for id in held {
-            self.cdp_detached("Runtime.releaseObject", json!({ "objectId": id }));
+            self.send_detached(ReleaseObject { object_id: &id });
         }
         outcome
     }
@@ -110,38 +102,44 @@ impl Page {
             // A slice ends a little before the deadline, so a promise still pending says so itself.
             let left = crate::browser::chromium::cdp::remaining(deadline).saturating_sub(SLICE_MARGIN);
             let slice = SLICE.min(left).as_millis().max(1) as u64;
-            let params = json!({
-                "functionDeclaration": SETTLE_JS,
-                "objectId": id,
-                "arguments": [{ "value": slice }, { "value": MAX_RESULT_BYTES }],
-                "returnByValue": true,
-                "awaitPromise": true,
-                "userGesture": true,
-            });
+            let call = CallFunctionOn {
+                function_declaration: SETTLE_JS,
+                object_id: Some(id),
+                arguments: vec![
+                    CallArgument::Value { value: json!(slice) },
+                    CallArgument::Value { value: json!(MAX_RESULT_BYTES) },
+                ],
+                return_by_value: true,
+                await_promise: true,
+                user_gesture: true,
+                ..CallFunctionOn::default()
+            };
             // The deadline passing during this wait (a busy machine answers the slice late) is
             // still the promise not settling in time.
-            let settled = self.cdp("Runtime.callFunctionOn", params, deadline).await.map_err(|err| match err {
+            let settled = self.send(call, deadline).await.map_err(|err| match err {
                 BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => unsettled(),
                 other => other,
             })?;
-            threw(&settled)?;
-            let value = &settled["result"]["value"];
-            if value.get("pending").is_some() {
+            let value = threw(settled)?.value.unwrap_or_default();
+            let settled: SettleAnswer = serde_json::from_value::<Option<SettleAnswer>>(value)
+                .map_err(|e| BrowserError::HelperScript(format!("settle.js answered something unexpected: {e}")))?
+                .unwrap_or_default();
+            if settled.pending {
                 if Instant::now() >= deadline {
                     return Err(unsettled());
                 }
                 continue;
             }
-            if let Some(reason) = value.get("error").and_then(Value::as_str) {
-                return Err(BrowserError::NotSerializable(reason.to_owned()));
+            if let Some(reason) = settled.error {
+                return Err(BrowserError::NotSerializable(reason));
             }
-            if let Some(length) = value.get("tooLarge").and_then(Value::as_u64) {
+            if let Some(length) = settled.too_large {
                 return Err(too_large(length as usize));
             }
-            return match value.get("json").and_then(Value::as_str) {
+            return match settled.json {
                 None => Ok(Value::Null),
                 Some(text) if text.len() > MAX_RESULT_BYTES => Err(too_large(text.len())),
-                Some(text) => serde_json::from_str(text)
+                Some(text) => serde_json::from_str(&text)
                     .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
             };
         }
@@ -149,22 +147,30 @@ impl Page {
 
     /// Stops a script stuck in the page (e.g. `while(true){}`) after its call timed out.
     fn terminate_running_script(&self) {
-        self.cdp_detached("Runtime.terminateExecution", json!({}));
+        self.send_detached(TerminateExecution {});
     }
 }
 
-/// The object id of a `RemoteObject` that is an object (or function), not a primitive.
-fn object_id(result: &Value) -> Option<String> {
-    result.get("objectId").and_then(Value::as_str).map(str::to_owned)
+/// What `js/settle.js` answers: still pending, why the value is not JSON, its length when too
+/// large, or its JSON (none for `undefined`).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SettleAnswer {
+    #[serde(default)]
+    pending: bool,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    too_large: Option<u64>,
+    #[serde(default)]
+    json: Option<String>,
 }
 
-/// The exception a step threw, as `evaluation_failed`.
-fn threw(answer: &Value) -> Result<(), BrowserError> {
-    match answer.get("exceptionDetails") {
-        Some(details) => {
-            Err(BrowserError::EvaluationFailed(format!("the expression threw: {}", exception_message(details))))
-        }
-        None => Ok(()),
+/// A step's result, or the exception it threw as `evaluation_failed`.
+fn threw(answer: Evaluated) -> Result<RemoteObject, BrowserError> {
+    match answer.exception_details {
+        Some(details) => Err(BrowserError::EvaluationFailed(format!("the expression threw: {}", details.message()))),
+        None => Ok(answer.result),
     }
 }
 
@@ -182,21 +188,21 @@ fn too_large(length: usize) -> BrowserError {
 
 /// A primitive `RemoteObject` as JSON; values JSON cannot carry are an error, and so is a string
 /// past the size limit.
-fn primitive(result: &Value) -> Result<Value, BrowserError> {
-    if let Some(text) = result.get("value").and_then(Value::as_str)
+fn primitive(result: &RemoteObject) -> Result<Value, BrowserError> {
+    if let Some(text) = result.value.as_ref().and_then(Value::as_str)
         && text.len() + 2 > MAX_RESULT_BYTES
     {
         return Err(too_large(text.len() + 2));
     }
-    if let Some(unserializable) = result.get("unserializableValue").and_then(Value::as_str) {
+    if let Some(unserializable) = &result.unserializable_value {
         return Err(BrowserError::NotSerializable(format!(
             "the result is {unserializable}, which JSON cannot represent"
         )));
     }
-    match result["type"].as_str() {
-        Some("undefined") => Ok(Value::Null),
-        Some("symbol") => Err(BrowserError::NotSerializable("the result is a Symbol".into())),
-        _ => Ok(result.get("value").cloned().unwrap_or(Value::Null)),
+    match result.kind {
+        ObjectType::Undefined => Ok(Value::Null),
+        ObjectType::Symbol => Err(BrowserError::NotSerializable("the result is a Symbol".into())),
+        _ => Ok(result.value.clone().unwrap_or(Value::Null)),
     }
 }
 
@@ -212,18 +218,22 @@ fn timeout_says(what: &'static str) -> impl Fn(BrowserError) -> BrowserError {
 mod tests {
     use super::*;
 
+    fn primitive(result: Value) -> Result<Value, BrowserError> {
+        super::primitive(&serde_json::from_value(result).unwrap())
+    }
+
     #[test]
     fn primitives_become_json() {
-        assert_eq!(primitive(&json!({"type":"number","value":2})).unwrap(), json!(2));
-        assert_eq!(primitive(&json!({"type":"undefined"})).unwrap(), Value::Null);
-        assert_eq!(primitive(&json!({"type":"string","value":"x"})).unwrap(), json!("x"));
+        assert_eq!(primitive(json!({"type":"number","value":2})).unwrap(), json!(2));
+        assert_eq!(primitive(json!({"type":"undefined"})).unwrap(), Value::Null);
+        assert_eq!(primitive(json!({"type":"string","value":"x"})).unwrap(), json!("x"));
     }
 
     #[test]
     fn nan_and_bigint_are_refused_with_the_value_named() {
-        let err = primitive(&json!({"type":"number","unserializableValue":"NaN"})).unwrap_err();
+        let err = primitive(json!({"type":"number","unserializableValue":"NaN"})).unwrap_err();
         assert!(err.to_string().contains("NaN"));
-        let err = primitive(&json!({"type":"bigint","unserializableValue":"10n"})).unwrap_err();
+        let err = primitive(json!({"type":"bigint","unserializableValue":"10n"})).unwrap_err();
         assert!(err.to_string().contains("10n"));
     }
 }

@@ -15,6 +15,7 @@ use super::handle::Page;
 use super::reading::TextFormat;
 use super::target::Target;
 use super::watch::views::effects::Mark;
+use crate::browser::chromium::protocol::page::{CaptureScreenshot, Clip, GetLayoutMetrics, ImageFormat};
 
 /// JPEG quality and scale of an evidence screenshot: small enough to ride along (10–30 KB).
 const SHOT_QUALITY: u8 = 40;
@@ -62,14 +63,21 @@ impl Page {
 
     /// The viewport at half size as a low-quality JPEG, base64.
     async fn evidence_shot(&self, deadline: Instant) -> Option<String> {
-        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await.ok()?;
-        let view = &metrics["cssVisualViewport"];
-        let clip = json!({
-            "x": view["pageX"].as_f64()?, "y": view["pageY"].as_f64()?,
-            "width": view["clientWidth"].as_f64()?, "height": view["clientHeight"].as_f64()?, "scale": SHOT_SCALE,
-        });
-        let params = json!({ "format": "jpeg", "quality": SHOT_QUALITY, "clip": clip, "optimizeForSpeed": true });
-        let shot = self.cdp("Page.captureScreenshot", params, deadline).await.ok()?;
-        shot["data"].as_str().map(str::to_owned)
+        let view = self.send(GetLayoutMetrics {}, deadline).await.ok()?.css_visual_viewport;
+        let clip = Clip {
+            x: view.page_x,
+            y: view.page_y,
+            width: view.client_width,
+            height: view.client_height,
+            scale: SHOT_SCALE,
+        };
+        let shot = CaptureScreenshot {
+            format: ImageFormat::Jpeg,
+            quality: Some(SHOT_QUALITY),
+            clip: Some(clip),
+            capture_beyond_viewport: None,
+            optimize_for_speed: true,
+        };
+        Some(self.send(shot, deadline).await.ok()?.data)
     }
 }

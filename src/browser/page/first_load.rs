@@ -7,12 +7,13 @@
 //! their status where Chromium exposes it), and one note in the tab's logs lists them and says how
 //! to see them in full (reload the tab).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::handle::Page;
 use super::watch::now_ms;
 use super::watch::records::Record;
+use crate::browser::chromium::protocol::runtime;
 use crate::browser::error::BrowserError;
 
 const EARLY_REQUESTS_JS: &str = include_str!("../../js/early_requests.js");
@@ -20,8 +21,8 @@ const EARLY_REQUESTS_JS: &str = include_str!("../../js/early_requests.js");
 impl Page {
     /// Recovers what this adopted popup did before it was adopted.
     pub async fn recover_first_load(&self, deadline: Instant) -> Result<(), BrowserError> {
-        self.cdp("Runtime.disable", json!({}), deadline).await?;
-        self.cdp("Runtime.enable", json!({}), deadline).await?;
+        self.send(runtime::Disable {}, deadline).await?;
+        self.send(runtime::Enable {}, deadline).await?;
         let early = self.call_helper(EARLY_REQUESTS_JS, &[], deadline).await?;
         if early["blank"] == true {
             // Adopted before it loaded anything: everything it does is seen live.

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use chromiumoxide::cdp::browser_protocol::input::EventDragIntercepted;
@@ -20,6 +19,10 @@ use super::keys;
 use super::reach::Input;
 use super::target::Target;
 use crate::browser::chromium::cdp;
+use crate::browser::chromium::protocol::input::{
+    DispatchDragEvent, DispatchMouseEvent, DragEventType, MouseButton, MouseEventType, SetInterceptDrags,
+};
+use crate::browser::chromium::protocol::page::GetLayoutMetrics;
 use crate::browser::error::BrowserError;
 
 const FOCUSED_PASSWORD_JS: &str = include_str!("../../js/focused_password.js");
@@ -43,14 +46,14 @@ impl Page {
     pub async fn hover(&self, target: &Target, keep_scroll: bool, deadline: Instant) -> Result<Acted, BrowserError> {
         let ready = self.wait_ready_where(target, Action::Hover, "page.hover", !keep_scroll, deadline).await?;
         let input = self.input_on(target, Input::Hover);
-        self.mouse("mouseMoved", ready.x, ready.y, 0, deadline).await?;
+        self.mouse(MouseEventType::Moved, ready.x, ready.y, 0, deadline).await?;
         Ok(Acted::of(ready, input))
     }
 
     /// Moves the pointer to viewport point (`x`, `y`), over whatever is there.
     pub async fn hover_point(&self, x: f64, y: f64, deadline: Instant) -> Result<Acted, BrowserError> {
         let hit = self.point_target(x, y, deadline).await?;
-        self.mouse("mouseMoved", x, y, 0, deadline).await?;
+        self.mouse(MouseEventType::Moved, x, y, 0, deadline).await?;
         Ok(Acted { hit, input: Some(Input::Hover), ..Acted::default() })
     }
 
@@ -70,9 +73,9 @@ impl Page {
             .event_listener::<EventDragIntercepted>()
             .await
             .map_err(|e| cdp::map_cdp_error("Input.dragIntercepted", e))?;
-        self.cdp("Input.setInterceptDrags", json!({ "enabled": true }), deadline).await?;
+        self.send(SetInterceptDrags { enabled: true }, deadline).await?;
         let dragged = self.drag_between(&start, to, &mut intercepted, deadline).await;
-        self.cdp_unchecked("Input.setInterceptDrags", json!({ "enabled": false }), deadline).await;
+        self.send_unchecked(SetInterceptDrags { enabled: false }, deadline).await;
         dragged
     }
 
@@ -83,32 +86,31 @@ impl Page {
         intercepted: &mut EventStream<EventDragIntercepted>,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
-        self.mouse("mouseMoved", start.x, start.y, 0, deadline).await?;
-        self.mouse("mousePressed", start.x, start.y, 1, deadline).await?;
+        self.mouse(MouseEventType::Moved, start.x, start.y, 0, deadline).await?;
+        self.mouse(MouseEventType::Pressed, start.x, start.y, 1, deadline).await?;
         // The drop target is measured once the drag has begun (pages often show drop zones then),
         // where it is now: without scrolling, which would move the source from under the pointer.
         let end = match self.drop_point(to, deadline).await {
             Ok(end) => end,
             Err(err) => {
-                self.mouse("mouseReleased", start.x, start.y, 0, deadline).await?;
+                self.mouse(MouseEventType::Released, start.x, start.y, 0, deadline).await?;
                 return Err(err);
             }
         };
         for step in 1..=DRAG_STEPS {
             let f = f64::from(step) / f64::from(DRAG_STEPS);
             let (x, y) = (start.x + (end.0 - start.x) * f, start.y + (end.1 - start.y) * f);
-            self.mouse("mouseMoved", x, y, 1, deadline).await?;
+            self.mouse(MouseEventType::Moved, x, y, 1, deadline).await?;
         }
         // A native drag, if one started, has been announced by now (see `settle_events`).
         self.settle_events(deadline).await;
         let Some(Some(drag)) = intercepted.next().now_or_never() else {
-            return self.mouse("mouseReleased", end.0, end.1, 0, deadline).await;
+            return self.mouse(MouseEventType::Released, end.0, end.1, 0, deadline).await;
         };
         let data = serde_json::to_value(&drag.data)
             .map_err(|e| BrowserError::Unavailable(format!("the drag's data could not be read: {e}")))?;
-        for kind in ["dragEnter", "dragOver", "drop"] {
-            let event = json!({ "type": kind, "x": end.0, "y": end.1, "data": data });
-            self.cdp("Input.dispatchDragEvent", event, deadline).await?;
+        for kind in [DragEventType::DragEnter, DragEventType::DragOver, DragEventType::Drop] {
+            self.send(DispatchDragEvent { kind, x: end.0, y: end.1, data: &data }, deadline).await?;
         }
         Ok(())
     }
@@ -135,8 +137,12 @@ impl Page {
                 Some(Ready { x, y, .. }) => (x, y),
                 None => self.viewport_middle(deadline).await?,
             };
-            let wheel = json!({ "type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy });
-            self.cdp("Input.dispatchMouseEvent", wheel, deadline).await?;
+            let wheel = DispatchMouseEvent {
+                delta_x: Some(dx),
+                delta_y: Some(dy),
+                ..DispatchMouseEvent::at(MouseEventType::Wheel, x, y)
+            };
+            self.send(wheel, deadline).await?;
             // The wheel scrolls asynchronously (smoothly); wait until the page stops moving.
             return self.scroll_settled(deadline).await;
         }
@@ -186,13 +192,20 @@ impl Page {
         Ok(acted)
     }
 
-    async fn mouse(&self, kind: &str, x: f64, y: f64, buttons: u32, deadline: Instant) -> Result<(), BrowserError> {
-        let mut event = json!({ "type": kind, "x": x, "y": y, "buttons": buttons });
-        if kind != "mouseMoved" || buttons != 0 {
-            event["button"] = json!("left");
-            event["clickCount"] = json!(1);
+    async fn mouse(
+        &self,
+        kind: MouseEventType,
+        x: f64,
+        y: f64,
+        buttons: u32,
+        deadline: Instant,
+    ) -> Result<(), BrowserError> {
+        let mut event = DispatchMouseEvent { buttons: Some(buttons), ..DispatchMouseEvent::at(kind, x, y) };
+        if kind != MouseEventType::Moved || buttons != 0 {
+            event.button = Some(MouseButton::Left);
+            event.click_count = Some(1);
         }
-        self.cdp("Input.dispatchMouseEvent", event, deadline).await.map(|_| ())
+        self.send(event, deadline).await.map(|_| ())
     }
 
     /// The centre of `to` in the viewport as it is, waiting for it to be attached.
@@ -202,17 +215,13 @@ impl Page {
     }
 
     async fn viewport_middle(&self, deadline: Instant) -> Result<(f64, f64), BrowserError> {
-        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await?;
-        let view = &metrics["cssLayoutViewport"];
-        let half = |k: &str| view[k].as_f64().unwrap_or(0.0) / 2.0;
-        Ok((half("clientWidth"), half("clientHeight")))
+        let view = self.send(GetLayoutMetrics {}, deadline).await?.css_layout_viewport;
+        Ok((view.client_width / 2.0, view.client_height / 2.0))
     }
 
     async fn scroll_position(&self, deadline: Instant) -> Result<ScrollPosition, BrowserError> {
-        let metrics = self.cdp("Page.getLayoutMetrics", json!({}), deadline).await?;
-        let view = &metrics["cssVisualViewport"];
-        let at = |k: &str| view.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        Ok(ScrollPosition { x: at("pageX"), y: at("pageY") })
+        let view = self.send(GetLayoutMetrics {}, deadline).await?.css_visual_viewport;
+        Ok(ScrollPosition { x: view.page_x, y: view.page_y })
     }
 
     /// The scroll position once it has stopped changing for two polls (at most a second).

@@ -16,7 +16,7 @@ use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use futures_util::StreamExt;
 use futures_util::future;
 use futures_util::stream::{self, BoxStream, SelectAll};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -29,6 +29,7 @@ use super::upload_dir::UploadDir;
 use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
 use super::watch::{Command, Env, LiveEvent, PageEvent, Watch};
+use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
 
@@ -127,8 +128,8 @@ impl Page {
         // run, and lets it run itself; a service worker it missed stayed "starting" for ever, and
         // the page's `navigator.serviceWorker.ready` with it. Workers start at once instead (their
         // requests pass the session's egress proxy like the page's own).
-        let no_wait = json!({ "autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true });
-        cdp::call(&page, "Target.setAutoAttach", no_wait, deadline).await?;
+        let no_wait = SetAutoAttach { auto_attach: true, wait_for_debugger_on_start: false, flatten: true };
+        cdp::send(&page, no_wait, deadline).await?;
 
         // Subscribe before anything navigates, so no event of the first load is missed.
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
@@ -290,7 +291,8 @@ impl Page {
         previous
     }
 
-    /// Sends a command to the page, failing at once if its renderer crashed.
+    /// Sends a command given as JSON to the page, failing at once if its renderer crashed (for
+    /// callers not yet on typed commands: [`Page::send`]).
     pub(in crate::browser) async fn cdp(
         &self,
         method: &'static str,
@@ -303,6 +305,16 @@ impl Page {
         cdp::call(&self.inner.page, method, params, deadline).await
     }
 
+    /// Sends a command to the page and reads its answer, failing at once if its renderer crashed.
+    pub(in crate::browser) async fn send<C: cdp::Command>(
+        &self,
+        command: C,
+        deadline: Instant,
+    ) -> Result<C::Answer, BrowserError> {
+        let answer = self.cdp(C::METHOD, cdp::params_of(&command)?, deadline).await?;
+        cdp::answer_of::<C>(answer)
+    }
+
     /// Sends `method` once with each of `each`, all at once and in order, and waits for every
     /// answer (the first error is returned). For input: Chromium queues a page's input in the
     /// order it was sent and dispatches each event only after the listeners of the one before have
@@ -310,15 +322,14 @@ impl Page {
     /// next (Puppeteer sends a click's press and release the same way). What does change: a task a
     /// listener queued (a zero timer) may now run after the next event instead of before it, as
     /// it may for a quick user; a typed text's characters therefore still go one after another.
-    pub(super) async fn cdp_in_order(
+    pub(super) async fn send_in_order<C: cdp::Command>(
         &self,
-        method: &'static str,
-        each: Vec<Value>,
+        each: Vec<C>,
         deadline: Instant,
     ) -> Result<(), BrowserError> {
         let mut answers = Vec::with_capacity(each.len());
-        for params in each {
-            let mut answer = Box::pin(future::maybe_done(self.cdp(method, params, deadline)));
+        for command in each {
+            let mut answer = Box::pin(future::maybe_done(self.send(command, deadline)));
             // Its first poll sends the command: each leaves before the next is made.
             let _sent = std::future::poll_fn(|cx| Poll::Ready(answer.as_mut().poll(cx))).await;
             answers.push(answer);
@@ -334,13 +345,15 @@ impl Page {
     }
 
     /// Sends a command without the crash check, for clean-up after a failure or timeout.
-    pub(super) async fn cdp_unchecked(&self, method: &'static str, params: Value, deadline: Instant) {
-        let _ = cdp::call(&self.inner.page, method, params, deadline).await;
+    pub(super) async fn send_unchecked<C: cdp::Command>(&self, command: C, deadline: Instant) {
+        let _ = cdp::send(&self.inner.page, command, deadline).await;
     }
 
     /// Sends a command from a task of the page's own (clean-up that must not delay the caller).
-    pub(super) fn cdp_detached(&self, method: &'static str, params: Value) {
-        self.inner.watch.run(Command::Send { method, params });
+    pub(super) fn send_detached<C: cdp::Command>(&self, command: C) {
+        if let Ok(params) = cdp::params_of(&command) {
+            self.inner.watch.run(Command::Send { method: C::METHOD, params });
+        }
     }
 
     /// Returns once the pump has applied every event Chromium sent before now.
@@ -352,7 +365,7 @@ impl Page {
     /// trip fails the connection is gone, and the barrier alone is the best there is.
     pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
         let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
-        let _ = cdp::call(&self.inner.page, "Target.getTargetInfo", json!({}), tick_deadline).await;
+        let _ = cdp::send(&self.inner.page, GetTargetInfo {}, tick_deadline).await;
         self.inner.watch.applied(deadline).await;
     }
 

@@ -10,13 +10,16 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::handle::Page;
 use super::reach::Aimed;
 use super::target::Target;
 use super::watch::dom::REACH_MARK;
+use crate::browser::chromium::protocol::accessibility::{AxValue, GetPartialAxTree};
+use crate::browser::chromium::protocol::dom::{EventListener, GetEventListeners, ResolveNode};
+use crate::browser::chromium::protocol::runtime::{CallFunctionOn, ReleaseObjectGroup};
 use crate::browser::error::BrowserError;
 use crate::browser::pointer::{PointerTarget, Rect};
 
@@ -164,6 +167,17 @@ pub struct Inspection {
     looks: Option<Aimed>,
 }
 
+/// Calls `function` on the object `on`, its result kept in the inspection's group.
+fn call_on<'a>(function: &'a str, on: &'a str, by_value: bool) -> CallFunctionOn<'a> {
+    CallFunctionOn {
+        function_declaration: function,
+        object_id: Some(on),
+        return_by_value: by_value,
+        object_group: Some(GROUP),
+        ..CallFunctionOn::default()
+    }
+}
+
 /// A listener as DOMDebugger reports it, before its script is named.
 struct RawListener {
     on: String,
@@ -188,25 +202,18 @@ impl Page {
             });
         }
         let backend = self.element_backend_id(target, deadline).await?;
-        let ax = self
-            .cdp(
-                "Accessibility.getPartialAXTree",
-                json!({ "backendNodeId": backend, "fetchRelatives": false }),
-                deadline,
-            )
-            .await;
+        let ax = self.send(GetPartialAxTree { backend_node_id: backend, fetch_relatives: false }, deadline).await;
         if let Ok(ax) = ax {
-            let node = ax["nodes"].as_array().and_then(|nodes| {
-                nodes.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend)).or(nodes.first())
-            });
+            let nodes = &ax.nodes;
+            let node = nodes.iter().find(|n| n.backend_dom_node_id == Some(backend)).or(nodes.first());
             if let Some(node) = node {
-                inspection.role = node.pointer("/role/value").and_then(Value::as_str).map(str::to_owned);
-                inspection.name =
-                    node.pointer("/name/value").and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_owned);
+                let text = |value: &Option<AxValue>| value.as_ref()?.value.as_ref()?.as_str().map(str::to_owned);
+                inspection.role = text(&node.role);
+                inspection.name = text(&node.name).filter(|n| !n.is_empty());
             }
         }
         let raw = self.raw_listeners(backend, deadline).await;
-        let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }), deadline).await;
+        let _ = self.send(ReleaseObjectGroup { object_group: GROUP }, deadline).await;
         let raw = raw?;
         let more = raw.len().saturating_sub(MAX_LISTENERS);
         inspection.listeners = self.name_listeners(raw.into_iter().take(MAX_LISTENERS).collect(), deadline).await;
@@ -222,42 +229,37 @@ impl Page {
         // Names come from our helper library, in its isolated world; listeners are only visible
         // through objects of the world that registered them: the page's own.
         let context = self.helper_context(deadline).await?;
-        let in_helper = json!({ "backendNodeId": backend, "executionContextId": context, "objectGroup": GROUP });
-        let helper_node = self.cdp("DOM.resolveNode", in_helper, deadline).await?;
-        let in_page = json!({ "backendNodeId": backend, "objectGroup": GROUP });
-        let page_node = self.cdp("DOM.resolveNode", in_page, deadline).await?;
-        let object =
-            |node: &Value| node.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let call = |function: &'static str, on: String, by_value: bool| json!({ "functionDeclaration": function, "objectId": on, "returnByValue": by_value, "objectGroup": GROUP });
-        let names =
-            self.cdp("Runtime.callFunctionOn", call(DESCRIBE_CHAIN_JS, object(&helper_node), true), deadline).await?;
+        let in_helper =
+            ResolveNode { backend_node_id: backend, execution_context_id: Some(context), object_group: Some(GROUP) };
+        let helper_node = self.send(in_helper, deadline).await?.object.object_id.unwrap_or_default();
+        let in_page = ResolveNode { backend_node_id: backend, object_group: Some(GROUP), ..ResolveNode::default() };
+        let page_node = self.send(in_page, deadline).await?.object.object_id.unwrap_or_default();
+        let names = self.send(call_on(DESCRIBE_CHAIN_JS, &helper_node, true), deadline).await?.result.value;
         let names: Vec<String> = names
-            .pointer("/result/value")
+            .as_ref()
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|n| n.as_str().unwrap_or("?").to_owned()).collect())
             .unwrap_or_default();
-        let chain = self.cdp("Runtime.callFunctionOn", call(ANCESTORS_JS, object(&page_node), false), deadline).await?;
-        let chain_id = chain.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-        let objects = self.array_objects(chain_id, deadline).await?;
+        let chain = self.send(call_on(ANCESTORS_JS, &page_node, false), deadline).await?;
+        let chain_id = chain.result.object_id.unwrap_or_default();
+        let objects = self.array_objects(&chain_id, deadline).await?;
         let mut out = Vec::new();
         for (index, object) in objects {
             let on = if index == 0 { "itself".to_owned() } else { names.get(index).cloned().unwrap_or_default() };
-            let Ok(found) = self.cdp("DOMDebugger.getEventListeners", json!({ "objectId": object }), deadline).await
-            else {
+            let asked = GetEventListeners { object_id: &object, ..GetEventListeners::default() };
+            let Ok(found) = self.send(asked, deadline).await else {
                 continue;
             };
-            let ours = |l: &Value| {
-                l.pointer("/handler/description").and_then(Value::as_str).is_some_and(|h| h.starts_with(REACH_MARK))
-            };
-            for l in found["listeners"].as_array().into_iter().flatten().filter(|l| !ours(l)) {
+            let ours = |l: &EventListener| l.handler_source().is_some_and(|h| h.starts_with(REACH_MARK));
+            for l in found.listeners.into_iter().filter(|l| !ours(l)) {
                 out.push(RawListener {
                     on: on.clone(),
-                    event: l["type"].as_str().unwrap_or_default().to_owned(),
-                    capture: l["useCapture"].as_bool().unwrap_or(false),
-                    script_id: l["scriptId"].as_str().unwrap_or_default().to_owned(),
-                    line: l["lineNumber"].as_u64().unwrap_or(0) as u32 + 1,
-                    column: l["columnNumber"].as_u64().unwrap_or(0) as u32 + 1,
-                    handler: l.pointer("/handler/description").and_then(Value::as_str).map(str::to_owned),
+                    capture: l.use_capture,
+                    line: l.line_number + 1,
+                    column: l.column_number + 1,
+                    handler: l.handler_source().map(str::to_owned),
+                    event: l.event,
+                    script_id: l.script_id,
                 });
             }
         }

@@ -25,6 +25,7 @@ mod action;
 mod actions;
 mod assertions;
 mod ax_fetch;
+mod ax_prune;
 mod ax_render;
 mod axe;
 mod code;

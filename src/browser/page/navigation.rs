@@ -13,7 +13,9 @@ use tokio::time::Instant;
 use super::handle::{Page, crashed, page_gone};
 use super::watch::views::network::pending_urls;
 use super::watch::{DocumentFailure, NavState};
-use crate::browser::error::BrowserError;
+use crate::browser::chromium::protocol::page::{GetNavigationHistory, NavigateToHistoryEntry, Reload, StopLoading};
+use crate::browser::chromium::protocol::runtime::Evaluate;
+use crate::browser::error::{BrowserError, Refusal};
 
 const NAVIGATE_JS: &str = include_str!("../../js/navigate.js");
 /// How long `page.back` / `page.forward` wait for the history navigation to show.
@@ -168,7 +170,7 @@ impl Page {
 
     pub async fn reload(&self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
         let before = self.watch().nav.borrow().loader_id.clone();
-        self.cdp("Page.reload", json!({}), deadline).await?;
+        self.send(Reload {}, deadline).await?;
         self.wait_for_document(Document::NewerThan(&before), wait_until, deadline, "page.reload").await?;
         self.arrived(deadline).await
     }
@@ -176,15 +178,14 @@ impl Page {
     /// Goes `step` entries back (-1) or forward (+1) in the session's history, like the browser's
     /// buttons, and waits for the page it lands on to load. `None` when there is no such entry.
     pub async fn go_history(&self, step: i64, deadline: Instant) -> Result<Option<Landed>, BrowserError> {
-        let history = self.cdp("Page.getNavigationHistory", json!({}), deadline).await?;
-        let current = history["currentIndex"].as_i64().unwrap_or(0);
-        let entries = history["entries"].as_array().map(Vec::as_slice).unwrap_or_default();
-        let Some(entry) = usize::try_from(current + step).ok().and_then(|i| entries.get(i)) else {
+        let history = self.send(GetNavigationHistory {}, deadline).await?;
+        let Some(entry) = usize::try_from(history.current_index + step).ok().and_then(|i| history.entries.get(i))
+        else {
             return Ok(None);
         };
-        let wanted = entry["url"].as_str().unwrap_or_default().to_owned();
+        let wanted = entry.url.clone();
         let (documents_before, _) = self.navigation_marks();
-        self.cdp("Page.navigateToHistoryEntry", json!({ "entryId": entry["id"] }), deadline).await?;
+        self.send(NavigateToHistoryEntry { entry_id: entry.id }, deadline).await?;
         // A cross-document entry starts a document request; an entry of the same document
         // (pushState, a fragment) only changes the URL. Whichever comes first says which.
         let give_up = (Instant::now() + HISTORY_START).min(deadline);
@@ -314,14 +315,12 @@ impl Page {
 
     /// The current URL and title (and the main document's HTTP status).
     pub async fn landed(&self, deadline: Instant) -> Result<Landed, BrowserError> {
-        let answer = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": "({ url: location.href, title: document.title })", "returnByValue": true }),
-                deadline,
-            )
-            .await?;
-        let value = &answer["result"]["value"];
+        let read = Evaluate {
+            expression: "({ url: location.href, title: document.title })",
+            return_by_value: true,
+            ..Evaluate::default()
+        };
+        let value = self.send(read, deadline).await?.result.value.unwrap_or_default();
         Ok(self.landed_at(value["url"].as_str(), value["title"].as_str()))
     }
 
@@ -387,14 +386,14 @@ impl Page {
     /// finish before the next call navigates, or it would cancel that one instead.
     async fn stop_loading(&self) {
         let deadline = Instant::now() + Duration::from_secs(2);
-        self.cdp_unchecked("Page.stopLoading", json!({}), deadline).await;
+        self.send_unchecked(StopLoading {}, deadline).await;
     }
 }
 
 /// Chromium's answer to a call whose document went while it ran ("Inspected target navigated or
 /// closed"): for the call that starts a navigation, that is the navigation starting.
 fn left_before_answering(err: &BrowserError) -> bool {
-    matches!(err, BrowserError::Protocol { message, .. } if message.contains("Inspected target navigated or closed"))
+    err.refusal() == Some(Refusal::TargetNavigated)
 }
 
 #[cfg(test)]
@@ -406,11 +405,13 @@ mod tests {
         let went = BrowserError::Protocol {
             method: "Runtime.callFunctionOn".into(),
             message: "Inspected target navigated or closed".into(),
+            refusal: Refusal::TargetNavigated,
         };
         assert!(left_before_answering(&went));
         let other = BrowserError::Protocol {
             method: "Runtime.callFunctionOn".into(),
             message: "Cannot find context with specified id".into(),
+            refusal: Refusal::ContextGone,
         };
         assert!(!left_before_answering(&other), "a world gone before the call is retried, not taken as started");
         assert!(!left_before_answering(&BrowserError::Timeout("page.goto".into())));

@@ -36,6 +36,9 @@ use super::watch::dom::{ListenerSeen, ReachNote};
 use super::watch::events::CodeLocation;
 use super::watch::views::effects::Mark;
 use super::watch::views::reached::ReachedListener;
+use crate::browser::chromium::protocol::runtime::{
+    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup,
+};
 use crate::browser::error::BrowserError;
 
 const REACH_ASK_JS: &str = include_str!("../../js/reach_ask.js");
@@ -148,15 +151,16 @@ impl Page {
         };
         for retry in [false, true] {
             let ask = self.ask_function(retry, deadline).await.ok()?;
-            let params = json!({
-                "functionDeclaration": "function (x, y) { return this({ look: { x, y } }); }",
-                "objectId": ask,
-                "arguments": [{ "value": x }, { "value": y }],
-                "returnByValue": true,
-            });
-            match self.cdp("Runtime.callFunctionOn", params, deadline).await {
-                Ok(answer) if answer.get("exceptionDetails").is_none() => {
-                    let note = ReachNote::parse(answer.pointer("/result/value")?.clone())?;
+            let look = CallFunctionOn {
+                function_declaration: "function (x, y) { return this({ look: { x, y } }); }",
+                object_id: Some(&ask),
+                arguments: vec![CallArgument::Value { value: x.clone() }, CallArgument::Value { value: y.clone() }],
+                return_by_value: true,
+                ..CallFunctionOn::default()
+            };
+            match self.send(look, deadline).await {
+                Ok(answer) if answer.exception_details.is_none() => {
+                    let note = ReachNote::parse(answer.result.value?)?;
                     return Some(Ahead::of(input, note, self.loader_id()));
                 }
                 // The document changed since the function was made: make it again, once.
@@ -222,36 +226,26 @@ impl Page {
     /// Asks the page where the functions numbered `fids` are.
     async fn locate(&self, fids: &[u32], deadline: Instant) -> Result<Vec<(u32, Option<Place>)>, BrowserError> {
         let ask = self.ask_function(false, deadline).await?;
-        let taken = self
-            .cdp(
-                "Runtime.callFunctionOn",
-                json!({ "functionDeclaration": "function (fids) { return this({ take: fids }); }", "objectId": ask,
-                        "arguments": [{ "value": fids }], "objectGroup": NAMING_GROUP }),
-                deadline,
-            )
-            .await?;
+        let take = CallFunctionOn {
+            function_declaration: "function (fids) { return this({ take: fids }); }",
+            object_id: Some(&ask),
+            arguments: vec![CallArgument::Value { value: json!(fids) }],
+            object_group: Some(NAMING_GROUP),
+            ..CallFunctionOn::default()
+        };
+        let taken = self.send(take, deadline).await?;
         let located = async {
-            let array = taken.pointer("/result/objectId").and_then(Value::as_str).unwrap_or_default();
-            let functions = self.array_objects(array, deadline).await?;
-            let asked = functions.iter().map(|(_, function)| {
-                self.cdp("Runtime.getProperties", json!({ "objectId": function, "ownProperties": true }), deadline)
-            });
+            let array = taken.result.object_id.unwrap_or_default();
+            let functions = self.array_objects(&array, deadline).await?;
+            let asked = functions
+                .iter()
+                .map(|(_, function)| self.send(GetProperties { object_id: function, own_properties: true }, deadline));
             let answers = join_all(asked).await;
             let mut out: Vec<(u32, Option<Place>)> = fids.iter().map(|fid| (*fid, None)).collect();
             for ((index, _), answer) in functions.iter().zip(answers) {
                 let Ok(answer) = answer else { continue };
-                let location = answer["internalProperties"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .find(|p| p["name"] == "[[FunctionLocation]]")
-                    .and_then(|p| p.pointer("/value/value"))
-                    .and_then(|l| {
-                        let script = l.get("scriptId")?.as_str()?.to_owned();
-                        let line = l.get("lineNumber")?.as_u64()? as u32 + 1;
-                        let column = l.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1;
-                        Some((script, line, column))
-                    });
+                let location =
+                    answer.function_location().map(|l| (l.script_id, l.line_number + 1, l.column_number + 1));
                 if let Some(slot) = out.get_mut(*index) {
                     slot.1 = location;
                 }
@@ -259,7 +253,7 @@ impl Page {
             Ok::<_, BrowserError>(out)
         }
         .await;
-        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": NAMING_GROUP }));
+        self.send_detached(ReleaseObjectGroup { object_group: NAMING_GROUP });
         located
     }
 
@@ -269,19 +263,14 @@ impl Page {
         if !again && let Some(lister) = self.lister().as_ref().filter(|l| l.loader == loader && !l.ask.is_empty()) {
             return Ok(lister.ask.clone());
         }
-        let made = self
-            .cdp(
-                "Runtime.evaluate",
-                json!({ "expression": REACH_ASK_JS, "objectGroup": ASK_GROUP, "silent": true }),
-                deadline,
-            )
-            .await?;
+        let make =
+            Evaluate { expression: REACH_ASK_JS, object_group: Some(ASK_GROUP), silent: true, ..Evaluate::default() };
+        let made = self.send(make, deadline).await?;
         let ask = made
-            .pointer("/result/objectId")
-            .and_then(Value::as_str)
-            .filter(|_| made.get("exceptionDetails").is_none())
-            .ok_or_else(|| BrowserError::HelperScript("reach_ask.js made no function".into()))?
-            .to_owned();
+            .result
+            .object_id
+            .filter(|_| made.exception_details.is_none())
+            .ok_or_else(|| BrowserError::HelperScript("reach_ask.js made no function".into()))?;
         let mut lister = self.lister();
         match lister.as_mut().filter(|l| l.loader == loader) {
             Some(kept) => kept.ask = ask.clone(),

@@ -10,7 +10,6 @@
 //! class and text) is its predecessor, and `DOMDebugger.getEventListeners` on it (resolved in the
 //! page's own world, the only one its listeners show in) lists what it still carries.
 
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
@@ -20,6 +19,8 @@ use super::watch::facts::place;
 use super::watch::records::Record;
 use super::watch::views::changes::element_changes;
 use super::watch::views::dom_cause;
+use crate::browser::chromium::protocol::dom::{GetDetachedDomNodes, GetEventListeners, Node, ResolveNode};
+use crate::browser::chromium::protocol::runtime::ReleaseObjectGroup;
 
 /// The object group predecessors are resolved in, released at the end.
 const GROUP: &str = "text-browser-replaced";
@@ -127,41 +128,38 @@ impl Page {
 
     /// The listeners (of `events`) on detached nodes that look like `aimed`.
     async fn predecessor_listeners(&self, aimed: &Aimed, events: Option<&[&str]>, deadline: Instant) -> Vec<String> {
-        let Ok(detached) = self.cdp("DOM.getDetachedDomNodes", json!({}), deadline).await else { return Vec::new() };
-        let candidates: Vec<i64> = detached["detachedNodes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|d| d.get("treeNode"))
+        let Ok(detached) = self.send(GetDetachedDomNodes {}, deadline).await else { return Vec::new() };
+        let candidates: Vec<i64> = detached
+            .detached_nodes
+            .iter()
+            .filter_map(|d| d.tree_node.as_ref())
             .filter(|node| looks_like(node, aimed))
-            .filter_map(|node| node["backendNodeId"].as_i64())
+            .filter_map(|node| node.backend_node_id)
             .take(MAX_PREDECESSORS)
             .collect();
         let mut lines = Vec::new();
         for backend in candidates {
-            let resolved =
-                self.cdp("DOM.resolveNode", json!({ "backendNodeId": backend, "objectGroup": GROUP }), deadline).await;
-            let Some(object) = resolved.ok().and_then(|r| r.pointer("/object/objectId")?.as_str().map(str::to_owned))
-            else {
+            let resolve = ResolveNode { backend_node_id: backend, object_group: Some(GROUP), ..ResolveNode::default() };
+            let Some(object) = self.send(resolve, deadline).await.ok().and_then(|r| r.object.object_id) else {
                 continue;
             };
-            let Ok(found) = self.cdp("DOMDebugger.getEventListeners", json!({ "objectId": object }), deadline).await
-            else {
+            let asked = GetEventListeners { object_id: &object, ..GetEventListeners::default() };
+            let Ok(found) = self.send(asked, deadline).await else {
                 continue;
             };
-            let listeners = found["listeners"].as_array().cloned().unwrap_or_default();
-            self.know_scripts(listeners.iter().filter_map(|l| l["scriptId"].as_str()), deadline).await;
+            let listeners = found.listeners;
+            self.know_scripts(listeners.iter().map(|l| l.script_id.as_str()), deadline).await;
             let store = self.watch().store();
             for l in &listeners {
-                let event = l["type"].as_str().unwrap_or_default();
+                let event = l.event.as_str();
                 if events.is_some_and(|wanted| !wanted.contains(&event)) || lines.len() == MAX_LISTENERS {
                     continue;
                 }
-                let function = l.pointer("/handler/description").and_then(Value::as_str).map(function_name);
-                let at = store.script_url(l["scriptId"].as_str().unwrap_or_default()).map(|url| CodeLocation {
+                let function = l.handler_source().map(function_name);
+                let at = store.script_url(&l.script_id).map(|url| CodeLocation {
                     url: url.to_owned(),
-                    line: l["lineNumber"].as_u64().unwrap_or(0) as u32 + 1,
-                    column: l["columnNumber"].as_u64().unwrap_or(0) as u32 + 1,
+                    line: l.line_number + 1,
+                    column: l.column_number + 1,
                     function: function.clone().unwrap_or_default(),
                 });
                 let handler = match at {
@@ -171,31 +169,22 @@ impl Page {
                 lines.push(format!("{event} → {handler}"));
             }
         }
-        self.cdp_detached("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }));
+        self.send_detached(ReleaseObjectGroup { object_group: GROUP });
         lines
     }
 }
 
 /// Whether a detached node (a `DOM.Node` with its children) looks like the element: the same tag
 /// and id, or, without an id, the same tag, class and text.
-fn looks_like(node: &Value, aimed: &Aimed) -> bool {
-    if node["localName"].as_str() != Some(aimed.tag.as_str()) {
+fn looks_like(node: &Node, aimed: &Aimed) -> bool {
+    if node.local_name != aimed.tag {
         return false;
     }
-    let attributes: Vec<&str> = node["attributes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let attribute =
-        |name: &str| attributes.chunks(2).find(|pair| pair[0] == name).and_then(|pair| pair.get(1).copied());
     if !aimed.id.is_empty() {
-        return attribute("id") == Some(aimed.id.as_str());
+        return node.attribute("id") == Some(aimed.id.as_str());
     }
-    let text: String = node["children"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["nodeValue"].as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
-    attribute("class").unwrap_or_default() == aimed.cls
+    let text: String = node.children.iter().filter_map(|c| c.node_value.as_deref()).collect::<Vec<_>>().join(" ");
+    node.attribute("class").unwrap_or_default() == aimed.cls
         && text.split_whitespace().collect::<Vec<_>>().join(" ") == aimed.text
 }
 
@@ -214,6 +203,7 @@ fn function_name(source: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn aimed(id: &str, cls: &str, text: &str) -> Aimed {
         Aimed { tag: "button".into(), id: id.into(), cls: cls.into(), text: text.into(), name: String::new() }
@@ -221,12 +211,16 @@ mod tests {
 
     #[test]
     fn a_detached_node_is_a_predecessor_when_tag_and_id_or_class_and_text_agree() {
-        let node = json!({"localName":"button","attributes":["id","sign-in","type","button"],
-                          "children":[{"nodeValue":"Sign  in"}]});
+        let node: Node =
+            serde_json::from_value(json!({"localName":"button","attributes":["id","sign-in","type","button"],
+                          "children":[{"nodeValue":"Sign  in"}]}))
+            .unwrap();
         assert!(looks_like(&node, &aimed("sign-in", "", "")));
         assert!(!looks_like(&node, &aimed("sign-up", "", "")));
-        let plain =
-            json!({"localName":"button","attributes":["class","primary"],"children":[{"nodeValue":"Sign  in"}]});
+        let plain: Node = serde_json::from_value(
+            json!({"localName":"button","attributes":["class","primary"],"children":[{"nodeValue":"Sign  in"}]}),
+        )
+        .unwrap();
         assert!(looks_like(&plain, &aimed("", "primary", "Sign in")));
         assert!(!looks_like(&plain, &aimed("", "primary", "Sign up")));
     }

@@ -5,14 +5,17 @@
 //! and ref targets through the ref table; their elements are passed to the script as object
 //! handles. A ref resolves to exactly the node it was issued for or fails with `stale_ref`.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::handle::Page;
 use super::refs::RefTarget;
 use super::selector::{RoleSelector, Selector};
 use super::target::Target;
-use crate::browser::error::BrowserError;
+use crate::browser::chromium::protocol::accessibility::QueryAxTree;
+use crate::browser::chromium::protocol::dom::{DescribeNode, GetDocument, ResolveNode};
+use crate::browser::chromium::protocol::runtime::{CallArgument, CallFunctionOn, ReleaseObjectGroup};
+use crate::browser::error::{BrowserError, Refusal};
 
 /// The first element a target spec matches, as an object (or null).
 const FIRST_MATCH_JS: &str = include_str!("../../js/first_match.js");
@@ -56,7 +59,7 @@ impl Page {
             }
             match answer {
                 // The document changed between making the world and using it: make a new one.
-                Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
+                Err(err) if !retried && err.refusal() == Some(Refusal::ContextGone) => {
                     self.forget_helper_context(context);
                     retried = true;
                 }
@@ -71,33 +74,30 @@ impl Page {
             return self.ref_target(name).map(|t| t.backend_node_id);
         }
         let context = self.helper_context(deadline).await?;
-        let mut arguments = vec![json!({ "value": target.spec() })];
+        let mut arguments = vec![CallArgument::Value { value: target.spec() }];
         if let Selector::Role(role) = target.selector() {
             for handle in self.role_handles(role, context, deadline).await? {
-                arguments.push(json!({ "objectId": handle }));
+                arguments.push(CallArgument::Object { object_id: handle });
             }
         }
-        let params = json!({
-            "functionDeclaration": FIRST_MATCH_JS,
-            "executionContextId": context,
-            "arguments": arguments,
-            "objectGroup": HANDLE_GROUP,
-        });
+        let call = CallFunctionOn {
+            function_declaration: FIRST_MATCH_JS,
+            execution_context_id: Some(context),
+            arguments,
+            object_group: Some(HANDLE_GROUP),
+            ..CallFunctionOn::default()
+        };
         let found = async {
-            let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await?;
-            if let Some(details) = answer.get("exceptionDetails") {
-                return Err(BrowserError::InvalidSelector {
-                    selector: target.to_string(),
-                    reason: super::script::exception_message(details),
-                });
+            let answer = self.send(call, deadline).await?;
+            if let Some(details) = answer.exception_details {
+                return Err(BrowserError::InvalidSelector { selector: target.to_string(), reason: details.message() });
             }
-            let Some(object) = answer.pointer("/result/objectId").and_then(Value::as_str) else {
+            let Some(object) = answer.result.object_id else {
                 return Err(BrowserError::ElementNotFound(target.to_string()));
             };
-            let node = self.cdp("DOM.describeNode", json!({ "objectId": object }), deadline).await?;
-            node.pointer("/node/backendNodeId")
-                .and_then(Value::as_i64)
-                .ok_or_else(|| BrowserError::ElementNotFound(target.to_string()))
+            let node =
+                self.send(DescribeNode { object_id: Some(&object), ..DescribeNode::default() }, deadline).await?;
+            node.node.backend_node_id.ok_or_else(|| BrowserError::ElementNotFound(target.to_string()))
         }
         .await;
         self.release_handles(deadline).await;
@@ -134,7 +134,7 @@ impl Page {
     }
 
     async fn release_handles(&self, deadline: Instant) {
-        let _ = self.cdp("Runtime.releaseObjectGroup", json!({ "objectGroup": HANDLE_GROUP }), deadline).await;
+        let _ = self.send(ReleaseObjectGroup { object_group: HANDLE_GROUP }, deadline).await;
     }
 
     /// The elements matching a role selector, as object ids in the helper world.
@@ -144,21 +144,22 @@ impl Page {
         context: i64,
         deadline: Instant,
     ) -> Result<Vec<String>, BrowserError> {
-        let document = self.cdp("DOM.getDocument", json!({ "depth": 0 }), deadline).await?;
-        let root = document.pointer("/root/backendNodeId").cloned().unwrap_or(Value::Null);
-        let answer = self
-            .cdp("Accessibility.queryAXTree", json!({ "backendNodeId": root, "role": role.role }), deadline)
-            .await?;
-        let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let document = self.send(GetDocument { depth: 0 }, deadline).await?;
+        let root = document.root.backend_node_id.unwrap_or_default();
+        let query = QueryAxTree { backend_node_id: root, role: Some(&role.role) };
+        let nodes = self.send(query, deadline).await?.nodes;
         let mut handles = Vec::new();
         for node in nodes.iter().filter(|n| role.matches(n)).take(MAX_HANDLES) {
-            let Some(backend) = node.get("backendDOMNodeId").and_then(Value::as_i64) else { continue };
-            let params =
-                json!({ "backendNodeId": backend, "executionContextId": context, "objectGroup": HANDLE_GROUP });
-            if let Ok(resolved) = self.cdp("DOM.resolveNode", params, deadline).await
-                && let Some(id) = resolved.pointer("/object/objectId").and_then(Value::as_str)
+            let Some(backend) = node.backend_dom_node_id else { continue };
+            let resolve = ResolveNode {
+                backend_node_id: backend,
+                execution_context_id: Some(context),
+                object_group: Some(HANDLE_GROUP),
+            };
+            if let Ok(resolved) = self.send(resolve, deadline).await
+                && let Some(id) = resolved.object.object_id
             {
-                handles.push(id.to_owned());
+                handles.push(id);
             }
         }
         Ok(handles)
@@ -178,22 +179,24 @@ impl Page {
             .frame_context(&target.frame_id, deadline)
             .await
             .map_err(|_| stale(format!("ref {name} is in a frame that is gone")))?;
-        let params = json!({
-            "backendNodeId": target.backend_node_id, "executionContextId": context, "objectGroup": HANDLE_GROUP,
-        });
+        let resolve = ResolveNode {
+            backend_node_id: target.backend_node_id,
+            execution_context_id: Some(context),
+            object_group: Some(HANDLE_GROUP),
+        };
         let resolved = self
-            .cdp("DOM.resolveNode", params, deadline)
+            .send(resolve, deadline)
             .await
             .map_err(|_| stale(format!("the element of ref {name} no longer exists")))?;
-        let object = resolved.pointer("/object/objectId").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let alive = self
-            .cdp(
-                "Runtime.callFunctionOn",
-                json!({ "functionDeclaration": IS_ALIVE_JS, "objectId": object, "returnByValue": true }),
-                deadline,
-            )
-            .await?;
-        if alive.pointer("/result/value") != Some(&json!(true)) {
+        let object = resolved.object.object_id.unwrap_or_default();
+        let is_alive = CallFunctionOn {
+            function_declaration: IS_ALIVE_JS,
+            object_id: Some(&object),
+            return_by_value: true,
+            ..CallFunctionOn::default()
+        };
+        let alive = self.send(is_alive, deadline).await?;
+        if alive.result.value != Some(Value::Bool(true)) {
             return Err(stale(format!("the element of ref {name} was removed from the page (it re-rendered)")));
         }
         Ok((context, object))

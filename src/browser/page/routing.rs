@@ -8,13 +8,13 @@
 use std::sync::Arc;
 
 use chromiumoxide::auth::Credentials;
-use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
 pub use super::route_table::{HttpCredentials, Route, RouteAction};
 use super::url_glob::UrlGlob;
 use crate::browser::chromium::cdp;
+use crate::browser::chromium::protocol::network::{FetchDisable, FetchEnable, RequestPattern, RequestStage};
 use crate::browser::error::BrowserError;
 use crate::egress::EgressPolicy;
 
@@ -84,9 +84,12 @@ impl Page {
     async fn intercept(&self, deadline: Instant) -> Result<(), BrowserError> {
         let patterns = self.watch().env.routes.patterns();
         if patterns.is_empty() {
-            return self.cdp("Fetch.disable", json!({}), deadline).await.map(|_| ());
+            return self.send(FetchDisable {}, deadline).await.map(|_| ());
         }
-        let patterns: Vec<_> = patterns.iter().map(|p| json!({ "urlPattern": p, "requestStage": "Request" })).collect();
-        self.cdp("Fetch.enable", json!({ "patterns": patterns }), deadline).await.map(|_| ())
+        let patterns = patterns
+            .iter()
+            .map(|url_pattern| RequestPattern { url_pattern, request_stage: RequestStage::Request })
+            .collect();
+        self.send(FetchEnable { patterns }, deadline).await.map(|_| ())
     }
 }

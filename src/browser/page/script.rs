@@ -9,11 +9,13 @@
 //! Finding the elements a target names, outside the page, is `resolve`'s job.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::handle::Page;
-use crate::browser::error::BrowserError;
+use crate::browser::chromium::protocol::page::CreateIsolatedWorld;
+use crate::browser::chromium::protocol::runtime::{CallArgument, CallFunctionOn, Evaluate, Evaluated, GetProperties};
+use crate::browser::error::{BrowserError, Refusal};
 
 /// The world the DOM watcher already runs in (made with the document): making it again only
 /// finds it.
@@ -28,19 +30,7 @@ impl Page {
         array: &str,
         deadline: Instant,
     ) -> Result<Vec<(usize, String)>, BrowserError> {
-        let items =
-            self.cdp("Runtime.getProperties", json!({ "objectId": array, "ownProperties": true }), deadline).await?;
-        let mut objects: Vec<(usize, String)> = items["result"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| {
-                let index = p["name"].as_str()?.parse::<usize>().ok()?;
-                Some((index, p.pointer("/value/objectId")?.as_str()?.to_owned()))
-            })
-            .collect();
-        objects.sort();
-        Ok(objects)
+        Ok(self.send(GetProperties { object_id: array, own_properties: true }, deadline).await?.objects())
     }
 
     /// Calls `function` (the source of a JS function) with `args` in the helper world, awaiting a
@@ -58,7 +48,7 @@ impl Page {
         loop {
             let context = self.helper_context(deadline).await?;
             match self.call_in(context, function, args, &[], deadline).await {
-                Err(BrowserError::Protocol { message, .. }) if !retried && message.contains("context") => {
+                Err(err) if !retried && err.refusal() == Some(Refusal::ContextGone) => {
                     self.forget_helper_context(context);
                     retried = true;
                 }
@@ -77,17 +67,17 @@ impl Page {
         handles: &[String],
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
-        let mut arguments: Vec<Value> = args.iter().map(|a| json!({ "value": a })).collect();
-        arguments.extend(handles.iter().map(|handle| json!({ "objectId": handle })));
-        let params = json!({
-            "functionDeclaration": function,
-            "executionContextId": context,
-            "arguments": arguments,
-            "returnByValue": true,
-            "awaitPromise": true,
-        });
-        let answer = self.cdp("Runtime.callFunctionOn", params, deadline).await?;
-        helper_outcome(answer)
+        let mut arguments: Vec<CallArgument> = args.iter().map(|a| CallArgument::Value { value: a.clone() }).collect();
+        arguments.extend(handles.iter().map(|handle| CallArgument::Object { object_id: handle.clone() }));
+        let call = CallFunctionOn {
+            function_declaration: function,
+            execution_context_id: Some(context),
+            arguments,
+            return_by_value: true,
+            await_promise: true,
+            ..CallFunctionOn::default()
+        };
+        helper_outcome(self.send(call, deadline).await?)
     }
 
     /// Runs a whole script (such as a library) in the helper world.
@@ -98,11 +88,11 @@ impl Page {
 
     /// Evaluates `source` in the execution context `context`; an exception is an error.
     async fn load_script(&self, context: i64, source: &str, deadline: Instant) -> Result<(), BrowserError> {
-        let params = json!({ "expression": source, "contextId": context, "returnByValue": true });
-        let answer = self.cdp("Runtime.evaluate", params, deadline).await?;
-        match answer.get("exceptionDetails") {
+        let load =
+            Evaluate { expression: source, context_id: Some(context), return_by_value: true, ..Evaluate::default() };
+        match self.send(load, deadline).await?.exception_details {
             Some(details) => {
-                Err(BrowserError::EvaluationFailed(format!("a script failed to load: {}", exception_message(details))))
+                Err(BrowserError::EvaluationFailed(format!("a script failed to load: {}", details.message())))
             }
             None => Ok(()),
         }
@@ -137,17 +127,10 @@ impl Page {
 
     /// Makes an isolated world in `frame_id` with lib.js loaded, and returns its context id.
     async fn new_world(&self, frame_id: &str, deadline: Instant) -> Result<i64, BrowserError> {
-        let answer = self
-            .cdp(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": true }),
-                deadline,
-            )
-            .await?;
+        let world = CreateIsolatedWorld { frame_id, world_name: WORLD_NAME, grant_univeral_access: true };
         let context =
-            answer.get("executionContextId").and_then(Value::as_i64).ok_or_else(|| BrowserError::Protocol {
-                method: "Page.createIsolatedWorld".into(),
-                message: "no executionContextId in the answer".into(),
+            self.send(world, deadline).await?.execution_context_id.ok_or_else(|| {
+                BrowserError::protocol("Page.createIsolatedWorld", "no executionContextId in the answer")
             })?;
         self.load_script(context, LIB_JS, deadline).await?;
         Ok(context)
@@ -232,11 +215,11 @@ impl From<HelperError> for BrowserError {
 }
 
 /// Reads a helper's `{ok}` / `{error}` answer out of a `Runtime.callFunctionOn` response.
-fn helper_outcome(mut answer: Value) -> Result<Value, BrowserError> {
-    if let Some(details) = answer.get("exceptionDetails") {
-        return Err(BrowserError::EvaluationFailed(format!("a helper script failed: {}", exception_message(details))));
+fn helper_outcome(answer: Evaluated) -> Result<Value, BrowserError> {
+    if let Some(details) = answer.exception_details {
+        return Err(BrowserError::EvaluationFailed(format!("a helper script failed: {}", details.message())));
     }
-    let mut value = answer["result"]["value"].take();
+    let mut value = answer.result.value.unwrap_or(Value::Null);
     if let Some(error) = value.get_mut("error").map(Value::take) {
         return Err(match serde_json::from_value::<HelperError>(error.clone()) {
             Ok(known) => known.into(),
@@ -246,50 +229,33 @@ fn helper_outcome(mut answer: Value) -> Result<Value, BrowserError> {
     Ok(value.get_mut("ok").map(Value::take).unwrap_or(Value::Null))
 }
 
-/// The most useful one-line description of a CDP `exceptionDetails`.
-pub fn exception_message(details: &Value) -> String {
-    let description = details["exception"]["description"].as_str();
-    let value = details["exception"]["value"].as_str();
-    let text = details["text"].as_str().unwrap_or("exception");
-    let message = description.or(value).unwrap_or(text);
-    let mut message: String = message.chars().take(2000).collect();
-    if message.is_empty() {
-        message = text.to_owned();
-    }
-    message
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// A `Runtime.callFunctionOn` answer, as Chromium sends it.
+    fn outcome(answer: Value) -> Result<Value, BrowserError> {
+        helper_outcome(serde_json::from_value(answer).unwrap())
+    }
 
     #[test]
     fn helper_error_kinds_map_to_browser_errors() {
         let answer = json!({"result":{"value":{"error":{"kind":"invalid_selector","selector":"##","message":"bad"}}}});
-        assert!(matches!(helper_outcome(answer), Err(BrowserError::InvalidSelector { .. })));
+        assert!(matches!(outcome(answer), Err(BrowserError::InvalidSelector { .. })));
         let answer = json!({"result":{"value":{"error":{"kind":"element_not_found","selector":"#x"}}}});
-        assert!(matches!(helper_outcome(answer), Err(BrowserError::ElementNotFound(s)) if s == "#x"));
+        assert!(matches!(outcome(answer), Err(BrowserError::ElementNotFound(s)) if s == "#x"));
         let answer = json!({"result":{"value":{"ok":"text"}}});
-        assert_eq!(helper_outcome(answer).unwrap(), json!("text"));
+        assert_eq!(outcome(answer).unwrap(), json!("text"));
     }
 
     #[test]
     fn an_error_kind_the_service_does_not_know_is_never_mistaken_for_another() {
         let answer = json!({"result":{"value":{"error":{"kind":"brand_new","message":"x"}}}});
-        let err = helper_outcome(answer).unwrap_err();
+        let err = outcome(answer).unwrap_err();
         assert!(matches!(&err, BrowserError::HelperScript(m) if m.contains("brand_new")), "{err:?}");
         let answer =
             json!({"result":{"value":{"error":{"kind":"unknown_action","message":"unknown action \"hover\""}}}});
-        assert!(matches!(helper_outcome(answer), Err(BrowserError::HelperScript(_))));
-    }
-
-    #[test]
-    fn exception_message_prefers_the_description() {
-        let details = json!({"text":"Uncaught","exception":{"description":"Error: boom\n    at x"}});
-        assert_eq!(exception_message(&details), "Error: boom\n    at x");
-        let details = json!({"text":"Uncaught","exception":{"value":"a thrown string"}});
-        assert_eq!(exception_message(&details), "a thrown string");
-        let details = json!({"text":"Uncaught"});
-        assert_eq!(exception_message(&details), "Uncaught");
+        assert!(matches!(outcome(answer), Err(BrowserError::HelperScript(_))));
     }
 }

@@ -15,6 +15,7 @@
 
 use serde_json::Value;
 
+use crate::browser::chromium::protocol::accessibility::AxNode;
 use crate::browser::error::BrowserError;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -175,12 +176,15 @@ fn unquote(s: &str) -> Option<String> {
 
 impl RoleSelector {
     /// Whether an accessibility node (from `Accessibility.queryAXTree`) matches the filters.
-    pub fn matches(&self, node: &Value) -> bool {
-        if node.get("ignored").and_then(Value::as_bool) == Some(true) {
+    pub fn matches(&self, node: &AxNode) -> bool {
+        if node.ignored {
             return false;
         }
         if let Some(want) = &self.name {
-            let have = node.pointer("/name/value").and_then(Value::as_str).unwrap_or_default();
+            let have = match node.name.as_ref().and_then(|name| name.value.as_ref()) {
+                Some(Value::String(name)) => name.as_str(),
+                _ => "",
+            };
             let have = collapse(have);
             let want = collapse(want);
             let ok = if self.exact { have == want } else { have.to_lowercase().contains(&want.to_lowercase()) };
@@ -189,16 +193,7 @@ impl RoleSelector {
             }
         }
         self.states.iter().all(|(state, want)| {
-            let have = node
-                .get("properties")
-                .and_then(Value::as_array)
-                .and_then(|props| props.iter().find(|p| p["name"] == state.as_str()))
-                .map(|p| match &p["value"]["value"] {
-                    Value::String(s) => s.clone(),
-                    Value::Null => String::new(),
-                    other => other.to_string(),
-                });
-            match have {
+            match node.property(state) {
                 Some(have) => have == *want,
                 // An absent boolean state means false.
                 None => want == "false",
@@ -279,9 +274,12 @@ mod tests {
 
     #[test]
     fn role_matching_uses_name_case_insensitively_unless_exact() {
-        let node = json!({"ignored": false, "role": {"value": "button"}, "name": {"value": "Login now"},
+        let node: AxNode = serde_json::from_value(
+            json!({"ignored": false, "role": {"value": "button"}, "name": {"value": "Login now"},
                           "properties": [{"name": "level", "value": {"type": "integer", "value": 2}},
-                                         {"name": "checked", "value": {"type": "tristate", "value": "true"}}]});
+                                         {"name": "checked", "value": {"type": "tristate", "value": "true"}}]}),
+        )
+        .unwrap();
         assert!(role("role=button[name=\"login\"]").matches(&node));
         assert!(!role("role=button[name=\"login\" s]").matches(&node));
         assert!(role("role=button[name=\"Login now\" s]").matches(&node));

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
+use crate::browser::chromium::protocol::network::{ClearBrowserCookies, GetAllCookies, SetCookies};
 use crate::browser::error::BrowserError;
 
 const WEB_STORAGE_JS: &str = include_str!("../../js/web_storage.js");
@@ -31,18 +32,17 @@ pub struct StoredItems {
 impl Page {
     /// Every cookie of the session (CDP `Network.Cookie` objects).
     pub async fn cookies(&self, deadline: Instant) -> Result<Vec<Value>, BrowserError> {
-        let answer = self.cdp("Network.getAllCookies", json!({}), deadline).await?;
-        Ok(answer["cookies"].as_array().cloned().unwrap_or_default())
+        Ok(self.send(GetAllCookies {}, deadline).await?.cookies)
     }
 
     /// Sets cookies (CDP `Network.CookieParam` objects).
     pub async fn set_cookies(&self, cookies: Vec<Value>, deadline: Instant) -> Result<(), BrowserError> {
-        self.cdp("Network.setCookies", json!({ "cookies": cookies }), deadline).await.map(|_| ())
+        self.send(SetCookies { cookies }, deadline).await.map(|_| ())
     }
 
     /// Deletes every cookie of the session.
     pub async fn clear_cookies(&self, deadline: Instant) -> Result<(), BrowserError> {
-        self.cdp("Network.clearBrowserCookies", json!({}), deadline).await.map(|_| ())
+        self.send(ClearBrowserCookies {}, deadline).await.map(|_| ())
     }
 
     /// Optionally clears, then writes `set` into, the current origin's `which` storage; returns

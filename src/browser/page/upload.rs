@@ -8,13 +8,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
 use super::target::Target;
 use super::upload_dir::UploadDir;
 use super::watch::{ChooserArm, MAX_ARM};
+use crate::browser::chromium::protocol::dom::{DescribeNode, SetFileInputFiles};
+use crate::browser::chromium::protocol::page::SetInterceptFileChooserDialog;
 use crate::browser::error::BrowserError;
 
 /// A file to upload: its name and bytes.
@@ -29,13 +30,11 @@ impl Page {
     pub async fn upload(&self, target: &Target, files: &[UploadFile], deadline: Instant) -> Result<(), BrowserError> {
         // A file input is often hidden behind a styled button: it needs to be attached, not visible.
         let node = self.wait_attached(target, deadline).await?;
-        let kind = self.cdp("DOM.describeNode", json!({ "backendNodeId": node }), deadline).await?;
-        let attributes: Vec<String> = kind["node"]["attributes"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
-            .unwrap_or_default();
-        let is_file_input = kind["node"]["nodeName"] == "INPUT"
-            && attributes
+        let described = self.send(DescribeNode { backend_node_id: Some(node), ..DescribeNode::default() }, deadline);
+        let kind = described.await?.node;
+        let is_file_input = kind.node_name == "INPUT"
+            && kind
+                .attributes
                 .chunks(2)
                 .any(|kv| kv[0] == "type" && kv.get(1).is_some_and(|v| v.eq_ignore_ascii_case("file")));
         if !is_file_input {
@@ -57,7 +56,7 @@ impl Page {
                 paths.push(path.display().to_string());
             }
         }
-        self.cdp("DOM.setFileInputFiles", json!({ "files": paths, "backendNodeId": node }), deadline).await?;
+        self.send(SetFileInputFiles { files: paths, backend_node_id: node }, deadline).await?;
         Ok(())
     }
 
@@ -73,7 +72,7 @@ impl Page {
         let names = files.iter().map(|f| f.name.clone()).collect();
         let expires = Instant::now() + within.min(MAX_ARM);
         self.watch().env.chooser.arm(ChooserArm { paths, names, expires });
-        self.cdp("Page.setInterceptFileChooserDialog", json!({ "enabled": true }), deadline).await.map(|_| ())
+        self.send(SetInterceptFileChooserDialog { enabled: true }, deadline).await.map(|_| ())
     }
 
     /// Writes `files` into a fresh folder of the upload directory; returns their paths.

@@ -120,10 +120,7 @@ impl Session {
         let context_id = created
             .get("browserContextId")
             .and_then(Value::as_str)
-            .ok_or_else(|| BrowserError::Protocol {
-                method: "Target.createBrowserContext".into(),
-                message: "no browserContextId in the answer".into(),
-            })?
+            .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no browserContextId in the answer"))?
             .to_owned();
         let opened = async {
             let siblings = Siblings::new(egress.log().clone(), &context_id, download_cap)?;
