@@ -11,7 +11,7 @@
 //!   `gestures`), `forms`, `effects` (+ `reach`: the listeners an action's events reach;
 //!   `replaced`: an element replaced since load and its detached predecessor's listeners),
 //!   `reading`, `evaluate`, `screenshot`, `snapshot` (+
-//!   `ax_fetch`, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
+//!   `ax_fetch`, `ax_prune`: what is left out of the fetch, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
 //!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
 //!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
 //!   `upload_dir`), `routing` (+ `route_table`,
