@@ -41,7 +41,7 @@ pub(super) async fn forward(browser: &Browser, routes: Arc<EventRoutes>) -> Resu
                     }
                     let Some(opener) = info.opener_id.as_ref() else { continue };
                     if let Ok(params) = serde_json::to_value(&*event) {
-                        routes.dispatch_to_frame(opener.as_ref(), "Target.targetCreated", params);
+                        routes.dispatch_to_frame(&opener.as_ref().into(), "Target.targetCreated", params);
                     }
                 }
                 else => break,

@@ -8,6 +8,7 @@
 //! - `cdp`: sending a [`cdp::Command`] with a deadline and reading its answer once (our protection
 //!   against protocol drift); Chromium's refusals parsed into what callers act on
 //! - `protocol`: the commands we send, as our own typed structs by domain
+//! - `ids`: CDP's ids (request, loader, frame, target …) as types of their own
 //! - `kinds`: CDP's closed vocabularies (resource types, milestones, download states …) as enums
 //! - `supervisor`: notices Chromium dying and swaps in a new one through a [`supervisor::Host`]
 //!
@@ -15,6 +16,7 @@
 
 mod browser_events;
 pub mod cdp;
+pub mod ids;
 pub mod kinds;
 mod launch;
 mod process;

@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::cdp::{self, Raw};
+use super::ids;
 use super::launch::{self, ChildProcess, ProfileDir};
 use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
@@ -186,11 +187,11 @@ impl Chromium {
 
     /// The page of a target Chromium opened by itself (a popup), once chromiumoxide has attached
     /// to it: it attaches on its own as soon as the target is announced, so this waits for that.
-    pub async fn page_of(&self, target_id: &str, deadline: Instant) -> Result<Page, BrowserError> {
+    pub async fn page_of(&self, target_id: &ids::TargetId, deadline: Instant) -> Result<Page, BrowserError> {
         loop {
             let found = {
                 let browser = self.browser.read().await;
-                browser.get_page(TargetId::new(target_id)).await
+                browser.get_page(TargetId::new(target_id.as_str())).await
             };
             match found {
                 Ok(page) => return Ok(page),

@@ -5,11 +5,15 @@
 //! it is forwarded as method + params; the page's own parser decides whether it matters. This
 //! module knows nothing of page event types, so it never depends on the page layer.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Mutex;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
+
+use super::ids::{FrameId, SessionId};
 
 /// One CDP event as JSON: its method name and params.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,26 +26,30 @@ pub struct RawEvent {
 /// frame that began the download (then by the download's guid).
 #[derive(Default)]
 pub struct EventRoutes {
-    sessions: Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>,
-    frames: Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>,
-    downloads: Mutex<HashMap<String, String>>,
+    sessions: Mutex<HashMap<SessionId, mpsc::UnboundedSender<RawEvent>>>,
+    frames: Mutex<HashMap<FrameId, mpsc::UnboundedSender<RawEvent>>>,
+    /// Download guid → the frame that began it.
+    downloads: Mutex<HashMap<String, FrameId>>,
 }
 
 impl EventRoutes {
-    pub fn add(&self, cdp_session: String, tx: mpsc::UnboundedSender<RawEvent>) {
+    pub fn add(&self, cdp_session: SessionId, tx: mpsc::UnboundedSender<RawEvent>) {
         self.map().insert(cdp_session, tx);
     }
 
-    pub fn remove(&self, cdp_session: &str) {
+    pub fn remove<Id: Hash + Eq + ?Sized>(&self, cdp_session: &Id)
+    where
+        SessionId: Borrow<Id>,
+    {
         self.map().remove(cdp_session);
     }
 
     /// Download events of `frame` (a page's main frame id) go to `tx`.
-    pub fn add_frame(&self, frame: String, tx: mpsc::UnboundedSender<RawEvent>) {
+    pub fn add_frame(&self, frame: FrameId, tx: mpsc::UnboundedSender<RawEvent>) {
         lock(&self.frames).insert(frame, tx);
     }
 
-    pub fn remove_frame(&self, frame: &str) {
+    pub fn remove_frame(&self, frame: &FrameId) {
         lock(&self.frames).remove(frame);
         lock(&self.downloads).retain(|_, f| f != frame);
     }
@@ -51,8 +59,8 @@ impl EventRoutes {
         let guid = params.get("guid").and_then(Value::as_str).unwrap_or_default().to_owned();
         let frame = match params.get("frameId").and_then(Value::as_str) {
             Some(frame) => {
-                lock(&self.downloads).insert(guid.clone(), frame.to_owned());
-                Some(frame.to_owned())
+                lock(&self.downloads).insert(guid.clone(), frame.into());
+                Some(frame.into())
             }
             None => lock(&self.downloads).get(&guid).cloned(),
         };
@@ -67,14 +75,14 @@ impl EventRoutes {
     }
 
     /// Forwards a browser-level event to the page whose main frame is `frame`, if it is ours.
-    pub fn dispatch_to_frame(&self, frame: &str, method: &str, params: Value) {
+    pub fn dispatch_to_frame(&self, frame: &FrameId, method: &str, params: Value) {
         let tx = lock(&self.frames).get(frame).cloned();
         if let Some(tx) = tx {
             let _ = tx.send(RawEvent { method: method.to_owned(), params });
         }
     }
 
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<RawEvent>>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, mpsc::UnboundedSender<RawEvent>>> {
         lock(&self.sessions)
     }
 
@@ -94,10 +102,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// `{"method", "params", "sessionId"}` → (session id, event).
-fn parse_event(text: &str) -> Option<(String, RawEvent)> {
+fn parse_event(text: &str) -> Option<(SessionId, RawEvent)> {
     let mut msg: Value = serde_json::from_str(text).ok()?;
     let method = msg.get("method")?.as_str()?.to_owned();
-    let session = msg.get("sessionId")?.as_str()?.to_owned();
+    let session = msg.get("sessionId")?.as_str()?.into();
     let params = msg.get_mut("params").map(Value::take).unwrap_or(Value::Null);
     Some((session, RawEvent { method, params }))
 }

@@ -442,7 +442,10 @@ impl Page {
         let start_by = (Instant::now() + NAVIGATION_START).min(deadline);
         let mut watch = self.watch().nav.clone();
         let started = tokio::time::timeout_at(start_by, async {
-            watch.wait_for(|n| n.document_requests > documents_before).await.map(|n| n.last_document_request.clone())
+            watch
+                .wait_for(|n| n.document_requests > documents_before)
+                .await
+                .map(|n| n.last_document_request.to_string())
         })
         .await;
         match started {

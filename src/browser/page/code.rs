@@ -14,6 +14,7 @@ use super::watch::dom::ASYNC_DEPTH;
 use super::watch::sources;
 use crate::browser::chromium::protocol::debugger;
 use crate::browser::chromium::protocol::runtime::SetAsyncCallStackDepth;
+use crate::browser::chromium::ids::TargetId;
 use crate::browser::error::BrowserError;
 
 /// Lines of a script.
@@ -37,7 +38,9 @@ impl Page {
             return Some(lines);
         }
         let captured = || self.watch().store().bodies.text_for_url(url);
-        let text = sources::text_of(self.cdp_page(), self.target_id(), url, captured, deadline).await?;
+        let text =
+            sources::text_of(self.cdp_page(), &TargetId::from(self.target_id()).main_frame(), url, captured, deadline)
+                .await?;
         Some(self.watch().store().sources.insert(url, &text))
     }
 

@@ -30,6 +30,7 @@ use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
 use super::watch::{Command, Env, LiveEvent, PageEvent, Watch};
 use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
+use crate::browser::chromium::ids::TargetId;
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
 
@@ -78,7 +79,7 @@ struct Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.routes.remove(self.page.session_id().as_ref());
-        self.routes.remove_frame(&self.target_id);
+        self.routes.remove_frame(&TargetId::from(self.target_id.as_str()).main_frame());
         self.watch.stop();
         self.pump.abort();
     }
@@ -110,7 +111,7 @@ impl Page {
         siblings: &Siblings,
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
-        let page = chromium.page_of(target_id, deadline).await?;
+        let page = chromium.page_of(&target_id.into(), deadline).await?;
         Self::start(chromium, page, siblings, Watcher::FromThisDocument, deadline).await
     }
 
@@ -134,8 +135,9 @@ impl Page {
         // Subscribe before anything navigates, so no event of the first load is missed.
         let (raw_tx, raw_rx) = mpsc::unbounded_channel();
         let (reports, reports_rx) = mpsc::unbounded_channel();
-        chromium.routes().add_frame(target_id.clone(), raw_tx.clone());
-        chromium.routes().add(page.session_id().as_ref().to_owned(), raw_tx);
+        let main_frame = TargetId::from(target_id.as_str()).main_frame();
+        chromium.routes().add_frame(main_frame.clone(), raw_tx.clone());
+        chromium.routes().add(page.session_id().as_ref().into(), raw_tx);
         let subscribed = async {
             let events = subscribe(&page, raw_rx, reports_rx).await?;
             dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
@@ -145,7 +147,7 @@ impl Page {
             Ok(events) => events,
             Err(err) => {
                 chromium.routes().remove(page.session_id().as_ref());
-                chromium.routes().remove_frame(&target_id);
+                chromium.routes().remove_frame(&main_frame);
                 return Err(err);
             }
         };
@@ -156,7 +158,7 @@ impl Page {
             context_id: siblings.context_id.clone(),
             ..Env::default()
         };
-        let (watch, pump) = Watch::start(page.clone(), target_id.clone(), env, events);
+        let (watch, pump) = Watch::start(page.clone(), main_frame, env, events);
         Ok(Self {
             inner: Arc::new(Inner {
                 page,
@@ -229,7 +231,7 @@ impl Page {
 
     /// The main frame's current document (its loader id).
     pub(super) fn loader_id(&self) -> String {
-        self.inner.watch.nav.borrow().loader_id.clone()
+        self.inner.watch.nav.borrow().loader_id.to_string()
     }
 
     pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, HelperWorld> {

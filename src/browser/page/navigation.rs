@@ -94,7 +94,7 @@ impl Page {
             },
         )?;
         let (mut landed, refresh) = self.arrival(deadline).await?;
-        if refresh || self.watch().nav.borrow().refreshing.as_deref() == Some(loader.as_str()) {
+        if refresh || self.watch().nav.borrow().refreshing.as_ref().is_some_and(|r| *r == loader.as_str()) {
             landed = self.follow_refresh(&loader, wait_until, deadline, &what).await?.unwrap_or(landed);
         }
         if let Some(refused) = self.refused_follow_up(&loader, &what) {
@@ -137,7 +137,7 @@ impl Page {
     ) -> Result<Option<String>, BrowserError> {
         let mut nav = self.watch().nav.clone();
         let waited = tokio::time::timeout_at(until, async {
-            nav.wait_for(|n| started(n) || n.crashed).await.map(|n| (n.crashed, n.last_document_request.clone()))
+            nav.wait_for(|n| started(n) || n.crashed).await.map(|n| (n.crashed, n.last_document_request.to_string()))
         })
         .await;
         match waited {
@@ -156,7 +156,7 @@ impl Page {
         if nav.last_document_request == ours {
             return None;
         }
-        match nav.failure_of(&nav.last_document_request) {
+        match nav.failure_of(nav.last_document_request.as_str()) {
             Some(DocumentFailure::BlockedByPolicy(detail)) => {
                 let why = detail.as_ref().map(|d| format!(": {d}")).unwrap_or_default();
                 Some(BrowserError::UrlNotAllowed(format!(
@@ -171,7 +171,7 @@ impl Page {
     pub async fn reload(&self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
         let before = self.watch().nav.borrow().loader_id.clone();
         self.send(Reload {}, deadline).await?;
-        self.wait_for_document(Document::NewerThan(&before), wait_until, deadline, "page.reload").await?;
+        self.wait_for_document(Document::NewerThan(before.as_str()), wait_until, deadline, "page.reload").await?;
         self.arrived(deadline).await
     }
 
@@ -196,7 +196,7 @@ impl Page {
             self.settle_events(deadline).await;
             let requested = self.watch().nav.borrow().document_requests > documents_before;
             if requested {
-                let loader = self.watch().nav.borrow().last_document_request.clone();
+                let loader = self.watch().nav.borrow().last_document_request.to_string();
                 self.wait_for_loader(&loader, WaitUntil::Load, deadline, "the history navigation").await?;
                 return self.arrived(deadline).await.map(Some);
             }
@@ -347,7 +347,10 @@ impl Page {
     /// and the status the pump saw.
     fn landed_at(&self, url: Option<&str>, title: Option<&str>) -> Landed {
         let nav = self.watch().nav.borrow().clone();
-        let status = nav.document_status.filter(|(request, _)| *request == nav.loader_id).map(|(_, status)| status);
+        let status = nav
+            .document_status
+            .filter(|(request, _)| *request == nav.loader_id.document_request())
+            .map(|(_, status)| status);
         // A password can end up in a URL (a GET form) or a title; it never leaves in either.
         Landed { url: self.redact(url.unwrap_or(&nav.url)), title: self.redact(title.unwrap_or_default()), status }
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::popup_log::PopupLog;
 use super::upload_dir::UploadDir;
+use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::error::BrowserError;
 use crate::egress::failures::FailureLog;
 
@@ -17,18 +18,22 @@ pub struct Siblings {
     /// DOWNLOAD_MAX_BYTES: a download is cancelled past this size.
     pub download_cap: u64,
     /// The browser context, which Chromium names when cancelling a download.
-    pub context_id: String,
+    pub context_id: BrowserContextId,
     pub popups: PopupLog,
 }
 
 impl Siblings {
     /// A new session's: `egress` is what its proxy failed to deliver.
-    pub fn new(egress: Arc<FailureLog>, context_id: &str, download_cap: u64) -> Result<Self, BrowserError> {
+    pub fn new(
+        egress: Arc<FailureLog>,
+        context_id: &BrowserContextId,
+        download_cap: u64,
+    ) -> Result<Self, BrowserError> {
         Ok(Self {
             egress,
             downloads_dir: Arc::new(UploadDir::create("download")?),
             download_cap,
-            context_id: context_id.to_owned(),
+            context_id: context_id.clone(),
             popups: PopupLog::default(),
         })
     }

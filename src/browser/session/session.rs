@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::options::{Emulation, SessionOptions};
 use super::storage;
 use super::tab_list::Tabs;
+use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
@@ -68,7 +69,7 @@ pub(super) struct EgressSetup<'a> {
 
 pub struct Session {
     id: String,
-    pub(super) context_id: String,
+    pub(super) context_id: BrowserContextId,
     /// The pages, and which one page methods act on by default (see `tabs`).
     pub(super) tabs: Mutex<Tabs>,
     /// What the tabs share: egress failures, the downloads directory, popups to adopt.
@@ -121,10 +122,10 @@ impl Session {
             .get("browserContextId")
             .and_then(Value::as_str)
             .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no browserContextId in the answer"))?
-            .to_owned();
+            .into();
         let opened = async {
             let siblings = Siblings::new(egress.log().clone(), &context_id, download_cap)?;
-            let page = Page::open(chromium, &context_id, &siblings, deadline).await?;
+            let page = Page::open(chromium, context_id.as_str(), &siblings, deadline).await?;
             page.set_viewport(Viewport::default(), deadline).await?;
             // Downloads are saved into the session's own directory and reported to the tab that
             // began them.
@@ -397,7 +398,7 @@ pub(super) fn browser_lost() -> BrowserError {
     )
 }
 
-async fn dispose_context(chromium: &Chromium, context_id: &str) -> Result<(), BrowserError> {
+async fn dispose_context(chromium: &Chromium, context_id: &BrowserContextId) -> Result<(), BrowserError> {
     let deadline = Instant::now() + Duration::from_secs(10);
     chromium.call("Target.disposeBrowserContext", json!({ "browserContextId": context_id }), deadline).await.map(|_| ())
 }

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::options::{Cookie, OriginStorage, StorageState};
 use crate::browser::chromium::Chromium;
+use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Page, WaitUntil};
 
@@ -19,7 +20,7 @@ const SET_LOCAL_STORAGE_JS: &str = include_str!("../../js/set_local_storage.js")
 /// Sets `state`'s cookies in the context `context_id` and its localStorage through `page`.
 pub(super) async fn apply(
     chromium: &Chromium,
-    context_id: &str,
+    context_id: &BrowserContextId,
     page: &Page,
     state: &StorageState,
     deadline: Instant,
@@ -37,7 +38,7 @@ pub(super) async fn apply(
 /// named by its index, never lost without a word.
 async fn set_cookies(
     chromium: &Chromium,
-    context_id: &str,
+    context_id: &BrowserContextId,
     cookies: &[Cookie],
     deadline: Instant,
 ) -> Result<(), BrowserError> {
@@ -94,7 +95,7 @@ async fn seed_with_interception(
     page: &Page,
     url: &str,
     origin: &OriginStorage,
-    paused: &mut tokio::sync::watch::Receiver<Option<(String, String)>>,
+    paused: &mut tokio::sync::watch::Receiver<Option<(FetchRequestId, String)>>,
     deadline: Instant,
 ) -> Result<(), BrowserError> {
     // The navigation waits on the paused request, so fulfil while it waits.

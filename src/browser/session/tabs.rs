@@ -182,7 +182,7 @@ impl Session {
                 message: format!("a session holds at most {MAX_TABS} tabs; close one with tabs.close"),
             });
         }
-        let page = Page::open(chromium, &self.context_id, &self.siblings, deadline).await?;
+        let page = Page::open(chromium, self.context_id.as_str(), &self.siblings, deadline).await?;
         let from = self.active_tab();
         if let Err(err) = self.set_up(&page, &from, deadline).await {
             let _ = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await;

@@ -7,8 +7,12 @@
 //! shows an excerpt, `network.body` the whole body. The process-wide total is the
 //! `text_browser_captured_body_bytes` gauge.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
 use std::sync::Arc;
+
+use crate::browser::chromium::ids::RequestId;
 
 /// The most of one body that is kept (`network.body` returns at most this).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -47,20 +51,20 @@ pub struct Body {
 
 #[derive(Debug, Default)]
 pub struct BodyStore {
-    bodies: HashMap<String, Body>,
+    bodies: HashMap<RequestId, Body>,
     /// Request ids, oldest first.
-    order: VecDeque<String>,
+    order: VecDeque<RequestId>,
     bytes: usize,
     /// Request ids whose body was evicted (bounded), so a caller is told why it is gone.
-    evicted: VecDeque<String>,
+    evicted: VecDeque<RequestId>,
     /// The latest request id with a kept body, per URL (without fragment).
-    by_url: HashMap<String, String>,
+    by_url: HashMap<String, RequestId>,
 }
 
 impl BodyStore {
     /// Keeps `text` as `request_id`'s body (cut to [`BODY_LIMIT`]), evicting the oldest bodies
     /// beyond [`SESSION_CAP`].
-    pub fn insert(&mut self, request_id: &str, url: &str, text: &str) {
+    pub fn insert(&mut self, request_id: &RequestId, url: &str, text: &str) {
         let (kept, truncated) = cut(text, BODY_LIMIT);
         self.remove(request_id);
         while self.bytes + kept.len() > SESSION_CAP {
@@ -75,12 +79,12 @@ impl BodyStore {
         }
         self.account(kept.len() as i64);
         self.by_url.retain(|_, id| self.bodies.contains_key(id));
-        self.by_url.insert(without_fragment(url).to_owned(), request_id.to_owned());
-        self.order.push_back(request_id.to_owned());
-        self.bodies.insert(request_id.to_owned(), Body { text: Arc::from(kept), truncated });
+        self.by_url.insert(without_fragment(url).to_owned(), request_id.clone());
+        self.order.push_back(request_id.clone());
+        self.bodies.insert(request_id.clone(), Body { text: Arc::from(kept), truncated });
     }
 
-    fn remove(&mut self, request_id: &str) {
+    fn remove(&mut self, request_id: &RequestId) {
         if let Some(old) = self.bodies.remove(request_id) {
             self.account(-(old.text.len() as i64));
             self.order.retain(|id| id != request_id);
@@ -92,7 +96,10 @@ impl BodyStore {
         crate::metrics::CAPTURED_BODY_BYTES.add(delta);
     }
 
-    pub fn get(&self, request_id: &str) -> Option<&Body> {
+    pub fn get<Id: Hash + Eq + ?Sized>(&self, request_id: &Id) -> Option<&Body>
+    where
+        RequestId: Borrow<Id>,
+    {
         self.bodies.get(request_id)
     }
 
@@ -133,7 +140,7 @@ mod tests {
         let mut store = BodyStore::default();
         let big = "x".repeat(BODY_LIMIT + 10);
         for i in 0..10 {
-            store.insert(&format!("r{i}"), &format!("http://x/{i}"), &big);
+            store.insert(&RequestId::from(format!("r{i}")), &format!("http://x/{i}"), &big);
         }
         assert!(store.bytes() <= SESSION_CAP, "{} bytes", store.bytes());
         assert!(store.get("r9").is_some_and(|b| b.truncated && b.text.len() == BODY_LIMIT));

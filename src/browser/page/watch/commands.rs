@@ -23,6 +23,7 @@ use super::sources;
 use super::stacks::Stack;
 use super::store::SharedStore;
 use crate::browser::chromium::cdp;
+use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId, FrameId, RequestId};
 
 /// How long one command may take.
 const COMMAND_TIME: Duration = Duration::from_secs(5);
@@ -31,9 +32,9 @@ const COMMAND_TIME: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Keep the response body of a finished request before Chromium evicts it.
-    CaptureBody { request_id: String },
+    CaptureBody { request_id: RequestId },
     /// Posted data Chromium left out of the request event (large bodies).
-    FetchPostData { request_id: String },
+    FetchPostData { request_id: RequestId },
     /// The source lines around `at`, for the console entry or page error `seq`.
     FetchSource { seq: u64, at: CodeLocation },
     /// The stack behind the DOM watcher's cause `id` of `document` (a `Runtime.StackTraceId`).
@@ -45,7 +46,7 @@ pub enum Command {
     /// Give a file chooser's input the armed files.
     ChooseFiles { paths: Vec<String>, backend_node_id: i64 },
     /// Stop a download that grew past the cap.
-    CancelDownload { guid: String, context_id: String },
+    CancelDownload { guid: String, context_id: BrowserContextId },
     /// Any other CDP command whose answer nobody waits for (clean-up after a call).
     Send { method: &'static str, params: Value },
 }
@@ -53,20 +54,20 @@ pub enum Command {
 /// How a held request is answered.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PausedAnswer {
-    Continue { request_id: String },
-    Abort { request_id: String },
-    Fulfill { request_id: String, status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
+    Continue { request_id: FetchRequestId },
+    Abort { request_id: FetchRequestId },
+    Fulfill { request_id: FetchRequestId, status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
 }
 
 /// What a command learned, for the reducer to file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
     Body {
-        request_id: String,
+        request_id: RequestId,
         body: Option<String>,
     },
     PostData {
-        request_id: String,
+        request_id: RequestId,
         text: String,
     },
     /// The text of the script (or document) at `at.url`, when it could be had.
@@ -87,7 +88,7 @@ pub enum Finding {
 #[derive(Clone)]
 pub struct Runner {
     page: chromiumoxide::Page,
-    main_frame: String,
+    main_frame: FrameId,
     store: SharedStore,
     nav: watch::Receiver<NavState>,
     findings: mpsc::UnboundedSender<Finding>,
@@ -98,7 +99,7 @@ pub struct Runner {
 impl Runner {
     pub fn new(
         page: chromiumoxide::Page,
-        main_frame: String,
+        main_frame: FrameId,
         store: SharedStore,
         nav: watch::Receiver<NavState>,
         findings: mpsc::UnboundedSender<Finding>,

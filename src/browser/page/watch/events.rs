@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::dom::{CAUSE_MARK, DOM_BINDING, WORLD, WatchReport};
 use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use super::stacks::Stack;
+use crate::browser::chromium::ids::{FetchRequestId, FrameId, LoaderId, RequestId, ScriptId, TargetId};
 use crate::egress::failures::FAILURE_HEADER;
 
 pub use super::stacks::CodeLocation;
@@ -30,10 +31,10 @@ pub enum ErrorOrigin {
 /// `Network.requestWillBeSent`: what the reducer keeps of a request's start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestStart {
-    pub request_id: String,
+    pub request_id: RequestId,
     /// The document the request belongs to.
-    pub loader_id: String,
-    pub frame_id: Option<String>,
+    pub loader_id: LoaderId,
+    pub frame_id: Option<FrameId>,
     pub resource_type: ResourceType,
     pub url: String,
     pub method: String,
@@ -54,8 +55,8 @@ pub struct RequestStart {
 impl Default for RequestStart {
     fn default() -> Self {
         Self {
-            request_id: String::new(),
-            loader_id: String::new(),
+            request_id: RequestId::default(),
+            loader_id: LoaderId::default(),
             frame_id: None,
             resource_type: ResourceType::Unclassified,
             url: String::new(),
@@ -73,22 +74,22 @@ impl Default for RequestStart {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageEvent {
     Lifecycle {
-        frame_id: String,
-        loader_id: String,
+        frame_id: FrameId,
+        loader_id: LoaderId,
         milestone: Milestone,
         /// CDP monotonic time, seconds.
         timestamp: f64,
     },
     FrameNavigated {
-        frame_id: String,
-        parent_id: Option<String>,
-        loader_id: String,
+        frame_id: FrameId,
+        parent_id: Option<FrameId>,
+        loader_id: LoaderId,
         url: String,
     },
     RequestStarted(RequestStart),
     ResponseReceived {
-        request_id: String,
-        frame_id: Option<String>,
+        request_id: RequestId,
+        frame_id: Option<FrameId>,
         resource_type: ResourceType,
         status: u16,
         mime_type: String,
@@ -102,12 +103,12 @@ pub enum PageEvent {
         timestamp: f64,
     },
     RequestFinished {
-        request_id: String,
+        request_id: RequestId,
         /// CDP monotonic time, seconds.
         timestamp: f64,
     },
     RequestFailed {
-        request_id: String,
+        request_id: RequestId,
         error_text: String,
         timestamp: f64,
     },
@@ -132,14 +133,14 @@ pub enum PageEvent {
     },
     /// The page asked to navigate a frame (a link, a form, `location = …`).
     NavigationRequested {
-        frame_id: String,
+        frame_id: FrameId,
         disposition: Disposition,
         url: String,
     },
     Crashed,
     /// A held request met an HTTP authentication challenge (`Fetch.authRequired`).
     AuthRequired {
-        request_id: String,
+        request_id: FetchRequestId,
         url: String,
         /// The challenger's origin.
         origin: String,
@@ -148,12 +149,12 @@ pub enum PageEvent {
     },
     /// A request held by `Fetch.enable` interception, waiting for our decision.
     RequestPaused {
-        request_id: String,
+        request_id: FetchRequestId,
         url: String,
     },
     /// A script the page runs (reported only while the Debugger domain is on, see `inspect`).
     ScriptParsed {
-        script_id: String,
+        script_id: ScriptId,
         url: String,
     },
     /// The page began a download (`Browser.downloadWillBegin`, forwarded to its page).
@@ -180,7 +181,7 @@ pub enum PageEvent {
     },
     /// The page opened a popup (`Target.targetCreated` with this page as opener, forwarded to it).
     PopupOpened {
-        target_id: String,
+        target_id: TargetId,
         url: String,
     },
     /// `alert`, `confirm`, `prompt` or `beforeunload` opened a dialog: the page waits for an answer.
@@ -202,7 +203,7 @@ pub enum PageEvent {
     /// The service's world (`dom::WORLD`) was made in a frame's new document: the DOM watcher's
     /// script, with the helper library, runs there from the document's first moment.
     WorldCreated {
-        frame_id: String,
+        frame_id: FrameId,
         /// Its execution context, where the service's helper scripts are called.
         context_id: i64,
     },
@@ -260,8 +261,8 @@ impl PageEvent {
             }
             "Network.requestWillBeSent" => Self::RequestStarted(RequestStart {
                 request_id: request_id(&params)?,
-                loader_id: str_field(&params, "loaderId").unwrap_or_default(),
-                frame_id: str_field(&params, "frameId"),
+                loader_id: id_field(&params, "loaderId").unwrap_or_default(),
+                frame_id: id_field(&params, "frameId"),
                 resource_type: str_field(&params, "type")
                     .map_or(ResourceType::Unclassified, |t| ResourceType::parse(&t)),
                 url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
@@ -315,13 +316,13 @@ impl PageEvent {
             }
             "Inspector.targetCrashed" => Self::Crashed,
             "Page.frameRequestedNavigation" => Self::NavigationRequested {
-                frame_id: str_field(&params, "frameId")?,
+                frame_id: id_field(&params, "frameId")?,
                 disposition: str_field(&params, "disposition")
                     .map_or(Disposition::CurrentTab, |d| Disposition::parse(&d)),
                 url: str_field(&params, "url").unwrap_or_default(),
             },
             "Debugger.scriptParsed" => Self::ScriptParsed {
-                script_id: str_field(&params, "scriptId")?,
+                script_id: id_field(&params, "scriptId")?,
                 url: str_field(&params, "url").unwrap_or_default(),
             },
             "Browser.downloadWillBegin" => Self::DownloadBegun {
@@ -336,7 +337,7 @@ impl PageEvent {
             },
             "Page.windowOpen" => Self::WindowOpened { url: str_field(&params, "url").unwrap_or_default() },
             "Target.targetCreated" => Self::PopupOpened {
-                target_id: params.pointer("/targetInfo/targetId")?.as_str()?.to_owned(),
+                target_id: params.pointer("/targetInfo/targetId")?.as_str()?.into(),
                 url: params.pointer("/targetInfo/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
             },
             "Page.fileChooserOpened" => {
@@ -367,7 +368,7 @@ impl PageEvent {
             }
             "Runtime.executionContextCreated" if params.pointer("/context/name")?.as_str()? == WORLD => {
                 Self::WorldCreated {
-                    frame_id: params.pointer("/context/auxData/frameId")?.as_str()?.to_owned(),
+                    frame_id: params.pointer("/context/auxData/frameId")?.as_str()?.into(),
                     context_id: params.pointer("/context/id")?.as_i64()?,
                 }
             }
@@ -376,8 +377,8 @@ impl PageEvent {
     }
 }
 
-fn request_id(params: &Value) -> Option<String> {
-    str_field(params, "requestId")
+fn request_id<Id: From<String>>(params: &Value) -> Option<Id> {
+    id_field(params, "requestId")
 }
 
 /// The request's posted data as text: `postData`, or its `postDataEntries` decoded.
@@ -493,12 +494,16 @@ fn str_field(params: &Value, name: &str) -> Option<String> {
     params.get(name)?.as_str().map(str::to_owned)
 }
 
+fn id_field<Id: From<String>>(params: &Value, name: &str) -> Option<Id> {
+    str_field(params, name).map(Id::from)
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Lifecycle {
-    frame_id: String,
+    frame_id: FrameId,
     #[serde(default)]
-    loader_id: String,
+    loader_id: LoaderId,
     name: String,
     #[serde(default)]
     timestamp: f64,
@@ -512,11 +517,11 @@ struct FrameNavigated {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Frame {
-    id: String,
+    id: FrameId,
     #[serde(default)]
-    parent_id: Option<String>,
+    parent_id: Option<FrameId>,
     #[serde(default)]
-    loader_id: String,
+    loader_id: LoaderId,
     #[serde(default)]
     url: String,
 }
@@ -524,9 +529,9 @@ struct Frame {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ResponseReceived {
-    request_id: String,
+    request_id: RequestId,
     #[serde(default)]
-    frame_id: Option<String>,
+    frame_id: Option<FrameId>,
     #[serde(default, rename = "type")]
     resource_type: String,
     response: Response,

@@ -50,6 +50,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::browser::chromium::ids::{FetchRequestId, FrameId};
+
 pub use arms::{ChooserArm, DialogArm, MAX_ARM};
 pub use clock::now_ms;
 pub use commands::Command;
@@ -69,7 +71,7 @@ pub struct Watch {
     pub nav: watch::Receiver<NavState>,
     pub net: watch::Receiver<NetState>,
     /// The last request held by Fetch interception with no route to answer it: (request id, URL).
-    pub paused: watch::Receiver<Option<(String, String)>>,
+    pub paused: watch::Receiver<Option<(FetchRequestId, String)>>,
     /// Bumped whenever the pump has applied a finding (a body, source lines, a cause's stack).
     pub found: watch::Receiver<u64>,
     pub store: SharedStore,
@@ -85,7 +87,7 @@ impl Watch {
     /// is returned for the handle to stop.
     pub fn start(
         page: chromiumoxide::Page,
-        main_frame: String,
+        main_frame: FrameId,
         env: Env,
         events: SelectAll<BoxStream<'static, PageEvent>>,
     ) -> (Self, JoinHandle<()>) {

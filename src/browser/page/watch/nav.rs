@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use tokio::time::Instant;
 
+use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::egress::failures::BLOCKED_BY_POLICY;
 
 /// Why a main-frame document request failed.
@@ -28,27 +29,27 @@ impl DocumentFailure {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NavState {
     /// Chromium's id for the current document load; changes on every cross-document navigation.
-    pub loader_id: String,
+    pub loader_id: LoaderId,
     pub url: String,
     pub dom_content_loaded: bool,
     pub loaded: bool,
     /// (request id, HTTP status) of the last main-frame document response.
-    pub document_status: Option<(String, u16)>,
+    pub document_status: Option<(RequestId, u16)>,
     /// The last main-frame document response whose `Refresh` header sends the page on within a second
-    /// (its request id, which is its document's loader id).
-    pub refreshing: Option<String>,
+    /// (its document's loader).
+    pub refreshing: Option<LoaderId>,
     /// The renderer process died.
     pub crashed: bool,
     /// The last few loader ids, oldest first, to tell whether a document was replaced.
-    pub history: VecDeque<String>,
+    pub history: VecDeque<LoaderId>,
     /// How many main-frame document requests have started, and the latest one's id (which is
     /// also the loader id of the document it will become).
     pub document_requests: u64,
-    pub last_document_request: String,
+    pub last_document_request: RequestId,
     /// How many navigations of the main frame the page has asked for (links, forms, scripts).
     pub navigation_requests: u64,
     /// Main-frame document requests that failed, newest last.
-    pub failed_documents: VecDeque<(String, DocumentFailure)>,
+    pub failed_documents: VecDeque<(RequestId, DocumentFailure)>,
     /// The execution context of the service's world in the main frame's latest document, as
     /// Chromium announced it (made by the DOM watcher's script, the helper library with it). It
     /// is not cleared when the document goes: a call in a context since gone fails and the caller
@@ -62,12 +63,12 @@ const HISTORY: usize = 16;
 impl NavState {
     /// True once `loader`'s document was committed and then replaced by a later one.
     pub fn replaced(&self, loader: &str) -> bool {
-        self.history.iter().position(|l| l == loader).is_some_and(|i| i + 1 < self.history.len())
+        self.history.iter().position(|l| *l == loader).is_some_and(|i| i + 1 < self.history.len())
     }
 
     /// Why the document request `request` failed, if it did.
     pub fn failure_of(&self, request: &str) -> Option<&DocumentFailure> {
-        self.failed_documents.iter().find(|(id, _)| id == request).map(|(_, e)| e)
+        self.failed_documents.iter().find(|(id, _)| *id == request).map(|(_, e)| e)
     }
 }
 
@@ -81,24 +82,24 @@ pub struct NetState {
 
 impl NavState {
     /// A document committed (`loader`); true when it is a new one.
-    pub fn commit(&mut self, loader: &str) -> bool {
-        if self.loader_id == loader {
+    pub fn commit(&mut self, loader: &LoaderId) -> bool {
+        if self.loader_id == *loader {
             return false;
         }
         if self.history.len() == HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back(loader.to_owned());
-        self.loader_id = loader.to_owned();
+        self.history.push_back(loader.clone());
+        self.loader_id = loader.clone();
         self.dom_content_loaded = false;
         self.loaded = false;
         true
     }
 
-    pub fn document_failed(&mut self, request_id: &str, failure: DocumentFailure) {
+    pub fn document_failed(&mut self, request_id: &RequestId, failure: DocumentFailure) {
         if self.failed_documents.len() == HISTORY {
             self.failed_documents.pop_front();
         }
-        self.failed_documents.push_back((request_id.to_owned(), failure));
+        self.failed_documents.push_back((request_id.clone(), failure));
     }
 }

@@ -18,12 +18,13 @@ use super::nav::{NavState, NetState};
 use super::reducer::{BODY_GRACE, Outbox, Reducer};
 use super::store::SharedStore;
 use super::views::live::LiveFeed;
+use crate::browser::chromium::ids::{FetchRequestId, RequestId};
 
 /// Where the pump publishes what waiting methods wait on.
 pub struct Senders {
     pub nav: watch::Sender<NavState>,
     pub net: watch::Sender<NetState>,
-    pub paused: watch::Sender<Option<(String, String)>>,
+    pub paused: watch::Sender<Option<(FetchRequestId, String)>>,
     /// How many findings (bodies, source lines, cause stacks) have been applied: what a reader
     /// waiting for one wakes on.
     pub found: watch::Sender<u64>,
@@ -36,7 +37,7 @@ pub struct Pump {
     pub senders: Senders,
     pub live: LiveFeed,
     /// Answered requests to look at again, with when.
-    pub grace: VecDeque<(Instant, String)>,
+    pub grace: VecDeque<(Instant, RequestId)>,
 }
 
 impl Pump {

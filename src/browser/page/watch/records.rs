@@ -10,6 +10,7 @@ use super::dom::{DomChange, EventNote};
 use super::events::{CodeLocation, ErrorOrigin};
 use super::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
 use super::stacks::Stack;
+use crate::browser::chromium::ids::RequestId;
 
 /// Bytes of a console message or page error message kept (the rest is counted, not kept).
 pub const TEXT_LIMIT: usize = 4096;
@@ -103,7 +104,7 @@ impl Record {
 #[derive(Debug, Clone)]
 pub struct RequestRecord {
     /// Chromium's request id (network.body takes it).
-    pub id: String,
+    pub id: RequestId,
     pub method: String,
     pub url: String,
     pub resource_type: ResourceType,
@@ -194,7 +195,7 @@ impl RequestRecord {
     }
 
     fn bytes(&self) -> usize {
-        self.id.len()
+        self.id.as_str().len()
             + self.method.len()
             + self.url.len()
             + self.initiator.as_ref().map_or(0, |i| i.url.len() + i.function.len())

@@ -28,6 +28,7 @@ use super::reorder::{Ending, Ordered, Reorder};
 use super::sources;
 use super::store::Store;
 use super::views::live::{LiveEvent, LiveKind};
+use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId, FrameId, LoaderId, RequestId};
 use crate::browser::page::popup_log::{PopupLog, tab_id};
 use crate::browser::page::route_table::{AuthAnswer, Decision, RouteTable};
 use crate::egress::failures::{Failure, FailureLog};
@@ -52,7 +53,7 @@ pub struct Env {
     pub popups: PopupLog,
     /// DOWNLOAD_MAX_BYTES, and the browser context Chromium cancels an oversized download in.
     pub download_cap: Option<u64>,
-    pub context_id: String,
+    pub context_id: BrowserContextId,
 }
 
 /// What applying events asks of the pump.
@@ -62,9 +63,9 @@ pub struct Outbox {
     /// For live subscribers (secrets not yet masked).
     pub live: Vec<LiveEvent>,
     /// Requests just answered: to be looked at again once [`BODY_GRACE`] has passed.
-    pub answered: Vec<String>,
+    pub answered: Vec<RequestId>,
     /// The last request held by Fetch interception with no route to answer it: (id, URL).
-    pub paused: Option<(String, String)>,
+    pub paused: Option<(FetchRequestId, String)>,
 }
 
 /// A request the reducer follows: its timeline entry, and how far the page had navigated when it
@@ -78,21 +79,21 @@ struct Tracked {
 #[derive(Debug, Clone)]
 struct Flight {
     /// The document the request belongs to.
-    loader: String,
+    loader: LoaderId,
     /// Its answer came (its body may not).
     answered: bool,
 }
 
 pub struct Reducer {
-    main_frame: String,
+    main_frame: FrameId,
     nav: NavState,
     nav_dirty: bool,
     net: NetState,
     net_dirty: bool,
     /// Requests started and not yet settled.
-    in_flight: HashMap<String, Flight>,
+    in_flight: HashMap<RequestId, Flight>,
     reorder: Reorder,
-    requests: HashMap<String, Tracked>,
+    requests: HashMap<RequestId, Tracked>,
     clock: Clock,
     env: Env,
     /// Popups announced without a URL, waiting for their `Page.windowOpen` (tab ids) …
@@ -102,7 +103,7 @@ pub struct Reducer {
 }
 
 impl Reducer {
-    pub fn new(main_frame: String, env: Env) -> Self {
+    pub fn new(main_frame: FrameId, env: Env) -> Self {
         Self {
             main_frame,
             nav: NavState::default(),
@@ -149,8 +150,8 @@ impl Reducer {
             Ordered::Responded(PageEvent::ResponseReceived {
                 request_id, frame_id, failure: Some(failure), ..
             }) => {
-                let is_document = frame_id.as_deref() == Some(self.main_frame.as_str())
-                    && self.nav.last_document_request == request_id;
+                let is_document =
+                    frame_id.as_ref() == Some(&self.main_frame) && self.nav.last_document_request == request_id;
                 let detail = self.egress_failure_of(store, &request_id).map(|f| f.detail);
                 self.not_delivered(store, &request_id, is_document, failure, detail, now_ms(), out);
             }
@@ -165,9 +166,9 @@ impl Reducer {
                 timestamp,
                 ..
             }) => {
-                if resource_type == ResourceType::Document && frame_id.as_deref() == Some(self.main_frame.as_str()) {
+                if resource_type == ResourceType::Document && frame_id.as_ref() == Some(&self.main_frame) {
                     self.nav.document_status = Some((request_id.clone(), status));
-                    self.nav.refreshing = refreshes.then(|| request_id.clone());
+                    self.nav.refreshing = refreshes.then(|| request_id.document_loader());
                     self.nav_dirty = true;
                 }
                 // When the network stack had the answer (its wall time, earlier than the event's
@@ -200,8 +201,8 @@ impl Reducer {
         }
         let at = self.clock.wall(start.timestamp);
         let id = start.request_id;
-        let is_document = start.resource_type == ResourceType::Document
-            && start.frame_id.as_deref() == Some(self.main_frame.as_str());
+        let is_document =
+            start.resource_type == ResourceType::Document && start.frame_id.as_ref() == Some(&self.main_frame);
         if is_document {
             self.nav.document_requests += 1;
             self.nav.last_document_request = id.clone();
@@ -251,7 +252,7 @@ impl Reducer {
     }
 
     /// Remembers which timeline entry a request is (forgetting those that fell off).
-    fn track(&mut self, store: &Store, id: String, tracked: Tracked) {
+    fn track(&mut self, store: &Store, id: RequestId, tracked: Tracked) {
         if self.requests.len() >= 2 * super::timeline::MAX_ENTRIES {
             let first = store.timeline.first_seq();
             self.requests.retain(|_, t| t.seq >= first);
@@ -259,7 +260,7 @@ impl Reducer {
         self.requests.insert(id, tracked);
     }
 
-    fn request<'a>(&self, store: &'a Store, id: &str) -> Option<&'a RequestRecord> {
+    fn request<'a>(&self, store: &'a Store, id: &RequestId) -> Option<&'a RequestRecord> {
         let tracked = self.requests.get(id)?;
         match &store.timeline.get(tracked.seq)?.record {
             Record::Request(r) => Some(r),
@@ -267,7 +268,7 @@ impl Reducer {
         }
     }
 
-    fn update_request(&self, store: &mut Store, id: &str, change: impl FnOnce(&mut RequestRecord)) {
+    fn update_request(&self, store: &mut Store, id: &RequestId, change: impl FnOnce(&mut RequestRecord)) {
         if let Some(tracked) = self.requests.get(id) {
             store.timeline.update(tracked.seq, |record| {
                 if let Record::Request(r) = record {
@@ -277,7 +278,7 @@ impl Reducer {
         }
     }
 
-    fn answered(&mut self, store: &mut Store, id: &str, answer: Answer, received: Option<f64>, out: &mut Outbox) {
+    fn answered(&mut self, store: &mut Store, id: &RequestId, answer: Answer, received: Option<f64>, out: &mut Outbox) {
         // An answer is network activity: the quiet an action's settling waits for starts after it.
         self.net_activity();
         if let Some(r) = self.request(store, id)
@@ -296,13 +297,13 @@ impl Reducer {
         self.update_request(store, id, |r| r.response = Some(answer));
         if let Some(flight) = self.in_flight.get_mut(id) {
             flight.answered = true;
-            out.answered.push(id.to_owned());
+            out.answered.push(id.clone());
         }
     }
 
     /// [`BODY_GRACE`] has passed since `id` was answered: if its body is still not finished, the
     /// page is not reading it, and nothing waits for it any more.
-    pub fn grace_passed(&mut self, store: &mut Store, id: &str) {
+    pub fn grace_passed(&mut self, store: &mut Store, id: &RequestId) {
         // An event stream's body is read as it comes, for as long as it lasts.
         let streaming = self.request(store, id).is_some_and(|r| r.resource_type.is_long_lived());
         if !streaming && self.in_flight.get(id).is_some_and(|f| f.answered) {
@@ -312,7 +313,7 @@ impl Reducer {
         }
     }
 
-    fn ended(&mut self, store: &mut Store, id: &str, ending: Ending, at: f64, out: &mut Outbox) {
+    fn ended(&mut self, store: &mut Store, id: &RequestId, ending: Ending, at: f64, out: &mut Outbox) {
         let Some(request) = self.request(store, id) else { return };
         if request.end.is_some() {
             // Already filed: the egress proxy's refusal came with its answer.
@@ -329,11 +330,11 @@ impl Reducer {
                     r.body_pending = wants_body;
                 });
                 if wants_body {
-                    out.commands.push(Command::CaptureBody { request_id: id.to_owned() });
+                    out.commands.push(Command::CaptureBody { request_id: id.clone() });
                 }
             }
             Ending::Failed(error_text) => {
-                let is_document = self.nav.last_document_request == id;
+                let is_document = self.nav.last_document_request == *id;
                 if let Some(egress) = self.egress_failure_of(store, id) {
                     self.not_delivered(store, id, is_document, egress.failure, Some(egress.detail), at, out);
                     return;
@@ -344,7 +345,8 @@ impl Reducer {
                 }
                 let aborted = error_text == "aborted" || error_text.contains("ERR_ABORTED");
                 let navigated = self.requests.get(id).is_some_and(|t| {
-                    (self.nav.document_requests, self.nav.navigation_requests) != t.marks || self.nav.loader_id == id
+                    (self.nav.document_requests, self.nav.navigation_requests) != t.marks
+                        || self.nav.loader_id == id.document_loader()
                 });
                 let outcome = match (request.response.is_some(), aborted) {
                     // Answered, then its body given up (a navigation, a download taking over).
@@ -372,7 +374,7 @@ impl Reducer {
     }
 
     /// What the egress proxy recorded for a request's host, if it failed to deliver one.
-    fn egress_failure_of(&self, store: &Store, id: &str) -> Option<Failure> {
+    fn egress_failure_of(&self, store: &Store, id: &RequestId) -> Option<Failure> {
         let url = self.request(store, id)?.url.clone();
         self.env.egress.failure_for(&url)
     }
@@ -383,7 +385,7 @@ impl Reducer {
     fn not_delivered(
         &mut self,
         store: &mut Store,
-        id: &str,
+        id: &RequestId,
         is_document: bool,
         failure: String,
         detail: Option<String>,
@@ -418,28 +420,31 @@ impl Reducer {
     /// request started). Taken for a commit, it would cut that request off and lose how it ends
     /// (a `page.goto` to a refused port then answered with Chromium's error page). A document's
     /// first event, `init`, always commits.
-    fn left_behind(&self, loader: &str, milestone: &Milestone) -> bool {
-        if loader == self.nav.loader_id || *milestone == Milestone::Init {
+    fn left_behind(&self, loader: &LoaderId, milestone: &Milestone) -> bool {
+        if *loader == self.nav.loader_id || *milestone == Milestone::Init {
             return false;
         }
-        let replaced = self.nav.history.iter().any(|l| l == loader);
+        let replaced = self.nav.history.contains(loader);
         let next = &self.nav.last_document_request;
-        replaced || (loader != next && self.in_flight.contains_key(next))
+        replaced || (*loader != next.document_loader() && self.in_flight.contains_key(next))
     }
 
     /// A new main document committed: requests of earlier documents will not be reported ended
     /// (Chromium does not always say so, e.g. for a worker's script), so they end here — cut off.
-    fn commit(&mut self, store: &mut Store, loader: &str) {
+    fn commit(&mut self, store: &mut Store, loader: &LoaderId) {
         if !self.nav.commit(loader) {
             return;
         }
         self.nav_dirty = true;
-        let started = self.requests.get(loader).and_then(|t| store.timeline.get(t.seq)).map(|e| e.at);
+        // The document's own request (Chromium gives it the loader's id) dates the document.
+        let started =
+            self.requests.get(&loader.document_request()).and_then(|t| store.timeline.get(t.seq)).map(|e| e.at);
         store.timeline.document_started(started.unwrap_or_else(now_ms));
-        let old: Vec<(String, bool)> = self
+        let own = loader.document_request();
+        let old: Vec<(RequestId, bool)> = self
             .in_flight
             .iter()
-            .filter(|(id, flight)| flight.loader != loader && id.as_str() != loader)
+            .filter(|(id, flight)| flight.loader != *loader && **id != own)
             .map(|(id, flight)| (id.clone(), flight.answered))
             .collect();
         if old.is_empty() {
@@ -580,7 +585,7 @@ impl Reducer {
             }
             PageEvent::AuthRequired { request_id, url, scheme, realm, .. } => {
                 let asked = format!("HTTP {scheme} authentication for {url} (realm {realm:?})");
-                let text = match self.env.routes.auth_answer(&request_id) {
+                let text = match self.env.routes.auth_answer(request_id.as_str()) {
                     AuthAnswer::Provided(user) => format!("{asked} answered with httpCredentials ({user})"),
                     AuthAnswer::Cancelled(why) => format!("{asked} cancelled: {why}"),
                 };
@@ -612,8 +617,8 @@ impl Reducer {
             // A popup is announced twice, in either order: by its target (its tab, often with no URL
             // yet) and by the opener's `Page.windowOpen` (its URL). It is noted once both are in.
             PageEvent::PopupOpened { target_id, url } => {
-                let tab = tab_id(&target_id);
-                self.env.popups.opened(target_id);
+                let tab = tab_id(target_id.as_str());
+                self.env.popups.opened(target_id.into());
                 if !(url.is_empty() || url == "about:blank") {
                     self.popup(store, out, tab, url);
                 } else if let Some(url) = self.window_opens.pop_front() {
@@ -977,7 +982,7 @@ mod tests {
         h.apply(response("buy", 200));
         assert_eq!(h.out.answered, vec!["buy".to_owned()]);
         assert_eq!(h.in_flight(), 1);
-        h.reducer.grace_passed(&mut h.store, "buy");
+        h.reducer.grace_passed(&mut h.store, &"buy".into());
         assert_eq!(h.in_flight(), 0);
         let r = h.requests()[0];
         assert!(r.is_answered() && r.body_unread && r.end.is_none());

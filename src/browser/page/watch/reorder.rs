@@ -16,9 +16,12 @@
 //! Events of a request whose start has not arrived are held until it does; memory is bounded
 //! (old held events and old ended ids are forgotten first).
 
+use std::borrow::Borrow;
 use std::collections::{HashSet, VecDeque};
+use std::hash::Hash;
 
 use super::events::PageEvent;
+use crate::browser::chromium::ids::RequestId;
 
 /// Held events and ended ids remembered, each.
 const REMEMBERED: usize = 512;
@@ -42,24 +45,24 @@ pub enum Ordered {
     /// `Network.responseReceived` (a [`PageEvent::ResponseReceived`]).
     Responded(PageEvent),
     /// The request is no longer in flight.
-    Settled { request_id: String },
+    Settled { request_id: RequestId },
     /// The request's outcome is complete (`timestamp`: when it ended, CDP monotonic seconds).
-    Ended { request_id: String, ending: Ending, timestamp: f64 },
+    Ended { request_id: RequestId, ending: Ending, timestamp: f64 },
 }
 
 #[derive(Debug, Default)]
 pub struct Reorder {
     /// Started and not yet settled.
-    open: HashSet<String>,
+    open: HashSet<RequestId>,
     /// Started and responded, not yet ended.
-    responded: HashSet<String>,
+    responded: HashSet<RequestId>,
     /// Settled (finished) before their response arrived, with when they finished; ended when the
     /// response arrives.
-    awaiting_response: VecDeque<(String, f64)>,
+    awaiting_response: VecDeque<(RequestId, f64)>,
     /// Settled recently: a start for one of them is a late redirect hop of a finished chain.
-    ended: VecDeque<String>,
+    ended: VecDeque<RequestId>,
     /// Events of requests whose start has not arrived yet, replayed when it does.
-    early: VecDeque<(String, PageEvent)>,
+    early: VecDeque<(RequestId, PageEvent)>,
 }
 
 impl Reorder {
@@ -71,7 +74,10 @@ impl Reorder {
     }
 
     /// Stops ordering `request_id` (its document was replaced and it will never be reported ended).
-    pub fn forget(&mut self, request_id: &str) {
+    pub fn forget<Id: Hash + Eq + ?Sized>(&mut self, request_id: &Id)
+    where
+        RequestId: Borrow<Id>,
+    {
         self.open.remove(request_id);
         self.responded.remove(request_id);
     }
@@ -119,7 +125,7 @@ impl Reorder {
         }
     }
 
-    fn end(&mut self, request_id: String, ending: Ending, timestamp: f64, out: &mut Vec<Ordered>) {
+    fn end(&mut self, request_id: RequestId, ending: Ending, timestamp: f64, out: &mut Vec<Ordered>) {
         if !self.open.remove(&request_id) {
             let event = match ending {
                 Ending::Finished => PageEvent::RequestFinished { request_id: request_id.clone(), timestamp },
@@ -141,7 +147,7 @@ impl Reorder {
         }
     }
 
-    fn hold(&mut self, request_id: String, event: PageEvent) {
+    fn hold(&mut self, request_id: RequestId, event: PageEvent) {
         if self.early.len() == REMEMBERED {
             self.early.pop_front();
         }

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::chromium::cdp;
+use crate::browser::chromium::ids::FrameId;
 
 /// Bytes of script sources one page keeps cached.
 const CACHE_CAP: usize = 4 * 1024 * 1024;
@@ -52,7 +53,7 @@ impl SourceCache {
 /// (whose HTML Chromium does not keep), `captured`: the body the session captured when it loaded.
 pub async fn text_of(
     page: &chromiumoxide::Page,
-    main_frame: &str,
+    main_frame: &FrameId,
     url: &str,
     captured: impl Fn() -> Option<Arc<str>>,
     deadline: Instant,
@@ -64,9 +65,9 @@ pub async fn text_of(
 }
 
 /// The text of `url` as the page loaded it, from the frame that has it (the main frame first).
-pub async fn fetch(page: &chromiumoxide::Page, main_frame: &str, url: &str, deadline: Instant) -> Option<String> {
+pub async fn fetch(page: &chromiumoxide::Page, main_frame: &FrameId, url: &str, deadline: Instant) -> Option<String> {
     let url = url.split('#').next().unwrap_or(url);
-    let mut frames = vec![main_frame.to_owned()];
+    let mut frames = vec![main_frame.clone()];
     let mut tried_tree = false;
     let mut i = 0;
     loop {
@@ -98,9 +99,9 @@ fn decode(answer: &Value) -> Option<String> {
     Some(content.to_owned())
 }
 
-fn collect_frames(tree: &Value, out: &mut Vec<String>) {
+fn collect_frames(tree: &Value, out: &mut Vec<FrameId>) {
     if let Some(id) = tree.pointer("/frame/id").and_then(Value::as_str) {
-        out.push(id.to_owned());
+        out.push(id.into());
     }
     for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
         collect_frames(child, out);

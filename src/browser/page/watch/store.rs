@@ -12,6 +12,7 @@ use super::dom::ReachNote;
 use super::redact::Redactor;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
+use crate::browser::chromium::ids::ScriptId;
 
 /// Script ids remembered; beyond this the map starts over.
 const MAX_SCRIPTS: usize = 10_000;
@@ -24,7 +25,7 @@ pub struct Store {
     pub bodies: BodyStore,
     pub sources: SourceCache,
     /// Script id → URL, for the scripts the Debugger domain reported (see `Page::know_scripts`).
-    scripts: HashMap<String, String>,
+    scripts: HashMap<ScriptId, String>,
     /// The stacks behind the DOM watcher's cause ids.
     pub causes: CauseStore,
     /// What the latest inputs were about to reach, each with the timeline's last sequence number
@@ -46,7 +47,7 @@ impl Store {
         }
     }
 
-    pub fn script_parsed(&mut self, script_id: String, url: String) {
+    pub fn script_parsed(&mut self, script_id: ScriptId, url: String) {
         if self.scripts.len() >= MAX_SCRIPTS {
             self.scripts.clear();
         }

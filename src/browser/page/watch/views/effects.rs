@@ -23,6 +23,7 @@ use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
 use super::reached::Reached;
 use super::{dom_cause, origin_of, relative, relative_in};
+use crate::browser::chromium::ids::RequestId;
 
 /// Requests listed one by one before the rest are grouped by endpoint.
 pub const MAX_REQUESTS: usize = 8;
@@ -81,7 +82,7 @@ pub struct RequestEffect {
     pub response_body_bytes: Option<usize>,
     /// The id network.body takes for the whole response body.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+    pub request_id: Option<RequestId>,
 }
 
 impl RequestEffect {

@@ -10,6 +10,7 @@ use super::super::bodies::{SESSION_CAP, cut};
 use super::super::kinds::ResourceType;
 use super::super::records::{Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
+use crate::browser::chromium::ids::RequestId;
 
 /// Bytes of a body shown in network.pull (network.body returns the whole).
 pub const PULL_EXCERPT: usize = 2048;
@@ -40,7 +41,7 @@ impl NetworkQuery {
 #[serde(rename_all = "camelCase")]
 pub struct NetworkEntry {
     /// For network.body.
-    pub request_id: String,
+    pub request_id: RequestId,
     pub url: String,
     pub method: String,
     /// HTTP status; absent when no answer arrived.
