@@ -12,9 +12,9 @@ use tokio::time::Instant;
 use super::handle::Page;
 use super::watch::dom::ASYNC_DEPTH;
 use super::watch::sources;
+use crate::browser::chromium::ids::TargetId;
 use crate::browser::chromium::protocol::debugger;
 use crate::browser::chromium::protocol::runtime::SetAsyncCallStackDepth;
-use crate::browser::chromium::ids::TargetId;
 use crate::browser::error::BrowserError;
 
 /// Lines of a script.

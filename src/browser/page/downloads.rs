@@ -7,8 +7,8 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 use super::watch::download_log::Download;
-use super::watch::kinds::DownloadState;
 use super::watch::views::network::mime_of;
+use crate::browser::chromium::kinds::DownloadState;
 use crate::browser::error::BrowserError;
 
 /// A download as `downloads.list` shows it.

@@ -23,11 +23,11 @@ use super::pulls::{bodies_pending, sources_pending};
 use super::watch::Store;
 use super::watch::dom::NoteKind;
 use super::watch::facts::{duration, path_of};
-use super::watch::kinds::Level;
 use super::watch::now_ms;
 use super::watch::records::Record;
 use super::watch::views::effects::{self, Effects, Mark, Navigated};
 use super::watch::views::reached::{by_default, reached};
+use crate::browser::chromium::kinds::Level;
 use crate::browser::error::BrowserError;
 
 const NEXT_TASK_JS: &str = include_str!("../../js/next_task.js");

@@ -29,8 +29,8 @@ use super::upload_dir::UploadDir;
 use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
 use super::watch::{Command, Env, LiveEvent, PageEvent, Watch};
-use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
 use crate::browser::chromium::ids::TargetId;
+use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
 

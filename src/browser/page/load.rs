@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::handle::Page;
 use super::watch::facts::{self, Span};
-use super::watch::kinds::Milestone;
+use super::watch::origin::{origin_of, relative_in};
 use super::watch::records::{DomRecord, Record};
-use super::watch::views::{origin_of, relative_in};
+use crate::browser::chromium::kinds::Milestone;
 
 /// How the current document loaded.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]

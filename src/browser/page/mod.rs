@@ -72,6 +72,7 @@ mod viewport;
 mod wait;
 mod watch;
 
+pub use crate::browser::chromium::kinds::{Level, ResourceType};
 pub use action::Action;
 pub use actions::{Acted, ClickOptions, Modifier, MouseButton};
 pub use assertions::{Expect, UrlPattern};
@@ -100,7 +101,6 @@ pub use url_glob::{UrlGlob, Wildcards};
 pub use wait::{ElementState, Waited};
 pub use watch::MAX_ARM as MAX_DIALOG_ARM;
 pub use watch::events::CodeLocation;
-pub use watch::kinds::{Level, ResourceType};
 pub use watch::views::SignalCounts;
 pub use watch::views::effects::{Effects, Mark, Navigated, RequestEffect, RequestGroup};
 pub use watch::views::lines::{EntryKind, Since};

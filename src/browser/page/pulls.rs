@@ -8,12 +8,12 @@ use tokio::time::Instant;
 
 use super::handle::Page;
 use super::watch::Store;
-use super::watch::kinds::Level;
 use super::watch::now_ms;
 use super::watch::records::Record;
 use super::watch::views::logs::{self, Logs};
 use super::watch::views::network::{self, NetworkPull, NetworkQuery};
 use super::watch::views::{self, SignalCounts};
+use crate::browser::chromium::kinds::Level;
 
 /// How long a pull waits for bodies and source lines still being fetched.
 const FETCH_WAIT: Duration = Duration::from_secs(1);

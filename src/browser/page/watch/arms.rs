@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::kinds::DialogKind;
+use crate::browser::chromium::kinds::DialogKind;
 
 /// Default and longest life of an arm.
 pub const MAX_ARM: Duration = Duration::from_secs(120);

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::kinds::DownloadState;
+use crate::browser::chromium::kinds::DownloadState;
 
 /// Downloads remembered per page; older ones are forgotten (their files stay until the page goes).
 const MAX_DOWNLOADS: usize = 100;

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::dom::{CAUSE_MARK, DOM_BINDING, WORLD, WatchReport};
-use super::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::{FetchRequestId, FrameId, LoaderId, RequestId, ScriptId, TargetId};
+use crate::browser::chromium::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 use crate::egress::failures::FAILURE_HEADER;
 
 pub use super::stacks::CodeLocation;

@@ -218,8 +218,8 @@ fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::chromium::kinds::ResourceType;
     use crate::browser::page::watch::dom::DomChange;
-    use crate::browser::page::watch::kinds::ResourceType;
     use crate::browser::page::watch::records::{Answer, Outcome};
 
     fn request(url: &str, initiator: Option<(&str, u32)>) -> RequestRecord {

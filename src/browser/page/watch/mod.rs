@@ -14,15 +14,15 @@
 //! - `nav`: the navigation and network state waiting methods subscribe to
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
 //!   `facts`: out of order, serial chains
-//! - `stacks`: stack traces with their async parents; `causes`: who made a DOM change and what it
-//!   was reacting to, and which request a page error happened during
+//! - `stacks`: stack traces with their async parents; `causes`: the stacks behind the DOM
+//!   watcher's cause ids (who made a change; how that reads is `views::reactions`)
+//! - `origin`: a URL's origin, and URLs shown relative to one
 //! - `arms`, `download_log`: how the next dialog and file chooser are answered; the downloads
 //! - `views/`: what each answer shows (logs, network, HAR, effects, timeline lines, live feed)
 //!
 //! [`Watch`] is the page handle's side of it.
 
 mod arms;
-pub use crate::browser::chromium::kinds;
 pub mod bodies;
 pub mod causes;
 mod clock;
@@ -32,6 +32,7 @@ pub mod download_log;
 pub mod events;
 pub mod facts;
 pub mod nav;
+pub mod origin;
 mod pump;
 pub mod records;
 pub mod redact;

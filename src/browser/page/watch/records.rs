@@ -8,9 +8,9 @@
 use super::bodies::cut;
 use super::dom::{DomChange, EventNote};
 use super::events::{CodeLocation, ErrorOrigin};
-use super::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;
+use crate::browser::chromium::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
 
 /// Bytes of a console message or page error message kept (the rest is counted, not kept).
 pub const TEXT_LIMIT: usize = 4096;

@@ -21,7 +21,6 @@ use super::clock::{Clock, now_ms};
 use super::commands::{Command, Finding, PausedAnswer};
 use super::download_log::DownloadLog;
 use super::events::{CodeLocation, PageEvent, RequestStart};
-use super::kinds::{Disposition, DownloadState, Level, Milestone, ResourceType};
 use super::nav::{DocumentFailure, NavState, NetState};
 use super::records::{self, Answer, ConsoleRecord, ErrorRecord, Outcome, Record, RequestRecord};
 use super::reorder::{Ending, Ordered, Reorder};
@@ -29,6 +28,7 @@ use super::sources;
 use super::store::Store;
 use super::views::live::{LiveEvent, LiveKind};
 use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId, FrameId, LoaderId, RequestId};
+use crate::browser::chromium::kinds::{Disposition, DownloadState, Level, Milestone, ResourceType};
 use crate::browser::page::popup_log::{PopupLog, tab_id};
 use crate::browser::page::route_table::{AuthAnswer, Decision, RouteTable};
 use crate::egress::failures::{Failure, FailureLog};
@@ -635,7 +635,7 @@ impl Reducer {
                 let answer = self.env.dialogs.answer(&kind, Instant::now());
                 let text = arms::describe(&kind, &message, &answer);
                 self.note(store, out, LiveKind::Dialog, Record::Dialog(text));
-                let prompt_text = (answer.accept && kind == super::kinds::DialogKind::Prompt)
+                let prompt_text = (answer.accept && kind == crate::browser::chromium::kinds::DialogKind::Prompt)
                     .then(|| answer.prompt_text.unwrap_or(default_prompt));
                 out.commands.push(Command::AnswerDialog { accept: answer.accept, prompt_text });
             }
@@ -1067,7 +1067,7 @@ mod tests {
     fn a_dialog_is_answered_by_command_and_filed_and_leaving_a_page_is_accepted() {
         let mut h = Harness::new();
         h.apply(PageEvent::DialogOpening {
-            kind: super::super::kinds::DialogKind::BeforeUnload,
+            kind: crate::browser::chromium::kinds::DialogKind::BeforeUnload,
             message: String::new(),
             default_prompt: String::new(),
         });

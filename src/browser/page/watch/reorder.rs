@@ -165,8 +165,8 @@ fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::chromium::kinds::ResourceType;
     use crate::browser::page::watch::events::RequestStart;
-    use crate::browser::page::watch::kinds::ResourceType;
 
     fn started(id: &str) -> PageEvent {
         PageEvent::RequestStarted(RequestStart {

@@ -14,8 +14,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::dom::DomChange;
-use super::kinds::Level;
 use super::records::{DomRecord, Entry, Record};
+use crate::browser::chromium::kinds::Level;
 
 /// Entries one page keeps.
 pub const MAX_ENTRIES: usize = 5000;
@@ -247,7 +247,7 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::page::watch::kinds::ConsoleMethod;
+    use crate::browser::chromium::kinds::ConsoleMethod;
     use crate::browser::page::watch::records::ConsoleRecord;
 
     fn console(text: &str) -> Record {

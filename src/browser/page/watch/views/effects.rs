@@ -16,14 +16,15 @@ use serde::Serialize;
 use super::super::bodies::cut;
 use super::super::dom::EventNote;
 use super::super::facts::{self, Span};
-use super::super::kinds::Level;
+use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::store::Store;
+use super::dom_cause;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
 use super::reached::Reached;
-use super::{dom_cause, origin_of, relative, relative_in};
 use crate::browser::chromium::ids::RequestId;
+use crate::browser::chromium::kinds::Level;
 
 /// Requests listed one by one before the rest are grouped by endpoint.
 pub const MAX_REQUESTS: usize = 8;

@@ -15,10 +15,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::super::facts::{self, Span};
-use super::super::kinds::Milestone;
+use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
-use super::{dom_cause, origin_of, relative, relative_in};
+use super::dom_cause;
+use crate::browser::chromium::kinds::Milestone;
 
 /// What kinds of entries `page.timeline` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]

@@ -7,14 +7,14 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::super::causes;
 use super::super::events::{CodeLocation, ErrorOrigin};
-use super::super::kinds::{ConsoleMethod, Level};
 use super::super::records::{Entry, Record, popup_line};
 use super::super::shape;
 use super::super::stacks::Stack;
 use super::super::store::Store;
 use super::ms_since;
+use super::reactions;
+use crate::browser::chromium::kinds::{ConsoleMethod, Level};
 
 /// Bytes of entries one pull returns at most; the rest waits for the next pull.
 pub const PULL_BUDGET: usize = 1024 * 1024;
@@ -148,13 +148,13 @@ pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<Page
     })
 }
 
-/// The response code with `stack` was handling at `at` (`causes::during`), and for a JSON answer
+/// The response code with `stack` was handling at `at` (`reactions::during`), and for a JSON answer
 /// whose body was captured its outline (`response of GET /releases/older.json 200: {page: number,
 /// items: [3 × {tag, notes}]}`, see `shape`): what an error reading a field the answer does not
 /// have needs beside it.
 fn during_outlined(stack: &Stack, store: &Store, at: f64, reported_late: bool) -> Option<String> {
-    let r = causes::handled(stack, &store.timeline, at, reported_late)?;
-    let line = causes::handling(stack, r);
+    let r = reactions::handled(stack, &store.timeline, at, reported_late)?;
+    let line = reactions::handling(stack, r);
     let outline = r.status().and_then(|_| store.bodies.get(&r.id)).and_then(|body| shape::outline(&body.text));
     Some(match outline {
         Some(outline) => format!("{line}: {outline}"),

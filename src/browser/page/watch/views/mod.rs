@@ -1,8 +1,19 @@
 //! The views of a page's timeline: what each answer shows of it, shaped for its reader, masked
-//! and bounded — `logs` (logs.pull), `network` (network.pull, network.body), `har`
-//! (network.har), `effects` (an action's effects), `reached` (the listeners an action reached and
-//! the browser's default), `changes` (one element's history, for page.inspect), `lines` (page.timeline), `live` (events.subscribe) — and the signal
-//! counts every action and navigation answers with.
+//! and bounded, and the only place its records are put into words.
+//!
+//! - `logs`: logs.pull
+//! - `network`: network.pull, network.body
+//! - `har`: network.har
+//! - `effects`: an action's effects
+//! - `reached`: the listeners an action reached and the browser's default
+//! - `changes`: one element's history, for page.inspect
+//! - `lines`: page.timeline
+//! - `live`: events.subscribe
+//! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
+//!   happened during
+//!
+//! Here too: the signal counts every action and navigation answers with, and a DOM change's cause
+//! as one phrase.
 
 pub mod changes;
 pub mod effects;
@@ -12,11 +23,11 @@ pub mod live;
 pub mod logs;
 pub mod network;
 pub mod reached;
+pub mod reactions;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::causes;
 use super::dom::DomChange;
 use super::store::Store;
 use super::timeline::Timeline;
@@ -39,8 +50,8 @@ pub fn signal_counts(store: &Store) -> SignalCounts {
 /// `document`) and what it was reacting to, as far as its causes tell; empty when nothing is known.
 pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64) -> String {
     let stack = store.causes.first_of(document, &change.causes);
-    let by = stack.and_then(causes::by).map(|by| format!(" by {by}")).unwrap_or_default();
-    let reaction = causes::reacting(stack, change.input.as_deref(), &store.timeline, at)
+    let by = stack.and_then(reactions::by).map(|by| format!(" by {by}")).unwrap_or_default();
+    let reaction = reactions::reacting(stack, change.input.as_deref(), &store.timeline, at)
         .map(|r| format!(" ← {r}"))
         .unwrap_or_default();
     format!("{by}{reaction}")
@@ -49,22 +60,4 @@ pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64) -> S
 /// `at` in ms since the document it belongs to started loading.
 pub fn ms_since(timeline: &Timeline, at: f64) -> i64 {
     (at - timeline.origin_of(at)).round() as i64
-}
-
-/// `scheme://host[:port]` of a URL, or "" when it has none.
-pub fn origin_of(url: &str) -> String {
-    url::Url::parse(url).map(|u| u.origin().ascii_serialization()).ok().filter(|o| o != "null").unwrap_or_default()
-}
-
-/// `url` without `origin` when it starts with it.
-pub fn relative(url: &str, origin: &str) -> String {
-    match url.strip_prefix(origin) {
-        Some(rest) if !origin.is_empty() && rest.starts_with('/') => rest.to_owned(),
-        _ => url.to_owned(),
-    }
-}
-
-/// Every occurrence of `origin` + `/` in `text` shortened to `/`.
-pub fn relative_in(text: &str, origin: &str) -> String {
-    if origin.is_empty() { text.to_owned() } else { text.replace(&format!("{origin}/"), "/") }
 }

@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::bodies::{SESSION_CAP, cut};
-use super::super::kinds::ResourceType;
 use super::super::records::{Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
 use crate::browser::chromium::ids::RequestId;
+use crate::browser::chromium::kinds::ResourceType;
 
 /// Bytes of a body shown in network.pull (network.body returns the whole).
 pub const PULL_EXCERPT: usize = 2048;
