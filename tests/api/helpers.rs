@@ -81,6 +81,69 @@ pub fn fixtures() -> &'static str {
     })
 }
 
+/// A framework fixture app of `fixtures/apps/` (Vite-built, installed and built by `.ci/setup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum App {
+    /// Vite + React + TypeScript: expense claims.
+    Expenses,
+    /// Vite + Vue 3 + TypeScript: meeting-room bookings.
+    Rooms,
+}
+
+impl App {
+    pub const ALL: [App; 2] = [App::Expenses, App::Rooms];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            App::Expenses => "expenses",
+            App::Rooms => "rooms",
+        }
+    }
+
+    /// The URL of its production build (minified bundles, source maps beside them), served by the
+    /// fixtures server under `/apps/<name>/`.
+    pub fn prod(self) -> String {
+        let index = format!("{}/fixtures/apps/{}/dist/index.html", env!("CARGO_MANIFEST_DIR"), self.name());
+        assert!(std::path::Path::new(&index).exists(), "{index} is missing: run `bash .ci/setup` (it builds the apps)");
+        page(&format!("/apps/{}/", self.name()))
+    }
+
+    /// The URL of its Vite dev server (`npm run dev`, transformed modules with inline maps, the HMR
+    /// client), started on a free port the first time a test asks and stopped with the test binary.
+    /// Its `/api` goes to the fixtures server.
+    pub fn dev(self) -> &'static str {
+        static DEV: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+        DEV[self as usize].get_or_init(|| start_dev_server(self.name()))
+    }
+}
+
+/// Starts `fixtures/apps/dev-server.mjs <app>` and waits for its `vite listening on URL` line.
+fn start_dev_server(app: &'static str) -> String {
+    let fixtures = fixtures().to_owned();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut cmd = Command::new("node");
+        cmd.arg(format!("{root}/fixtures/apps/dev-server.mjs")).arg(app).env("FIXTURES_URL", fixtures);
+        // Its stdin stays open as long as this thread lives: the script stops when it closes.
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let Ok(mut child) = try_spawn_tied(cmd) else { return };
+        let stdout = child.stdout.take().expect("piped stdout");
+        let line = BufReader::new(stdout).lines().next().and_then(Result::ok).unwrap_or_default();
+        let _ = tx.send(line.strip_prefix("vite listening on ").map(str::to_owned));
+        let _keep = child;
+        loop {
+            std::thread::park();
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(Some(url)) => url.trim().to_owned(),
+        _ => {
+            panic!("the {app} app's Vite dev server did not start: run `bash .ci/setup` (it installs Node's packages)")
+        }
+    }
+}
+
 /// A service with its own settings, stopped (SIGTERM, then wait) when dropped.
 pub struct Instance {
     pub service: Service,
@@ -120,7 +183,11 @@ impl Drop for Instance {
     }
 }
 
-fn spawn_tied(mut cmd: Command) -> Child {
+fn spawn_tied(cmd: Command) -> Child {
+    try_spawn_tied(cmd).expect("the binary was built by cargo")
+}
+
+fn try_spawn_tied(mut cmd: Command) -> std::io::Result<Child> {
     // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no Rust state.
     unsafe {
         cmd.pre_exec(|| {
@@ -128,7 +195,7 @@ fn spawn_tied(mut cmd: Command) -> Child {
             Ok(())
         });
     }
-    cmd.spawn().expect("the binary was built by cargo")
+    cmd.spawn()
 }
 
 /// Starts the service with `env` over test defaults and waits for its "listening" line.

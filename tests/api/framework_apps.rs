@@ -1,0 +1,195 @@
+//! Real framework apps (`fixtures/apps`: Vite + React + TypeScript, Vite + Vue 3 + TypeScript),
+//! each from its Vite dev server and from its production build: their bugs reproduce through the
+//! service in a few calls, as a user would meet them.
+//!
+//! These are baselines: the locations the answers name are still the served ones (Vite's
+//! transformed modules in dev, the minified bundle in prod); issue 41 maps them to the apps' own
+//! sources, and these tests then say so.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{App, Service, SessionGuard, shared};
+
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// The Vite dev server: one transformed module per source file, the HMR client, StrictMode.
+    Dev,
+    /// The production build: one minified bundle with its source map beside it.
+    Prod,
+}
+
+fn url(app: App, mode: Mode) -> String {
+    match mode {
+        Mode::Dev => app.dev().to_owned(),
+        Mode::Prod => app.prod(),
+    }
+}
+
+/// A session opened on the app in one call, with its answer.
+async fn open(svc: &Service, app: App, mode: Mode) -> (SessionGuard, Value) {
+    let created = svc.ok("session.create", json!({ "url": url(app, mode) })).await;
+    let sid = SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"));
+    (sid, created)
+}
+
+/// The script a location names, as the page served it.
+fn served_script(location: &Value) -> &str {
+    location["url"].as_str().unwrap_or_default()
+}
+
+/// The component's load-time error is counted in session.create's answer, and logs.pull gives its
+/// message and where it was thrown (`component` in dev: the served module of the original file).
+async fn load_error_reaches_session_create(app: App, mode: Mode, message: &str, component: &str) {
+    let svc = shared();
+    let (sid, created) = open(svc, app, mode).await;
+    assert!(created["signals"]["pageErrors"].as_u64() >= Some(1), "the page error is counted: {created}");
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    let error = logs["pageErrors"]
+        .as_array()
+        .and_then(|errors| errors.iter().find(|e| e["message"].as_str().is_some_and(|m| m.contains(message))))
+        .unwrap_or_else(|| panic!("a page error with {message:?}: {logs}"));
+    assert_eq!(error["kind"], "unhandledrejection", "{error}");
+    let script = served_script(&error["location"]);
+    match mode {
+        Mode::Dev => assert!(script.ends_with(component), "dev serves the component's own module: {error}"),
+        Mode::Prod => {
+            let bundle = format!("/apps/{}/assets/index-", app.name());
+            assert!(script.contains(&bundle) && script.ends_with(".js"), "prod names the bundle: {error}")
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_react_component_throwing_at_load_shows_in_session_create_from_the_dev_server() {
+    let message = "Cannot read properties of undefined (reading 'perUsd')";
+    load_error_reaches_session_create(App::Expenses, Mode::Dev, message, "/src/components/RateBadge.tsx").await;
+}
+
+#[tokio::test]
+async fn a_react_component_throwing_at_load_shows_in_session_create_from_the_production_build() {
+    let message = "Cannot read properties of undefined (reading 'perUsd')";
+    load_error_reaches_session_create(App::Expenses, Mode::Prod, message, "/src/components/RateBadge.tsx").await;
+}
+
+#[tokio::test]
+async fn a_vue_component_throwing_at_load_shows_in_session_create_from_the_dev_server() {
+    let message = "Cannot read properties of undefined (reading 'find')";
+    load_error_reaches_session_create(App::Rooms, Mode::Dev, message, "/src/components/OpeningHours.vue").await;
+}
+
+#[tokio::test]
+async fn a_vue_component_throwing_at_load_shows_in_session_create_from_the_production_build() {
+    let message = "Cannot read properties of undefined (reading 'find')";
+    load_error_reaches_session_create(App::Rooms, Mode::Prod, message, "/src/components/OpeningHours.vue").await;
+}
+
+/// The expenses bug: "Submit claim" shows "✓ Claim submitted", yet the claim never arrives. The
+/// click's effects hold the whole story: the POST answered 422 ("date is required") because the
+/// form sent `spentOn`, the wrapper's unhandled ApiError, and the status line the form rendered.
+async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, mode).await;
+    for (field, value) in [("Description", "Taxi to the airport"), ("Amount (EUR)", "23.50")] {
+        let selector = format!("role=textbox[name=\"{field}\"]");
+        svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": value })).await;
+    }
+    let clicked =
+        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let effects = &clicked["effects"];
+    let post = effects["requests"]
+        .as_array()
+        .and_then(|requests| requests.iter().find(|r| r["method"] == "POST"))
+        .unwrap_or_else(|| panic!("the click sent the claim: {effects}"));
+    assert_eq!((post["url"].as_str(), post["status"].as_u64()), (Some("/api/expenses/claims"), Some(422)), "{post}");
+    let sent: Value = serde_json::from_str(post["requestBody"].as_str().unwrap_or_default()).expect("JSON sent");
+    assert_eq!(sent, json!({ "description": "Taxi to the airport", "amount": 23.5, "spentOn": "2026-03-13" }));
+    assert!(post["responseBody"].as_str().unwrap_or_default().contains("date is required"), "{post}");
+    assert!(post["initiator"].as_str().is_some_and(|i| !i.is_empty()), "who sent it is named: {post}");
+    let error = &effects["pageErrors"][0];
+    assert_eq!(error["message"], "ApiError: 422 date is required", "the wrapper's rejection: {effects}");
+    assert_eq!(clicked["signals"]["failedRequests"], 1, "{clicked}");
+    // The status line the click rendered. (Today it can be missing from `effects.changes`: the DOM
+    // watcher merges it into the claim list's load-time change, both being `#root section`.)
+    let timeline = svc.ok("page.timeline", json!({ "session_id": sid, "kinds": ["dom"] })).await;
+    let lines = timeline["timeline"].as_str().unwrap_or_default();
+    assert!(
+        lines.lines().any(|line| line.contains("child added") && line.contains("← click on #root button")),
+        "the status line the click rendered: {lines}"
+    );
+    let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "role=status" })).await;
+    assert_eq!(status["text"], "✓ Claim submitted", "what the user sees");
+    let heading = svc.ok("page.text", json!({ "session_id": sid, "selector": "#claims" })).await;
+    assert_eq!(heading["text"], "Your claims (3)", "the list reloaded without the claim");
+}
+
+#[tokio::test]
+async fn a_react_claim_refused_422_while_the_form_says_submitted_from_the_dev_server() {
+    claim_refused_while_the_form_says_submitted(Mode::Dev).await;
+}
+
+#[tokio::test]
+async fn a_react_claim_refused_422_while_the_form_says_submitted_from_the_production_build() {
+    claim_refused_while_the_form_says_submitted(Mode::Prod).await;
+}
+
+/// The rooms bug: booking Birch books Atlas. The click's effects show the booking request and the
+/// confirmation its answer rendered; network.pull shows the room's index sent as its id.
+async fn booking_birch_books_atlas(mode: Mode) {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Rooms, mode).await;
+    let birch = "role=radio[name=\"Birch (8 seats)\"]";
+    svc.ok("page.check", json!({ "session_id": sid, "selector": birch })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Book\"]" })).await;
+    let effects = &clicked["effects"];
+    let post = &effects["requests"][0];
+    assert_eq!(
+        (post["method"].as_str(), post["url"].as_str(), post["status"].as_u64()),
+        (Some("POST"), Some("/api/rooms/bookings"), Some(201)),
+        "{effects}"
+    );
+    assert!(post["initiator"].as_str().is_some_and(|i| !i.is_empty()), "who sent it is named: {post}");
+    let changes = effects["changes"].as_array().map(|c| c.iter().filter_map(Value::as_str).collect::<Vec<_>>());
+    assert!(
+        changes.is_some_and(|c| c.iter().any(|line| line.contains("section") && line.contains("bookings 201"))),
+        "the confirmation the answer rendered: {effects}"
+    );
+    let booked = svc.ok("page.text", json!({ "session_id": sid, "selector": "#booked" })).await;
+    assert_eq!(booked["text"], "Booked Atlas at 14:00", "what the user sees after picking Birch");
+    let pulled = svc
+        .ok("network.pull", json!({ "session_id": sid, "onlyErrors": false, "urlContains": "/api/rooms/bookings" }))
+        .await;
+    let sent = pulled["requests"][0]["requestBody"].as_str().unwrap_or_default();
+    assert_eq!(sent, r#"{"roomId":1,"start":"14:00"}"#, "Birch's index went out as the room's id: {pulled}");
+}
+
+#[tokio::test]
+async fn a_vue_booking_of_birch_books_atlas_from_the_dev_server() {
+    booking_birch_books_atlas(Mode::Dev).await;
+}
+
+#[tokio::test]
+async fn a_vue_booking_of_birch_books_atlas_from_the_production_build() {
+    booking_birch_books_atlas(Mode::Prod).await;
+}
+
+/// What makes a real dev stack noisy is there for the noise filters to be tested against: the
+/// Vite client's HMR socket and its console lines, React's DevTools banner, StrictMode's doubled
+/// effects (each load-time request twice), a `data:` image and a favicon.
+#[tokio::test]
+async fn the_react_dev_server_page_carries_a_real_dev_stacks_noise() {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, Mode::Dev).await;
+    let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
+    let console: Vec<&str> =
+        logs["console"].as_array().into_iter().flatten().filter_map(|line| line["text"].as_str()).collect();
+    assert!(console.contains(&"[vite] connected."), "the HMR client connected its socket: {console:?}");
+    assert!(console.iter().any(|line| line.contains("Download the React DevTools")), "{console:?}");
+    let pulled = svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false })).await;
+    let urls: Vec<&str> =
+        pulled["requests"].as_array().into_iter().flatten().filter_map(|r| r["url"].as_str()).collect();
+    let rates = urls.iter().filter(|url| url.ends_with("/api/expenses/rates")).count();
+    assert_eq!(rates, 2, "StrictMode runs the rate badge's effect twice: {urls:?}");
+    assert!(urls.iter().any(|url| url.starts_with("data:image/svg+xml")), "the inlined logo: {urls:?}");
+    assert!(urls.iter().any(|url| url.ends_with("/favicon.svg")), "{urls:?}");
+    assert!(urls.iter().any(|url| url.contains("/node_modules/.vite/deps/react-dom")), "{urls:?}");
+}
