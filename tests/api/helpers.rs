@@ -91,8 +91,6 @@ pub enum App {
 }
 
 impl App {
-    pub const ALL: [App; 2] = [App::Expenses, App::Rooms];
-
     pub fn name(self) -> &'static str {
         match self {
             App::Expenses => "expenses",
