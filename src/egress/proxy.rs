@@ -209,7 +209,11 @@ async fn forward(mut req: Request<Incoming>, shared: Arc<Shared>) -> Response<Bo
         Err(Connect::Refused(err)) => return shared.refuse(&target, err),
         Err(Connect::Failed { failure, detail }) => return shared.unreachable(&target, failure, detail),
     };
-    let (mut sender, conn) = match hyper::client::conn::http1::handshake(TokioIo::new(stream)).await {
+    let handshake = hyper::client::conn::http1::Builder::new()
+        .max_headers(MAX_RESPONSE_HEADERS)
+        .max_header_size(MAX_RESPONSE_HEAD_BYTES)
+        .handshake(TokioIo::new(stream));
+    let (mut sender, conn) = match handshake.await {
         Ok(pair) => pair,
         Err(err) => {
             return shared.unreachable(&target, CONNECTION_FAILED, format!("no HTTP from {host}:{port}: {err}"));
@@ -246,6 +250,12 @@ enum Connect {
     Failed { failure: &'static str, detail: String },
 }
 
+/// Header lines a response may have. Chromium counts none, only bytes ([`MAX_RESPONSE_HEAD_BYTES`]);
+/// hyper's default of 100 turned a response setting 100 cookies into `net::ERR_EMPTY_RESPONSE`
+/// where a browser without the proxy stores them. 4,096 lines of 64 bytes fill Chromium's limit.
+const MAX_RESPONSE_HEADERS: usize = 4096;
+/// A response head's bytes at most: Chromium's own limit (256 KiB).
+const MAX_RESPONSE_HEAD_BYTES: usize = 256 * 1024;
 const CONNECTION_FAILED: &str = "net::ERR_CONNECTION_FAILED";
 const EMPTY_RESPONSE: &str = "net::ERR_EMPTY_RESPONSE";
 
