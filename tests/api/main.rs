@@ -17,6 +17,7 @@ mod emulation;
 mod errors;
 mod events;
 mod evidence;
+mod exchange;
 mod framework_apps;
 mod gestures;
 mod http_layers;
