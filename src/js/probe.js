@@ -2,16 +2,16 @@
 // Arguments: spec (see lib.js query), action (a name in lib.js ACTIONS), scroll (bring the element
 // into view first; false: take it where it is), then element handles for role and ref targets.
 // Returns {ok: {x, y, approach?, watch, …}} when ready (`watch`: how the DOM watcher names the element
-// and its ancestors), {ok: {wait: reason}} to try again, or {error: {kind, …}} when waiting cannot
-// help — `element_covered` (naming what a user would hit) and `element_outside_viewport` without
-// scrolling.
+// and its ancestors), {ok: {wait: reason, missing?}} to try again (`missing`: nothing matches yet), or
+// {error: {kind, …}} when waiting cannot help — `element_covered` (naming what a user would hit)
+// and `element_outside_viewport` without scrolling.
 async function (spec, action, scroll, ...handles) {
   const tb = globalThis.__textBrowser;
   const rule = tb.rules(action);
   if (!rule) return { error: { kind: 'unknown_action', message: 'the page scripts know no action ' + JSON.stringify(action) } };
   const { elements: found, error } = tb.find(spec, handles);
   if (error) return { error };
-  if (found.length === 0) return { ok: { wait: 'matches no element' } };
+  if (found.length === 0) return { ok: { wait: 'matches no element', missing: true } };
   if (found.length > 1 && !rule.anyMatch) {
     return { error: { kind: 'ambiguous_selector', selector: spec.source, count: found.length,
       candidates: found.slice(0, 5).map(tb.describe) } };

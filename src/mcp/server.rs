@@ -112,7 +112,8 @@ impl BrowserTools {
     /// The URL and title of the tab the action was on (null if it does not answer in time).
     async fn where_now(&self, id: &str, tab: Option<&str>) -> Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
-        let landed = self.ctx.sessions.run(id, tab, deadline, |page| async move { page.landed(deadline).await }).await;
+        let landed =
+            self.ctx.sessions.run(id, tab, deadline, |page| async move { page.nav().landed(deadline).await }).await;
         landed.map(|l| json!({ "url": l.url, "title": l.title })).unwrap_or(Value::Null)
     }
 }

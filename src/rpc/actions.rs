@@ -20,7 +20,8 @@ use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
 use crate::browser::pointer::{Offset, PointerTarget};
 use crate::browser::{
-    Acted, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page, SignalCounts, Target,
+    Acted, ActionRun, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page,
+    SignalCounts, Target,
 };
 
 pub(super) const ACTION_TIMEOUT_MS: u64 = 15_000;
@@ -189,9 +190,9 @@ pub struct ActionResult {
     pub page: Option<PageAfterAction>,
 }
 
-/// Runs an action's input (`body`) between a mark and the settling, and answers with what it
-/// caused.
-pub(super) async fn act<F>(
+/// Runs an action's input (`body`, given the action's run) between its beginning and its
+/// finish, and answers with what it caused.
+pub(super) async fn act<F, Fut>(
     call: &Call,
     page: &Page,
     what: &str,
@@ -199,14 +200,15 @@ pub(super) async fn act<F>(
     body: F,
 ) -> Result<ActionResult, ApiError>
 where
-    F: Future<Output = Result<Acted, ApiError>>,
+    F: FnOnce(ActionRun) -> Fut,
+    Fut: Future<Output = Result<Acted, ApiError>>,
 {
     let settle = options.settle()?;
     let max = max_chars(options.max_chars)?;
     let shot = options.shot()?;
-    let mark = page.mark_action(what);
-    let acted = body.await?;
-    let effects = page.finish_action(&mark, &acted, settle, call.deadline).await?;
+    let run = page.begin_action(what, call.deadline);
+    let acted = body(run.clone()).await?;
+    let effects = run.finish(&acted, settle).await?;
     let after = match shot {
         Some(shot) => Some(after_action(call, page, max, shot.element, shot.diff).await?),
         None => None,
@@ -216,7 +218,7 @@ where
         user_would_hit: acted.approach.user_would_hit,
         scrolled_by: acted.approach.scrolled_by,
         hit: acted.hit,
-        signals: page.signal_counts(),
+        signals: page.seen().signal_counts(),
         effects,
         page: after,
     })
@@ -228,7 +230,7 @@ pub(super) fn action<E, P, F, Fut>(name: &'static str, summary: &'static str, ha
 where
     E: ParamSet + std::fmt::Display,
     P: Params,
-    F: Fn(Call, Page, E, P) -> Fut + Send + Sync + 'static,
+    F: Fn(Call, ActionRun, E, P) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Acted, ApiError>> + Send + 'static,
 {
     let handler = Arc::new(handler);
@@ -240,7 +242,7 @@ where
             let handler = handler.clone();
             async move {
                 let what = format!("{name} {target}");
-                act(&call, &page, &what, options, handler(call.clone(), page.clone(), target, p)).await
+                act(&call, &page, &what, options, |run| handler(call.clone(), run, target, p)).await
             }
         },
     )
@@ -380,7 +382,7 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-async fn click(call: Call, page: Page, aim: Aim, p: ClickParams) -> Result<Acted, ApiError> {
+async fn click(_call: Call, run: ActionRun, aim: Aim, p: ClickParams) -> Result<Acted, ApiError> {
     let click_count = p.click_count.unwrap_or(1);
     if !(1..=3).contains(&click_count) {
         return Err(ApiError::invalid("clickCount", "clickCount must be 1, 2 or 3"));
@@ -391,26 +393,24 @@ async fn click(call: Call, page: Page, aim: Aim, p: ClickParams) -> Result<Acted
         click_count,
         keep_scroll: false,
     };
-    click_aim(&call, &page, aim, options).await
+    click_aim(&run, aim, options).await
 }
 
 /// Clicks where `aim` says.
-pub(super) async fn click_aim(call: &Call, page: &Page, aim: Aim, options: ClickOptions) -> Result<Acted, ApiError> {
+pub(super) async fn click_aim(run: &ActionRun, aim: Aim, options: ClickOptions) -> Result<Acted, ApiError> {
     Ok(match aim {
-        Aim::Element { target, keep_scroll } => {
-            page.click(&target, &ClickOptions { keep_scroll, ..options }, call.deadline).await?
-        }
-        Aim::Point { x, y } => page.click_point(x, y, &options, call.deadline).await?,
+        Aim::Element { target, keep_scroll } => run.click(&target, &ClickOptions { keep_scroll, ..options }).await?,
+        Aim::Point { x, y } => run.click_point(x, y, &options).await?,
     })
 }
 
-async fn fill(call: Call, page: Page, target: Target, p: FillParams) -> Result<Acted, ApiError> {
-    Ok(page.fill(&target, &p.value, call.ctx.refuse_password_fill, call.deadline).await?)
+async fn fill(call: Call, run: ActionRun, target: Target, p: FillParams) -> Result<Acted, ApiError> {
+    Ok(run.fill(&target, &p.value, call.ctx.refuse_password_fill).await?)
 }
 
-async fn press(call: Call, page: Page, target: Target, p: PressParams) -> Result<Acted, ApiError> {
+async fn press(_call: Call, run: ActionRun, target: Target, p: PressParams) -> Result<Acted, ApiError> {
     let combo: KeyCombo = p.key.parse().map_err(|e: BrowserError| ApiError::invalid("key", e.to_string()))?;
-    Ok(page.press(&target, &combo, call.deadline).await?)
+    Ok(run.press(&target, &combo).await?)
 }
 
 async fn fill_form(
@@ -438,19 +438,17 @@ async fn fill_form(
     }
     let submit = p.submit.map(|s| s.into_target("submit")).transpose()?;
     let refuse_password = call.ctx.refuse_password_fill;
-    let deadline = call.deadline;
-    let body = async {
+    let body = |run: ActionRun| async move {
         let mut acted = Acted::default();
         for (name, target, value) in &fields {
-            let field = page.set_field(target, value, refuse_password, deadline).await.map_err(|err| match err {
+            let field = run.set_field(target, value, refuse_password).await.map_err(|err| match err {
                 BrowserError::InvalidOption(message) => ApiError::invalid(name.as_str(), format!("{name}: {message}")),
                 other => ApiError::Browser(other),
             })?;
             acted = acted.then(field);
         }
         if let Some(submit) = &submit {
-            let clicked =
-                page.click(submit, &ClickOptions { click_count: 1, ..ClickOptions::default() }, deadline).await?;
+            let clicked = run.click(submit, &ClickOptions { click_count: 1, ..ClickOptions::default() }).await?;
             acted = acted.then(clicked);
         }
         Ok(acted)

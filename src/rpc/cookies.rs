@@ -80,7 +80,7 @@ pub(super) fn from_cdp(c: &Value) -> Option<Cookie> {
 }
 
 async fn all(call: &Call, page: &Page) -> Result<Vec<Cookie>, ApiError> {
-    Ok(page.cookies(call.deadline).await?.iter().filter_map(from_cdp).collect())
+    Ok(page.site_data().cookies(call.deadline).await?.iter().filter_map(from_cdp).collect())
 }
 
 async fn get(call: Call, page: Page, p: CookiesGetParams) -> Result<CookiesResult, ApiError> {
@@ -107,8 +107,8 @@ async fn set(call: Call, page: Page, p: CookiesSetParams) -> Result<CookiesResul
             )
         })?;
     }
-    page.set_cookies(p.cookies.iter().map(Cookie::to_cdp).collect(), call.deadline).await?;
-    let kept = page.cookies(call.deadline).await?;
+    page.site_data().set_cookies(p.cookies.iter().map(Cookie::to_cdp).collect(), call.deadline).await?;
+    let kept = page.site_data().cookies(call.deadline).await?;
     if let Some(i) = p.cookies.iter().position(|c| !kept.iter().any(|k| c.is(k))) {
         return Err(ApiError::invalid(
             format!("cookies[{i}]"),
@@ -123,7 +123,7 @@ async fn set(call: Call, page: Page, p: CookiesSetParams) -> Result<CookiesResul
 }
 
 async fn clear(call: Call, page: Page, _: CookiesClearParams) -> Result<CookiesClearResult, ApiError> {
-    let cleared = page.cookies(call.deadline).await?.len();
-    page.clear_cookies(call.deadline).await?;
+    let cleared = page.site_data().cookies(call.deadline).await?.len();
+    page.site_data().clear_cookies(call.deadline).await?;
     Ok(CookiesClearResult { cleared })
 }

@@ -132,6 +132,7 @@ pub fn methods() -> Vec<MethodSpec> {
 
 fn listed(page: &Page, added: Option<String>) -> InitScriptsResult {
     let scripts = page
+        .document()
         .init_script_list()
         .into_iter()
         .map(|(script_id, source)| InitScriptView { script_id, preview: source.chars().take(PREVIEW).collect() })
@@ -146,13 +147,13 @@ async fn add(call: Call, page: Page, p: AddInitScriptParams) -> Result<InitScrip
     if p.script.len() > MAX_SCRIPT_BYTES {
         return Err(ApiError::invalid("script", format!("script is over {MAX_SCRIPT_BYTES} bytes")));
     }
-    let id = page.add_init_script(&p.script, call.deadline).await?;
+    let id = page.document().add_init_script(&p.script, call.deadline).await?;
     Ok(listed(&page, Some(id)))
 }
 
 async fn remove(call: Call, page: Page, p: RemoveInitScriptParams) -> Result<InitScriptsResult, ApiError> {
-    if !page.remove_init_script(&p.script_id, call.deadline).await? {
-        let known: Vec<String> = page.init_script_list().into_iter().map(|(id, _)| id).collect();
+    if !page.document().remove_init_script(&p.script_id, call.deadline).await? {
+        let known: Vec<String> = page.document().init_script_list().into_iter().map(|(id, _)| id).collect();
         return Err(ApiError::invalid(
             "scriptId",
             format!("no init script {:?} in this session (it has: {known:?})", p.script_id),
@@ -167,11 +168,11 @@ async fn pdf(call: Call, page: Page, p: PdfParams) -> Result<PdfResult, ApiError
         landscape: p.landscape.unwrap_or(false),
         print_background: p.print_background.unwrap_or(false),
     };
-    let base64 = page.pdf(options, call.deadline).await?;
+    let base64 = page.document().pdf(options, call.deadline).await?;
     let bytes = base64.len() / 4 * 3 - base64.chars().rev().take_while(|c| *c == '=').count();
     Ok(PdfResult { base64, bytes })
 }
 
 async fn metrics(call: Call, page: Page, _: MetricsParams) -> Result<MetricsResult, ApiError> {
-    Ok(MetricsResult { metrics: page.metrics(call.deadline).await?.into_iter().collect() })
+    Ok(MetricsResult { metrics: page.document().metrics(call.deadline).await?.into_iter().collect() })
 }

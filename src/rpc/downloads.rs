@@ -65,8 +65,9 @@ pub fn methods() -> Vec<MethodSpec> {
 
 async fn list(call: Call, page: Page, _: DownloadsListParams) -> Result<DownloadsListResult, ApiError> {
     let downloads = page
-        .downloads(call.deadline)
+        .settled(false, call.deadline)
         .await
+        .downloads()
         .into_iter()
         .map(|d| DownloadEntry { name: d.name, bytes: d.bytes, mime: d.mime, url: d.url, state: d.state.to_string() })
         .collect();
@@ -75,7 +76,7 @@ async fn list(call: Call, page: Page, _: DownloadsListParams) -> Result<Download
 
 async fn read(call: Call, page: Page, p: DownloadsReadParams) -> Result<DownloadsReadResult, ApiError> {
     super::gestures::files_shared_with_the_browser(&call, "downloads.read")?;
-    let bytes = page.read_download(&p.name, READ_CAP, call.deadline).await?;
+    let bytes = page.settled(false, call.deadline).await.read_download(&p.name, READ_CAP)?;
     Ok(DownloadsReadResult {
         name: p.name,
         bytes: bytes.len(),

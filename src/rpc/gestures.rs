@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, Aim, OtherElement, act, action, click_aim};
 use super::error::ApiError;
 use super::registry::{Call, Hints, MethodSpec, Params, page_method};
-use crate::browser::{Acted, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
+use crate::browser::{Acted, ActionRun, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
 
 /// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
 /// `mouseenter` and `:hover` apply, so menus and tooltips that open on hover open. Answers like
@@ -189,25 +189,25 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-async fn hover(call: Call, page: Page, aim: Aim, _: HoverParams) -> Result<Acted, ApiError> {
+async fn hover(_call: Call, run: ActionRun, aim: Aim, _: HoverParams) -> Result<Acted, ApiError> {
     Ok(match aim {
-        Aim::Element { target, keep_scroll } => page.hover(&target, keep_scroll, call.deadline).await?,
-        Aim::Point { x, y } => page.hover_point(x, y, call.deadline).await?,
+        Aim::Element { target, keep_scroll } => run.hover(&target, keep_scroll).await?,
+        Aim::Point { x, y } => run.hover_point(x, y).await?,
     })
 }
 
-async fn dblclick(call: Call, page: Page, aim: Aim, _: DblclickParams) -> Result<Acted, ApiError> {
-    click_aim(&call, &page, aim, ClickOptions { click_count: 2, ..Default::default() }).await
+async fn dblclick(_call: Call, run: ActionRun, aim: Aim, _: DblclickParams) -> Result<Acted, ApiError> {
+    click_aim(&run, aim, ClickOptions { click_count: 2, ..Default::default() }).await
 }
 
-async fn drag(call: Call, page: Page, target: Target, p: DragParams) -> Result<Acted, ApiError> {
+async fn drag(_call: Call, run: ActionRun, target: Target, p: DragParams) -> Result<Acted, ApiError> {
     let to = p.to.into_target("to")?;
-    page.drag(&target, &to, call.deadline).await?;
+    run.drag(&target, &to).await?;
     Ok(Acted::default())
 }
 
-async fn focus(call: Call, page: Page, target: Target, _: FocusParams) -> Result<Acted, ApiError> {
-    page.focus(&target, call.deadline).await?;
+async fn focus(_call: Call, run: ActionRun, target: Target, _: FocusParams) -> Result<Acted, ApiError> {
+    run.focus(&target).await?;
     Ok(Acted::default())
 }
 
@@ -230,8 +230,9 @@ async fn scroll(
         }
     };
     let mut position = None;
-    let action = act(&call, &page, "page.scroll", options, async {
-        position = Some(page.scroll(target.as_ref(), by, call.deadline).await?);
+    let scrolled = &mut position;
+    let action = act(&call, &page, "page.scroll", options, |run| async move {
+        *scrolled = Some(run.scroll(target.as_ref(), by).await?);
         Ok(Acted::default())
     })
     .await?;
@@ -256,33 +257,34 @@ async fn type_text(
         Some(target) => format!("page.type into {target}"),
         None => "page.type".to_owned(),
     };
-    act(&call, &page, &what, options, async {
-        Ok(page.type_text(target.as_ref(), &p.text, delay, call.ctx.refuse_password_fill, call.deadline).await?)
+    let refuse_password = call.ctx.refuse_password_fill;
+    act(&call, &page, &what, options, |run| async move {
+        Ok(run.type_text(target.as_ref(), &p.text, delay, refuse_password).await?)
     })
     .await
 }
 
-async fn select(call: Call, page: Page, target: Target, p: SelectParams) -> Result<Acted, ApiError> {
+async fn select(_call: Call, run: ActionRun, target: Target, p: SelectParams) -> Result<Acted, ApiError> {
     let wanted = match p.values {
         Choices::One(one) => vec![one],
         Choices::Many(many) => many,
     };
-    let (_, acted) = page.select(&target, &wanted, call.deadline).await?;
+    let (_, acted) = run.select(&target, &wanted).await?;
     Ok(acted)
 }
 
-async fn check(call: Call, page: Page, target: Target, _: CheckParams) -> Result<Acted, ApiError> {
-    Ok(page.set_checked(&target, true, call.deadline).await?)
+async fn check(_call: Call, run: ActionRun, target: Target, _: CheckParams) -> Result<Acted, ApiError> {
+    Ok(run.set_checked(&target, true).await?)
 }
 
-async fn uncheck(call: Call, page: Page, target: Target, _: UncheckParams) -> Result<Acted, ApiError> {
-    Ok(page.set_checked(&target, false, call.deadline).await?)
+async fn uncheck(_call: Call, run: ActionRun, target: Target, _: UncheckParams) -> Result<Acted, ApiError> {
+    Ok(run.set_checked(&target, false).await?)
 }
 
-async fn upload(call: Call, page: Page, target: Target, p: UploadParams) -> Result<Acted, ApiError> {
+async fn upload(call: Call, run: ActionRun, target: Target, p: UploadParams) -> Result<Acted, ApiError> {
     files_shared_with_the_browser(&call, "page.upload")?;
     let files = decode_files(p.files)?;
-    page.upload(&target, &files, call.deadline).await?;
+    run.upload(&target, &files).await?;
     Ok(Acted::default())
 }
 

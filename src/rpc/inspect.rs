@@ -166,7 +166,8 @@ async fn find_by_role(call: Call, page: Page, p: FindByRoleParams) -> Result<Fin
 
 async fn axe_run(call: Call, page: Page, p: AxeRunParams) -> Result<AxeRunResult, ApiError> {
     let source = axe_source()?;
-    Ok(AxeRunResult { violations: page.axe(source, p.include.as_deref(), call.deadline).await? })
+    let violations = page.axe(source, p.include.as_deref(), call.deadline).await?;
+    Ok(AxeRunResult { violations: serde_json::to_value(violations).unwrap_or_default() })
 }
 
 /// axe.min.js, read once from AXE_CORE_PATH or the places `npm install axe-core` puts it.

@@ -62,11 +62,11 @@ impl WaitUntil {
         let mark = page.mark();
         // The load event does not wait for fetches: the ones in flight now end first (a page
         // holding a stream open keeps this waiting until `until`, and then it is no error).
-        let _ = page.wait_for_quiet_network(Duration::ZERO, until, "settling").await;
+        let _ = page.nav().wait_for_quiet_network(Duration::ZERO, until, "settling").await;
         // Then what the page started since the load, answers to that data included, settles like
         // an action's requests; nothing started means no wait.
         page.settle(&mark, until.saturating_duration_since(Instant::now()), until).await;
-        page.arrived(deadline).await
+        page.nav().arrived(deadline).await
     }
 }
 
@@ -128,8 +128,14 @@ pub struct NavigationResult {
 impl NavigationResult {
     /// Where the page landed (as [`Page::arrived`] says), how it loaded, and the signals waiting.
     pub(super) fn of(page: &Page, landed: Landed) -> Self {
-        let load = page.load_breakdown();
-        Self { url: landed.url, title: landed.title, status: landed.status, signals: page.signal_counts(), load }
+        let seen = page.seen();
+        Self {
+            url: landed.url,
+            title: landed.title,
+            status: landed.status,
+            signals: seen.signal_counts(),
+            load: seen.load(),
+        }
     }
 }
 
@@ -384,14 +390,14 @@ pub(super) async fn navigate(
     wait_until: WaitUntil,
     deadline: Instant,
 ) -> Result<NavigationResult, ApiError> {
-    let landed = page.goto(url, wait_until.browser(), deadline).await?;
+    let landed = page.nav().goto(url, wait_until.browser(), deadline).await?;
     let landed = wait_until.finish(page, landed, deadline).await?;
     Ok(NavigationResult::of(page, landed))
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let wait_until = p.wait_until.unwrap_or_default();
-    let landed = page.reload(wait_until.browser(), call.deadline).await?;
+    let landed = page.nav().reload(wait_until.browser(), call.deadline).await?;
     let landed = wait_until.finish(&page, landed, call.deadline).await?;
     Ok(NavigationResult::of(&page, landed))
 }
@@ -405,7 +411,7 @@ async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationR
 }
 
 async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
-    match page.go_history(step, call.deadline).await? {
+    match page.nav().go_history(step, call.deadline).await? {
         Some(landed) => Ok(NavigationResult::of(&page, landed)),
         None => {
             let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
@@ -445,7 +451,7 @@ async fn wait_for(
     }
     match (p.state, p.ms) {
         (WaitState::IdleFor, Some(ms)) if (1..=600_000).contains(&ms) => {
-            page.wait_for_quiet_network(Duration::from_millis(ms), deadline, "page.waitFor(idleFor)").await?
+            page.nav().wait_for_quiet_network(Duration::from_millis(ms), deadline, "page.waitFor(idleFor)").await?
         }
         (WaitState::IdleFor, Some(_)) => return Err(ApiError::invalid("ms", "ms must be 1 to 600000")),
         (WaitState::IdleFor, None) => {
@@ -454,16 +460,20 @@ async fn wait_for(
         (_, Some(_)) => {
             return Err(ApiError::invalid("ms", "ms only goes with state idleFor; use timeout to bound the wait"));
         }
-        (WaitState::Load, None) => page.wait_for_state(WaitUntil::Load.browser(), deadline).await?,
+        (WaitState::Load, None) => page.nav().wait_for_state(WaitUntil::Load.browser(), deadline).await?,
         (WaitState::DomContentLoaded, None) => {
-            page.wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?
+            page.nav().wait_for_state(WaitUntil::DomContentLoaded.browser(), deadline).await?
         }
-        (WaitState::NetworkIdle, None) => page.wait_for_state(WaitUntil::NetworkIdle.browser(), deadline).await?,
+        (WaitState::NetworkIdle, None) => page.nav().wait_for_state(WaitUntil::NetworkIdle.browser(), deadline).await?,
         (WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached, None) => {
             return Err(ApiError::invalid("state", "element states need selector or ref"));
         }
     }
-    Ok(WaitForResult { state: p.state, elapsed_ms: started.elapsed().as_millis() as u64, t: page.document_time_now() })
+    Ok(WaitForResult {
+        state: p.state,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        t: page.seen().document_time(),
+    })
 }
 
 async fn timeline(call: Call, page: Page, p: TimelineParams) -> Result<TimelineResult, ApiError> {
@@ -483,7 +493,7 @@ async fn timeline(call: Call, page: Page, p: TimelineParams) -> Result<TimelineR
     };
     let kinds = p.kinds.unwrap_or_default();
     let url_contains = p.url_contains.filter(|s| !s.is_empty());
-    let view = page.timeline(since, &kinds, url_contains.as_deref(), max_chars, call.deadline).await;
+    let view = page.settled(true, call.deadline).await.timeline(since, &kinds, url_contains.as_deref(), max_chars);
     Ok(TimelineResult { timeline: view.text, facts: view.facts, more: view.more, dropped: view.dropped })
 }
 

@@ -100,7 +100,8 @@ pub fn methods() -> Vec<MethodSpec> {
 }
 
 fn view(page: &Page) -> Vec<RouteView> {
-    page.routes()
+    page.interception()
+        .routes()
         .into_iter()
         .map(|r: Route| RouteView {
             route_id: r.id,
@@ -156,7 +157,7 @@ async fn route(call: Call, page: Page, p: RouteParams) -> Result<RoutesResult, A
     let glob = UrlGlob::parse(&p.url_pattern, Wildcards::StarAndQuestion)
         .map_err(|message| ApiError::invalid("urlPattern", message))?;
     let policy = call.ctx.sessions.policy().clone();
-    let id = page.route(&glob, action, policy, call.deadline).await?;
+    let id = page.interception().route(&glob, action, policy, call.deadline).await?;
     Ok(RoutesResult { route_id: Some(id), removed: None, routes: view(&page) })
 }
 
@@ -164,7 +165,7 @@ async fn unroute(call: Call, page: Page, p: UnrouteParams) -> Result<RoutesResul
     if p.route_id.is_none() && p.url_pattern.is_none() {
         return Err(ApiError::invalid("routeId", "give routeId or urlPattern"));
     }
-    let removed = page.unroute(p.route_id, p.url_pattern.as_deref(), call.deadline).await?;
+    let removed = page.interception().unroute(p.route_id, p.url_pattern.as_deref(), call.deadline).await?;
     if removed == 0 {
         let known: Vec<String> = view(&page).into_iter().map(|r| format!("{} {}", r.route_id, r.url_pattern)).collect();
         return Err(ApiError::invalid(

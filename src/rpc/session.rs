@@ -378,8 +378,10 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
     }
     let skipped = total - results.len();
     let landed_by = Instant::now() + Duration::from_secs(10);
-    let landed =
-        ctx.sessions.run(&p.session_id, None, landed_by, |page| async move { page.landed(landed_by).await }).await;
+    let landed = ctx
+        .sessions
+        .run(&p.session_id, None, landed_by, |page| async move { page.nav().landed(landed_by).await })
+        .await;
     let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
     Ok(RunResult { results, skipped, url, title })
 }

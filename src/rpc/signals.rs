@@ -133,11 +133,12 @@ pub struct NetworkHarResult {
 }
 
 async fn network_har(call: Call, page: Page, p: NetworkHarParams) -> Result<NetworkHarResult, ApiError> {
-    Ok(NetworkHarResult { har: page.har(p.bodies.unwrap_or(false), call.deadline).await })
+    let settled = page.settled(false, call.deadline).await;
+    Ok(NetworkHarResult { har: settled.har(p.bodies.unwrap_or(false), call.deadline).await })
 }
 
 async fn logs_pull(call: Call, page: Page, p: LogsPullParams) -> Result<LogsPullResult, ApiError> {
-    let logs = page.pull_logs(p.level.unwrap_or(Level::Debug), call.deadline).await;
+    let logs = page.settled(false, call.deadline).await.logs(p.level.unwrap_or(Level::Debug), call.deadline).await;
     Ok(LogsPullResult {
         console: logs.console,
         page_errors: logs.page_errors,
@@ -155,7 +156,7 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
             .filter(|t| !t.is_empty())
             .map(|types| types.iter().map(|t| ResourceType::parse_loose(t)).collect()),
     };
-    let pulled = page.pull_network(&query, call.deadline).await;
+    let pulled = page.settled(false, call.deadline).await.network(&query, call.deadline).await;
     Ok(NetworkPullResult {
         requests: pulled.requests,
         pending: pulled.pending,
@@ -165,7 +166,11 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
 }
 
 async fn network_body(call: Call, page: Page, p: NetworkBodyParams) -> Result<NetworkBodyResult, ApiError> {
-    let (body, truncated) =
-        page.response_body(&p.request_id, call.deadline).await.map_err(|why| ApiError::invalid("requestId", why))?;
+    let (body, truncated) = page
+        .settled(false, call.deadline)
+        .await
+        .body(&p.request_id, call.deadline)
+        .await
+        .map_err(|why| ApiError::invalid("requestId", why))?;
     Ok(NetworkBodyResult { body, truncated })
 }

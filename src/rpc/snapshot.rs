@@ -120,7 +120,7 @@ async fn snapshot(
         since_last: p.since == Some(Since::Last),
     };
     let taken = page.snapshot(&options, call.deadline).await?;
-    Ok(SnapshotResult::new(taken, page.signal_counts()))
+    Ok(SnapshotResult::new(taken, page.seen().signal_counts()))
 }
 
 /// Takes the snapshot an action returns with `snapshot`: the page's or `element`'s, whole or
@@ -135,7 +135,7 @@ pub async fn after_action(
     let deadline = Instant::now() + Duration::from_millis(AFTER_ACTION_MS).min(call.ctx.max_call);
     let options = SnapshotOptions { element, interactive_only: false, max_chars, depth: None, since_last: diff };
     let snap = page.snapshot(&options, deadline).await?;
-    let landed = page.landed(deadline).await?;
+    let landed = page.nav().landed(deadline).await?;
     Ok(PageAfterAction {
         url: landed.url,
         title: landed.title,

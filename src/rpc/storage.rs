@@ -67,11 +67,11 @@ pub fn methods() -> Vec<MethodSpec> {
 }
 
 async fn state(call: Call, page: Page, _: StorageStateParams) -> Result<StorageState, ApiError> {
-    let cookies = page.cookies(call.deadline).await?.iter().filter_map(from_cdp).collect();
+    let cookies = page.site_data().cookies(call.deadline).await?.iter().filter_map(from_cdp).collect();
     let mut origins = Vec::new();
-    let url = page.landed(call.deadline).await?.url;
+    let url = page.nav().landed(call.deadline).await?.url;
     if url.starts_with("http://") || url.starts_with("https://") {
-        let stored = page.web_storage(WebStorage::Local, false, &[], call.deadline).await?;
+        let stored = page.site_data().web_storage(WebStorage::Local, false, &[], call.deadline).await?;
         if !stored.items.is_empty() {
             let local_storage = stored.items.into_iter().map(|(name, value)| StorageItem { name, value }).collect();
             origins.push(OriginStorage { origin: stored.origin, local_storage });
@@ -96,7 +96,7 @@ async fn web(
     set: Option<std::collections::BTreeMap<String, String>>,
 ) -> Result<WebStorageResult, ApiError> {
     let set: Vec<(String, String)> = set.unwrap_or_default().into_iter().collect();
-    let stored = page.web_storage(which, clear.unwrap_or(false), &set, call.deadline).await?;
+    let stored = page.site_data().web_storage(which, clear.unwrap_or(false), &set, call.deadline).await?;
     let items = stored.items.into_iter().map(|(name, value)| StorageItem { name, value }).collect();
     Ok(WebStorageResult { origin: stored.origin, items })
 }

@@ -125,7 +125,7 @@ async fn open(call: Call, s: SessionHandle, p: TabOpenParams) -> Result<TabOpene
 
 async fn focus(call: Call, s: SessionHandle, p: TabIdParams) -> Result<TabFocused, ApiError> {
     let page = s.session.focus_tab(&p.tab_id, call.deadline).await?;
-    let (url, title) = page.url_and_title(call.deadline).await;
+    let (url, title) = page.nav().url_and_title(call.deadline).await;
     Ok(TabFocused { tab_id: page.tab_id(), url, title })
 }
 

@@ -193,7 +193,14 @@ fn the_dockerfile_passes_hadolint() {
 
 #[test]
 fn the_page_folders_module_maps_name_every_file() {
-    for folder in ["src/browser/page", "src/browser/page/watch", "src/browser/page/watch/views"] {
+    for folder in [
+        "src/browser/page",
+        "src/browser/page/act",
+        "src/browser/page/locate",
+        "src/browser/page/snapshot",
+        "src/browser/page/watch",
+        "src/browser/page/watch/views",
+    ] {
         let dir = format!("{}/{folder}", env!("CARGO_MANIFEST_DIR"));
         let map: String = repo_file(&format!("{folder}/mod.rs"))
             .lines()

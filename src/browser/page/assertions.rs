@@ -8,16 +8,17 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::target::Target;
+use super::locate::answers::Observed;
+use super::locate::scripts::Observe;
+use super::locate::target::Target;
 use super::url_glob::{UrlGlob, Wildcards};
 use crate::browser::error::{BrowserError, Failed};
 use crate::quote::clip;
-
-const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 
 /// How often a failing check is read again.
 const POLL: Duration = Duration::from_millis(100);
@@ -46,6 +47,18 @@ pub enum Expect {
     Url(UrlPattern),
     /// The page's title contains `text` (or equals it with `exact`).
     Title { text: String, exact: bool },
+}
+
+/// What the page shows for a check: what `js/observe.js` answered of the target, and the page's
+/// URL and title.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+struct Seen {
+    #[serde(flatten)]
+    observed: Observed,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
 }
 
 /// A URL as `assert.url` takes it: a glob (`*` any characters), or a URL or path to equal.
@@ -91,7 +104,7 @@ impl UrlPattern {
 impl Expect {
     /// What was expected, as the error's `expected`: a password field's expected value is masked
     /// like its actual one.
-    fn shown_expected(&self, seen: &Value) -> Value {
+    fn shown_expected(&self, seen: &Seen) -> Value {
         match self {
             Self::Value(_) if is_password(seen) => json!({ "value": PASSWORD_MASK }),
             _ => self.expected(),
@@ -114,13 +127,13 @@ impl Expect {
 
     /// Compares what the page shows (`seen`: observe.js's answer plus `url` and `title`) and
     /// says whether it passes and what the actual value is.
-    fn judge(&self, seen: &Value) -> (bool, Value) {
-        let count = seen["count"].as_u64().unwrap_or(0);
-        let list = |k: &str| seen[k].as_array().cloned().unwrap_or_default();
+    fn judge(&self, seen: &Seen) -> (bool, Value) {
+        let observed = &seen.observed;
+        let count = observed.count;
         match self {
             Self::Text { text, exact } => {
                 let want = collapse(text);
-                let texts: Vec<String> = list("texts").iter().filter_map(Value::as_str).map(collapse).collect();
+                let texts: Vec<String> = observed.texts.iter().map(|t| collapse(t)).collect();
                 let pass = texts.iter().any(|t| if *exact { *t == want } else { t.contains(&want) });
                 let shown: Vec<Value> = texts.iter().take(3).map(|t| json!(excerpt(t, &want))).collect();
                 let actual = if count == 0 {
@@ -133,31 +146,31 @@ impl Expect {
                 (pass, actual)
             }
             Self::Visible | Self::Hidden => {
-                let visible = seen["visible"].as_u64().unwrap_or(0);
+                let visible = observed.visible;
                 let pass = if *self == Self::Visible { visible > 0 } else { visible == 0 };
                 (pass, json!({ "count": count, "visible": visible }))
             }
             Self::Value(want) => {
-                let value = list("values").first().cloned().unwrap_or(Value::Null);
-                let pass = count > 0 && value.as_str() == Some(want.as_str());
+                let value = observed.values.first().and_then(|v| v.as_deref());
+                let pass = count > 0 && value == Some(want.as_str());
                 // A password field is compared, never shown.
-                let shown = match value.as_str() {
+                let shown = match value {
                     Some(v) if is_password(seen) && !v.is_empty() => json!(PASSWORD_MASK),
-                    _ => value,
+                    other => json!(other),
                 };
                 (pass, json!({ "count": count, "value": shown }))
             }
             Self::Checked(want) => {
-                let checked = list("checked").first().and_then(Value::as_bool);
+                let checked = observed.checked.first().copied();
                 (count > 0 && checked == Some(*want), json!({ "count": count, "checked": checked }))
             }
             Self::Count(want) => (count == *want, json!({ "count": count })),
             Self::Url(pattern) => {
-                let url = seen["url"].as_str().unwrap_or_default();
+                let url = seen.url.as_deref().unwrap_or_default();
                 (pattern.matches(url), json!({ "url": url }))
             }
             Self::Title { text, exact } => {
-                let title = seen["title"].as_str().unwrap_or_default();
+                let title = seen.title.as_deref().unwrap_or_default();
                 let pass = if *exact { collapse(title) == collapse(text) } else { title.contains(text.as_str()) };
                 (pass, json!({ "title": title }))
             }
@@ -174,74 +187,31 @@ impl Page {
         expect: &Expect,
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
-        let started = Instant::now();
-        let mut last = None;
-        loop {
-            let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
-            let seen = match self.observe(target, expect, deadline).await {
-                Ok(seen) => seen,
-                // The deadline ran out during a look: what the page showed the time before is the
-                // answer (a busy browser must not turn a failed assertion into a timeout).
-                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) if last.is_some() => {
-                    last.take().unwrap_or_default()
-                }
-                Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) => {
-                    return Err(BrowserError::AssertionFailed(Box::new(Failed {
-                        message: format!(
-                            "{name}{on} failed after {} ms: expected {}, and the page answered no look before the \
-                             deadline (a script is keeping it busy)",
-                            started.elapsed().as_millis(),
-                            expect.expected()
-                        ),
-                        expected: expect.expected(),
-                        actual: Value::Null,
-                    })));
-                }
-                Err(err) => return Err(err),
-            };
-            let (pass, actual) = expect.judge(&seen);
-            if pass {
-                return Ok(actual);
-            }
-            let expected = expect.shown_expected(&seen);
-            last = Some(seen);
-            if Instant::now() + POLL >= deadline {
-                return Err(BrowserError::AssertionFailed(Box::new(Failed {
-                    message: format!(
-                        "{name}{on} failed after {} ms: expected {expected}, the page shows {actual}",
-                        started.elapsed().as_millis(),
-                    ),
-                    expected,
-                    actual,
-                })));
-            }
-            tokio::time::sleep(POLL).await;
-        }
-    }
-
-    async fn observe(
-        &self,
-        target: Option<&Target>,
-        expect: &Expect,
-        deadline: Instant,
-    ) -> Result<Value, BrowserError> {
-        let mut seen = match (expect, target) {
-            (Expect::Url(_) | Expect::Title { .. }, _) => json!({}),
-            (_, Some(target)) => self.call_helper_on(OBSERVE_JS, target, &[], deadline).await?,
-            (_, None) => self.call_helper_on(OBSERVE_JS, &Target::body(), &[], deadline).await?,
-        };
-        if matches!(expect, Expect::Url(_) | Expect::Title { .. }) {
-            let landed = self.landed(deadline).await?;
-            seen["url"] = json!(landed.url);
-            seen["title"] = json!(landed.title);
-        }
-        Ok(seen)
+        check_until(self, name, target, expect, deadline).await
     }
 }
 
+/// What the page shows for `expect`, on `target` (or the body).
+async fn observe(
+    page: &Page,
+    target: Option<&Target>,
+    expect: &Expect,
+    deadline: Instant,
+) -> Result<Seen, BrowserError> {
+    if matches!(expect, Expect::Url(_) | Expect::Title { .. }) {
+        let landed = page.nav().landed(deadline).await?;
+        return Ok(Seen { url: Some(landed.url), title: Some(landed.title), ..Seen::default() });
+    }
+    let observed = match target {
+        Some(target) => page.locate().call_on(Observe, target, &[], deadline).await?,
+        None => page.locate().call_on(Observe, &Target::body(), &[], deadline).await?,
+    };
+    Ok(Seen { observed, ..Seen::default() })
+}
+
 /// Whether the first element seen is a password field.
-fn is_password(seen: &Value) -> bool {
-    seen["passwords"].get(0).and_then(Value::as_bool).unwrap_or(false)
+fn is_password(seen: &Seen) -> bool {
+    seen.observed.passwords.first().copied().unwrap_or(false)
 }
 
 fn collapse(text: &str) -> String {
@@ -262,9 +232,67 @@ fn excerpt(text: &str, want: &str) -> String {
     format!("{}{body}{}", if start_char > 0 { "…" } else { "" }, if end < chars.len() { "…" } else { "" })
 }
 
+/// [`Page::assert`].
+async fn check_until(
+    page: &Page,
+    name: &str,
+    target: Option<&Target>,
+    expect: &Expect,
+    deadline: Instant,
+) -> Result<Value, BrowserError> {
+    let started = Instant::now();
+    let mut last = None;
+    loop {
+        let on = target.map(|t| format!(" on {t}")).unwrap_or_default();
+        let seen = match observe(page, target, expect, deadline).await {
+            Ok(seen) => seen,
+            // The deadline ran out during a look: what the page showed the time before is the
+            // answer (a busy browser must not turn a failed assertion into a timeout).
+            Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) if last.is_some() => {
+                last.take().unwrap_or_default()
+            }
+            Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_)) => {
+                return Err(BrowserError::AssertionFailed(Box::new(Failed {
+                    message: format!(
+                        "{name}{on} failed after {} ms: expected {}, and the page answered no look before the \
+                         deadline (a script is keeping it busy)",
+                        started.elapsed().as_millis(),
+                        expect.expected()
+                    ),
+                    expected: expect.expected(),
+                    actual: Value::Null,
+                })));
+            }
+            Err(err) => return Err(err),
+        };
+        let (pass, actual) = expect.judge(&seen);
+        if pass {
+            return Ok(actual);
+        }
+        let expected = expect.shown_expected(&seen);
+        last = Some(seen);
+        if Instant::now() + POLL >= deadline {
+            return Err(BrowserError::AssertionFailed(Box::new(Failed {
+                message: format!(
+                    "{name}{on} failed after {} ms: expected {expected}, the page shows {actual}",
+                    started.elapsed().as_millis(),
+                ),
+                expected,
+                actual,
+            })));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the page shows, as observe.js (with the URL and title) answers it.
+    fn observed(seen: Value) -> Seen {
+        serde_json::from_value(seen).unwrap()
+    }
 
     #[test]
     fn a_url_pattern_is_a_glob_a_url_or_a_path() {
@@ -281,7 +309,7 @@ mod tests {
 
     #[test]
     fn text_passes_on_a_substring_and_exact_needs_the_whole_text() {
-        let seen = json!({ "count": 1, "texts": ["Saved  3 projects"] });
+        let seen = observed(json!({ "count": 1, "texts": ["Saved  3 projects"] }));
         assert!(Expect::Text { text: "3 projects".into(), exact: false }.judge(&seen).0);
         assert!(!Expect::Text { text: "3 projects".into(), exact: true }.judge(&seen).0);
         let (pass, actual) = Expect::Text { text: "Saved 4".into(), exact: false }.judge(&seen);
@@ -291,22 +319,22 @@ mod tests {
 
     #[test]
     fn a_password_field_is_compared_but_never_shown() {
-        let seen = json!({ "count": 1, "values": ["hunter2-horse"], "passwords": [true] });
+        let seen = observed(json!({ "count": 1, "values": ["hunter2-horse"], "passwords": [true] }));
         let (pass, actual) = Expect::Value("hunter2-horse".into()).judge(&seen);
         assert!(pass);
         assert_eq!(actual, json!({ "count": 1, "value": PASSWORD_MASK }));
         let wrong = Expect::Value("hunter3".into());
         assert_eq!(wrong.judge(&seen), (false, json!({ "count": 1, "value": PASSWORD_MASK })));
         assert_eq!(wrong.shown_expected(&seen), json!({ "value": PASSWORD_MASK }));
-        let plain = json!({ "count": 1, "values": ["ada"], "passwords": [false] });
+        let plain = observed(json!({ "count": 1, "values": ["ada"], "passwords": [false] }));
         assert_eq!(Expect::Value("bob".into()).judge(&plain).1, json!({ "count": 1, "value": "ada" }));
     }
 
     #[test]
     fn hidden_passes_when_nothing_matches() {
-        let (pass, actual) = Expect::Hidden.judge(&json!({ "count": 0, "visible": 0 }));
+        let (pass, actual) = Expect::Hidden.judge(&observed(json!({ "count": 0, "visible": 0 })));
         assert!(pass, "{actual}");
-        assert!(!Expect::Visible.judge(&json!({ "count": 2, "visible": 0 })).0);
+        assert!(!Expect::Visible.judge(&observed(json!({ "count": 2, "visible": 0 }))).0);
     }
 
     #[test]

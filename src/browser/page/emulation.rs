@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
+use super::core::lock;
 use super::handle::Page;
 pub use super::viewport::Viewport;
 use crate::browser::chromium::protocol::emulation::{MediaFeature, SetDeviceMetricsOverride, SetEmulatedMedia};
@@ -55,7 +56,7 @@ impl Page {
             mobile: viewport.is_mobile.unwrap_or(false),
         };
         self.send(metrics, deadline).await?;
-        self.remember_viewport(viewport);
+        *lock(&self.viewport) = viewport;
         Ok(())
     }
 
@@ -79,7 +80,6 @@ impl Page {
 fn css<T: Serialize>(value: T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,12 +15,13 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::handle::Page;
+use super::locate::answers::SettleAnswer;
+use super::locate::scripts::{Script, Settle};
 use crate::browser::chromium::protocol::runtime::{
     CallArgument, CallFunctionOn, Evaluate, Evaluated, ObjectType, ReleaseObject, RemoteObject, TerminateExecution,
 };
 use crate::browser::error::BrowserError;
 
-const SETTLE_JS: &str = include_str!("../../js/settle.js");
 /// Calls a function result with the caller's `arg` (its result, maybe a promise, is settled next).
 const CALL_WITH_ARG_JS: &str = "function (arg) { return this(arg); }";
 
@@ -39,131 +40,116 @@ impl Page {
         arg: Option<&Value>,
         deadline: Instant,
     ) -> Result<Value, BrowserError> {
-        let outcome = self.evaluate_inner(expression, arg, deadline).await;
+        let outcome = evaluate_inner(self, expression, arg, deadline).await;
         if matches!(outcome, Err(BrowserError::Timeout(_) | BrowserError::NoAnswer(_))) {
-            self.terminate_running_script();
+            terminate_running_script(self);
         }
         // A password this session typed is never handed back, even when asked for.
         outcome.map(|value| self.redact_json(value))
     }
+}
 
-    async fn evaluate_inner(
-        &self,
-        expression: &str,
-        arg: Option<&Value>,
-        deadline: Instant,
-    ) -> Result<Value, BrowserError> {
-        // With an argument, the expression is the body of a function of `arg` (as in the v1
-        // contract's `new Function('arg', 'return (' + expression + ')')`): a plain expression
-        // sees `arg`, and a function expression is called with it.
-        let wrapped;
-        let expression = match arg {
-            Some(_) => {
-                wrapped = format!(
-                    "(async function (arg) {{ const __textBrowserValue = (\n{expression}\n); \
-                     return typeof __textBrowserValue === 'function' ? __textBrowserValue(arg) : __textBrowserValue; }})"
-                );
-                wrapped.as_str()
-            }
-            None => expression,
-        };
-        let evaluate = Evaluate { expression, repl_mode: true, user_gesture: true, ..Evaluate::default() };
-        let first = self.send(evaluate, deadline).await.map_err(timeout_says("the expression"))?;
-        let mut result = threw(first)?;
-        let mut held = Vec::new();
-        if let Some(id) = result.object_id.clone() {
-            held.push(id.clone());
-            if result.kind == ObjectType::Function {
-                let call = CallFunctionOn {
-                    function_declaration: CALL_WITH_ARG_JS,
-                    object_id: Some(&id),
-                    arguments: arg.map(|arg| vec![CallArgument::Value { value: arg.clone() }]).unwrap_or_default(),
-                    user_gesture: true,
-                    ..CallFunctionOn::default()
-                };
-                let called = self.send(call, deadline).await.map_err(timeout_says("the expression's function"))?;
-                result = threw(called)?;
-                held.extend(result.object_id.clone());
-            }
+async fn evaluate_inner(
+    page: &Page,
+    expression: &str,
+    arg: Option<&Value>,
+    deadline: Instant,
+) -> Result<Value, BrowserError> {
+    // With an argument, the expression is the body of a function of `arg` (as in the v1
+    // contract's `new Function('arg', 'return (' + expression + ')')`): a plain expression
+    // sees `arg`, and a function expression is called with it.
+    let wrapped;
+    let expression = match arg {
+        Some(_) => {
+            wrapped = format!(
+                "(async function (arg) {{ const __textBrowserValue = (\n{expression}\n); \
+                 return typeof __textBrowserValue === 'function' ? __textBrowserValue(arg) : __textBrowserValue; }})"
+            );
+            wrapped.as_str()
         }
-        let outcome = match &result.object_id {
-            None => primitive(&result),
-            Some(id) => self.settle_result(id, deadline).await,
-        };
-        for id in held {
-            self.send_detached(ReleaseObject { object_id: &id });
-        }
-        outcome
-    }
-
-    /// The JSON of the object `id` (a promise once it settles), awaited in slices of [`SLICE`].
-    async fn settle_result(&self, id: &str, deadline: Instant) -> Result<Value, BrowserError> {
-        loop {
-            // A slice ends a little before the deadline, so a promise still pending says so itself.
-            let left = crate::browser::chromium::cdp::remaining(deadline).saturating_sub(SLICE_MARGIN);
-            let slice = SLICE.min(left).as_millis().max(1) as u64;
+        None => expression,
+    };
+    let evaluate = Evaluate { expression, repl_mode: true, user_gesture: true, ..Evaluate::default() };
+    let first = page.send(evaluate, deadline).await.map_err(timeout_says("the expression"))?;
+    let mut result = threw(first)?;
+    let mut held = Vec::new();
+    if let Some(id) = result.object_id.clone() {
+        held.push(id.clone());
+        if result.kind == ObjectType::Function {
             let call = CallFunctionOn {
-                function_declaration: SETTLE_JS,
-                object_id: Some(id),
-                arguments: vec![
-                    CallArgument::Value { value: json!(slice) },
-                    CallArgument::Value { value: json!(MAX_RESULT_BYTES) },
-                ],
-                return_by_value: true,
-                await_promise: true,
+                function_declaration: CALL_WITH_ARG_JS,
+                object_id: Some(&id),
+                arguments: arg.map(|arg| vec![CallArgument::Value { value: arg.clone() }]).unwrap_or_default(),
                 user_gesture: true,
                 ..CallFunctionOn::default()
             };
-            // The deadline passing during this wait (a busy machine answers the slice late) is
-            // still the promise not settling in time.
-            let settled = self.send(call, deadline).await.map_err(|err| match err {
-                BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => unsettled(),
-                other => other,
-            })?;
-            let value = threw(settled)?.value.unwrap_or_default();
-            let settled: SettleAnswer = serde_json::from_value::<Option<SettleAnswer>>(value)
-                .map_err(|e| BrowserError::HelperScript(format!("settle.js answered something unexpected: {e}")))?
-                .unwrap_or_default();
-            if settled.pending {
-                if Instant::now() >= deadline {
-                    return Err(unsettled());
-                }
-                continue;
-            }
-            if let Some(reason) = settled.error {
-                return Err(BrowserError::NotSerializable(reason));
-            }
-            if let Some(length) = settled.too_large {
-                return Err(too_large(length as usize));
-            }
-            return match settled.json {
-                None => Ok(Value::Null),
-                Some(text) if text.len() > MAX_RESULT_BYTES => Err(too_large(text.len())),
-                Some(text) => serde_json::from_str(&text)
-                    .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
-            };
+            let called = page.send(call, deadline).await.map_err(timeout_says("the expression's function"))?;
+            result = threw(called)?;
+            held.extend(result.object_id.clone());
         }
     }
+    let outcome = match &result.object_id {
+        None => primitive(&result),
+        Some(id) => settle_result(page, id, deadline).await,
+    };
+    for id in held {
+        page.send_detached(ReleaseObject { object_id: &id });
+    }
+    outcome
+}
 
-    /// Stops a script stuck in the page (e.g. `while(true){}`) after its call timed out.
-    fn terminate_running_script(&self) {
-        self.send_detached(TerminateExecution {});
+/// The JSON of the object `id` (a promise once it settles), awaited in slices of [`SLICE`].
+async fn settle_result(page: &Page, id: &str, deadline: Instant) -> Result<Value, BrowserError> {
+    loop {
+        // A slice ends a little before the deadline, so a promise still pending says so itself.
+        let left = crate::browser::chromium::cdp::remaining(deadline).saturating_sub(SLICE_MARGIN);
+        let slice = SLICE.min(left).as_millis().max(1) as u64;
+        let call = CallFunctionOn {
+            function_declaration: Settle::SOURCE,
+            object_id: Some(id),
+            arguments: vec![
+                CallArgument::Value { value: json!(slice) },
+                CallArgument::Value { value: json!(MAX_RESULT_BYTES) },
+            ],
+            return_by_value: true,
+            await_promise: true,
+            user_gesture: true,
+            ..CallFunctionOn::default()
+        };
+        // The deadline passing during this wait (a busy machine answers the slice late) is
+        // still the promise not settling in time.
+        let settled = page.send(call, deadline).await.map_err(|err| match err {
+            BrowserError::Timeout(_) | BrowserError::NoAnswer(_) => unsettled(),
+            other => other,
+        })?;
+        let value = threw(settled)?.value.unwrap_or_default();
+        let settled: SettleAnswer = serde_json::from_value::<Option<SettleAnswer>>(value)
+            .map_err(|e| BrowserError::HelperScript(format!("settle.js answered something unexpected: {e}")))?
+            .unwrap_or_default();
+        if settled.pending {
+            if Instant::now() >= deadline {
+                return Err(unsettled());
+            }
+            continue;
+        }
+        if let Some(reason) = settled.error {
+            return Err(BrowserError::NotSerializable(reason));
+        }
+        if let Some(length) = settled.too_large {
+            return Err(too_large(length as usize));
+        }
+        return match settled.json {
+            None => Ok(Value::Null),
+            Some(text) if text.len() > MAX_RESULT_BYTES => Err(too_large(text.len())),
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| BrowserError::NotSerializable(format!("the page produced invalid JSON ({e})"))),
+        };
     }
 }
 
-/// What `js/settle.js` answers: still pending, why the value is not JSON, its length when too
-/// large, or its JSON (none for `undefined`).
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SettleAnswer {
-    #[serde(default)]
-    pending: bool,
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    too_large: Option<u64>,
-    #[serde(default)]
-    json: Option<String>,
+/// Stops a script stuck in the page (e.g. `while(true){}`) after its call timed out.
+fn terminate_running_script(page: &Page) {
+    page.send_detached(TerminateExecution {});
 }
 
 /// A step's result, or the exception it threw as `evaluation_failed`.
@@ -213,7 +199,6 @@ fn timeout_says(what: &'static str) -> impl Fn(BrowserError) -> BrowserError {
         other => other,
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,87 +1,47 @@
 //! [`Page`]: a cheap, cloneable handle on one session's page, the only way the layers above reach
-//! it.
-//!
-//! It owns the chromiumoxide page, the watch that folds the page's events into its timeline
-//! (`watch`), the helper world our scripts run in and the refs page.snapshot handed out. What the
-//! page can *do* lives in one file per capability next to this one (`navigation`, `actions`,
-//! `reading` …), each an `impl Page` block; this file only opens the page, sends it commands and
-//! keeps its event pipeline running. The pump stops when the last handle is dropped.
+//! it. It holds the page's [`Core`] (its connection and state; the handle derefs to it) and its
+//! [`Locator`] (helper world, listener lookups, refs; see `locate`), kept beside the core so that
+//! locating, which works through the core, never depends back on what owns it. What the page can
+//! *do* lives in the rooms and capability files next to this one, each an `impl Page` block.
 
-use std::sync::{Arc, Mutex};
-use std::task::Poll;
-use std::time::Duration;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
-use futures_util::StreamExt;
-use futures_util::future;
-use futures_util::stream::{self, BoxStream, SelectAll};
-use serde_json::Value;
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use serde_json::json;
 use tokio::time::Instant;
 
-use super::helper_world::HelperWorld;
-use super::popup_log;
-use super::refs::RefTable;
+use super::core::Core;
+use super::locate::answers::{Busy, EarlyRequest, Looked};
+use super::locate::scripts::{EarlyRequestsOf, FlushDom};
+use super::locate::{Found, Locate, Locator};
 use super::siblings::Siblings;
-use super::upload_dir::UploadDir;
-use super::viewport::Viewport;
-use super::watch::dom::{self, Watcher};
-use super::watch::{Command, Env, LiveEvent, PageEvent, Watch};
-use crate::browser::chromium::ids::TargetId;
-use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
-use crate::browser::chromium::{Chromium, EventRoutes, cdp};
+use super::watch::dom::Watcher;
+use super::watch::now_ms;
+use super::watch::records::Record;
+use crate::browser::chromium::Chromium;
+use crate::browser::chromium::protocol::runtime;
 use crate::browser::error::BrowserError;
 
-/// How long subscribing to a page's events and installing its DOM watcher may take.
-const WATCH_SETUP: Duration = Duration::from_secs(10);
+/// How long the page gets to run what the input queued before the service looks.
+pub(super) const NEXT_TASK_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+/// The time left for a look's answer to reach the service (past it the page reports through the
+/// watcher's binding instead, see `js/lib.js` `domReport`).
+const ANSWER_MARGIN: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// One session's page. Clones share it.
 #[derive(Clone)]
 pub struct Page {
-    inner: Arc<Inner>,
+    core: Arc<Core>,
+    locator: Arc<Locator>,
 }
 
-struct Inner {
-    page: chromiumoxide::Page,
-    /// The page's target id, which is also its main frame's id.
-    target_id: String,
-    watch: Watch,
-    /// The isolated world our helper scripts run in when the service had to make it.
-    helper_world: Mutex<HelperWorld>,
-    /// The function in the page's own world that looks up listeners (see `reach`), for the document
-    /// it was made for, with the script locations of the functions it has named.
-    lister: Mutex<Option<super::reach::Lister>>,
-    /// The refs page.snapshot issued (see `refs`).
-    refs: Mutex<RefTable>,
-    /// The latest snapshot lines per scope, for `snapshot: "diff"` (a few scopes at most).
-    snapshots: Mutex<Vec<(String, Vec<String>)>>,
-    /// Scripts added with `page.addInitScript`: (Chromium's identifier, the script).
-    init_scripts: Mutex<Vec<(String, String)>>,
-    /// Files given to `page.upload`, kept until the page goes (it reads them when it sends them).
-    uploads: Mutex<Option<UploadDir>>,
-    /// Where Chromium saves the page's downloads (see `downloads`).
-    downloads_dir: Arc<UploadDir>,
-    /// The viewport last set, which a tab this page opens starts with.
-    viewport: Mutex<Viewport>,
-    /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
-    evidence_shots: std::sync::atomic::AtomicBool,
-    routes: Arc<EventRoutes>,
-    /// The DOM watcher's reports the service took with a call's answer, on their way to the pump
-    /// (the rest come through the watcher's binding). Bounded by what sends on it: one report of
-    /// at most 256 KiB per look the service makes, each drained by the pump before the barrier
-    /// the look then waits on.
-    reports: mpsc::UnboundedSender<PageEvent>,
-    pump: JoinHandle<()>,
-}
+impl Deref for Page {
+    type Target = Core;
 
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.routes.remove(self.page.session_id().as_ref());
-        self.routes.remove_frame(&TargetId::from(self.target_id.as_str()).main_frame());
-        self.watch.stop();
-        self.pump.abort();
+    fn deref(&self) -> &Core {
+        &self.core
     }
 }
 
@@ -100,7 +60,7 @@ impl Page {
             .build()
             .map_err(BrowserError::Unavailable)?;
         let page = chromium.new_page(params, deadline).await?;
-        Self::start(chromium, page, siblings, Watcher::FromNextDocument, deadline).await
+        Self::started(Core::start(chromium, page, siblings, Watcher::FromNextDocument, deadline).await?)
     }
 
     /// Takes on a page Chromium opened by itself (a popup `target_id`), with its event pump. What
@@ -112,355 +72,103 @@ impl Page {
         deadline: Instant,
     ) -> Result<Self, BrowserError> {
         let page = chromium.page_of(&target_id.into(), deadline).await?;
-        Self::start(chromium, page, siblings, Watcher::FromThisDocument, deadline).await
+        Self::started(Core::start(chromium, page, siblings, Watcher::FromThisDocument, deadline).await?)
     }
 
-    /// Subscribes to the page's events, installs the DOM watcher and starts the pump that folds
-    /// them into its timeline.
-    async fn start(
-        chromium: &Chromium,
-        page: chromiumoxide::Page,
-        siblings: &Siblings,
-        watcher: Watcher,
-        deadline: Instant,
-    ) -> Result<Self, BrowserError> {
-        let target_id = page.target_id().as_ref().to_owned();
-        // chromiumoxide asks Chromium to hold each worker the page starts until a debugger lets it
-        // run, and lets it run itself; a service worker it missed stayed "starting" for ever, and
-        // the page's `navigator.serviceWorker.ready` with it. Workers start at once instead (their
-        // requests pass the session's egress proxy like the page's own).
-        let no_wait = SetAutoAttach { auto_attach: true, wait_for_debugger_on_start: false, flatten: true };
-        cdp::send(&page, no_wait, deadline).await?;
-
-        // Subscribe before anything navigates, so no event of the first load is missed.
-        let (raw_tx, raw_rx) = mpsc::unbounded_channel();
-        let (reports, reports_rx) = mpsc::unbounded_channel();
-        let main_frame = TargetId::from(target_id.as_str()).main_frame();
-        chromium.routes().add_frame(main_frame.clone(), raw_tx.clone());
-        chromium.routes().add(page.session_id().as_ref().into(), raw_tx);
-        let subscribed = async {
-            let events = subscribe(&page, raw_rx, reports_rx).await?;
-            dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
-            Ok::<_, BrowserError>(events)
-        };
-        let events = match subscribed.await {
-            Ok(events) => events,
-            Err(err) => {
-                chromium.routes().remove(page.session_id().as_ref());
-                chromium.routes().remove_frame(&main_frame);
-                return Err(err);
-            }
-        };
-        let env = Env {
-            egress: siblings.egress.clone(),
-            popups: siblings.popups.clone(),
-            download_cap: Some(siblings.download_cap),
-            context_id: siblings.context_id.clone(),
-            ..Env::default()
-        };
-        let (watch, pump) = Watch::start(page.clone(), main_frame, env, events);
-        Ok(Self {
-            inner: Arc::new(Inner {
-                page,
-                target_id,
-                watch,
-                helper_world: Mutex::new(HelperWorld::default()),
-                lister: Mutex::new(None),
-                refs: Mutex::new(RefTable::default()),
-                snapshots: Mutex::new(Vec::new()),
-                init_scripts: Mutex::new(Vec::new()),
-                uploads: Mutex::new(None),
-                downloads_dir: siblings.downloads_dir.clone(),
-                viewport: Mutex::new(Viewport::default()),
-                evidence_shots: std::sync::atomic::AtomicBool::new(false),
-                routes: chromium.routes().clone(),
-                reports,
-                pump,
-            }),
-        })
+    fn started(core: Core) -> Result<Self, BrowserError> {
+        Ok(Self { core: Arc::new(core), locator: Arc::new(Locator::default()) })
     }
 
-    /// A new subscription to what the page does from now on (see `watch::views::live`).
-    pub fn live_events(&self) -> tokio::sync::broadcast::Receiver<LiveEvent> {
-        self.inner.watch.subscribe()
-    }
-
-    /// The tab id this page goes by in `tabs.list` and `tab_id` params.
-    pub fn tab_id(&self) -> String {
-        popup_log::tab_id(&self.inner.target_id)
-    }
-
-    /// The page's target id, for closing it.
-    pub(in crate::browser) fn tab_target(&self) -> &str {
-        &self.inner.target_id
-    }
-
-    /// True if this is the page of target `target_id`.
-    pub(in crate::browser) fn target_id_is(&self, target_id: &str) -> bool {
-        self.inner.target_id == target_id
-    }
-
-    /// The viewport last set on the page.
-    pub fn viewport(&self) -> Viewport {
-        *self.inner.viewport.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(super) fn remember_viewport(&self, viewport: Viewport) {
-        *self.inner.viewport.lock().unwrap_or_else(|p| p.into_inner()) = viewport;
-    }
-
-    /// The tab id of the page that opened this one, for a popup.
-    pub fn opener_tab_id(&self) -> Option<String> {
-        self.inner.page.opener_id().as_ref().map(|id| popup_log::tab_id(id.as_ref()))
-    }
-
-    /// The chromiumoxide page, for the few helpers that take one.
-    pub(super) fn cdp_page(&self) -> &chromiumoxide::Page {
-        &self.inner.page
-    }
-
-    /// The page's target id, which is also its main frame's id.
-    pub(super) fn target_id(&self) -> &str {
-        &self.inner.target_id
-    }
-
-    /// What the pump keeps current about the page.
-    pub(in crate::browser) fn watch(&self) -> &Watch {
-        &self.inner.watch
-    }
-
-    /// The main frame's current document (its loader id).
-    pub(super) fn loader_id(&self) -> String {
-        self.inner.watch.nav.borrow().loader_id.to_string()
-    }
-
-    pub(super) fn helper_world(&self) -> std::sync::MutexGuard<'_, HelperWorld> {
-        self.inner.helper_world.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(super) fn lister(&self) -> std::sync::MutexGuard<'_, Option<super::reach::Lister>> {
-        self.inner.lister.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(super) fn refs(&self) -> std::sync::MutexGuard<'_, RefTable> {
-        self.inner.refs.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// `text` with every password this session typed masked (see `redact`).
-    pub(super) fn redact(&self, text: &str) -> String {
-        self.inner.watch.store().redactor.text(text)
-    }
-
-    /// `value` with every password this session typed masked in its strings; as it is when the
-    /// session typed none. Every answer about this page passes here (see `rpc::registry`).
-    pub fn redact_json(&self, value: Value) -> Value {
-        let redactor = self.inner.watch.store().redactor.clone();
-        if redactor.is_empty() { value } else { redactor.json(value) }
-    }
-
-    /// Where Chromium saves this page's downloads.
-    pub fn downloads_dir(&self) -> &std::path::Path {
-        self.inner.downloads_dir.path()
-    }
-
-    /// Whether failed calls' evidence includes a screenshot.
-    pub fn set_evidence_shots(&self, on: bool) {
-        self.inner.evidence_shots.store(on, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    pub(super) fn evidence_shots(&self) -> bool {
-        self.inner.evidence_shots.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub(super) fn uploads(&self) -> std::sync::MutexGuard<'_, Option<UploadDir>> {
-        self.inner.uploads.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(super) fn init_scripts(&self) -> std::sync::MutexGuard<'_, Vec<(String, String)>> {
-        self.inner.init_scripts.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Keeps `lines` as the latest snapshot of `scope`; returns the one it replaces.
-    pub(super) fn remember_snapshot(&self, scope: &str, lines: Vec<String>) -> Option<Vec<String>> {
-        /// Scopes remembered (the page snapshot, a few element snapshots).
-        const SCOPES: usize = 4;
-        let mut snapshots = self.inner.snapshots.lock().unwrap_or_else(|p| p.into_inner());
-        let previous = snapshots.iter().position(|(s, _)| s == scope).map(|i| snapshots.remove(i).1);
-        if snapshots.len() == SCOPES {
-            snapshots.remove(0);
-        }
-        snapshots.push((scope.to_owned(), lines));
-        previous
-    }
-
-    /// Sends a command given as JSON to the page, failing at once if its renderer crashed (for
-    /// callers not yet on typed commands: [`Page::send`]).
-    pub(in crate::browser) async fn cdp(
-        &self,
-        method: &'static str,
-        params: Value,
-        deadline: Instant,
-    ) -> Result<Value, BrowserError> {
-        if self.inner.watch.nav.borrow().crashed {
-            return Err(crashed());
-        }
-        cdp::call(&self.inner.page, method, params, deadline).await
-    }
-
-    /// Sends a command to the page and reads its answer, failing at once if its renderer crashed.
-    pub(in crate::browser) async fn send<C: cdp::Command>(
-        &self,
-        command: C,
-        deadline: Instant,
-    ) -> Result<C::Answer, BrowserError> {
-        let answer = self.cdp(C::METHOD, cdp::params_of(&command)?, deadline).await?;
-        cdp::answer_of::<C>(answer)
-    }
-
-    /// Sends `method` once with each of `each`, all at once and in order, and waits for every
-    /// answer (the first error is returned). For input: Chromium queues a page's input in the
-    /// order it was sent and dispatches each event only after the listeners of the one before have
-    /// run, so sending a gesture's events together only saves the wait for each answer before the
-    /// next (Puppeteer sends a click's press and release the same way). What does change: a task a
-    /// listener queued (a zero timer) may now run after the next event instead of before it, as
-    /// it may for a quick user; a typed text's characters therefore still go one after another.
-    pub(super) async fn send_in_order<C: cdp::Command>(
-        &self,
-        each: Vec<C>,
-        deadline: Instant,
-    ) -> Result<(), BrowserError> {
-        let mut answers = Vec::with_capacity(each.len());
-        for command in each {
-            let mut answer = Box::pin(future::maybe_done(self.send(command, deadline)));
-            // Its first poll sends the command: each leaves before the next is made.
-            let _sent = std::future::poll_fn(|cx| Poll::Ready(answer.as_mut().poll(cx))).await;
-            answers.push(answer);
-        }
-        let mut first_error = None;
-        for mut answer in answers {
-            answer.as_mut().await;
-            if let Some(Err(err)) = answer.as_mut().take_output() {
-                first_error.get_or_insert(err);
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    }
-
-    /// Sends a command without the crash check, for clean-up after a failure or timeout.
-    pub(super) async fn send_unchecked<C: cdp::Command>(&self, command: C, deadline: Instant) {
-        let _ = cdp::send(&self.inner.page, command, deadline).await;
-    }
-
-    /// Sends a command from a task of the page's own (clean-up that must not delay the caller).
-    pub(super) fn send_detached<C: cdp::Command>(&self, command: C) {
-        if let Ok(params) = cdp::params_of(&command) {
-            self.inner.watch.run(Command::Send { method: C::METHOD, params });
-        }
-    }
-
-    /// Returns once the pump has applied every event Chromium sent before now.
+    /// Recovers what this adopted popup did before it was adopted, which happens before its
+    /// session adopts it as a tab (see `session::tabs`): what can be recovered is recovered, and
+    /// what cannot is said.
     ///
-    /// chromiumoxide answers a command as soon as its response arrives but hands the events that
-    /// came before it to listeners on its handler's next turn. One more round trip (answered by the
-    /// browser process, so a page stuck in a loop cannot hold it up) guarantees that turn has
-    /// happened; then the pump drains its channels before it answers the barrier. If the round
-    /// trip fails the connection is gone, and the barrier alone is the best there is.
-    pub(in crate::browser) async fn settle_events(&self, deadline: Instant) {
-        let tick_deadline = deadline.min(Instant::now() + Duration::from_secs(1));
-        let _ = cdp::send(&self.inner.page, GetTargetInfo {}, tick_deadline).await;
-        self.inner.watch.applied(deadline).await;
+    /// V8 keeps the console messages and uncaught errors of a page and reports them again when the
+    /// Runtime domain is enabled anew, so those arrive in the tab's logs as if seen live. The
+    /// requests cannot be replayed: the page's resource timing names its fetch/XHR requests (with
+    /// their status where Chromium exposes it), and one note in the tab's logs lists them and says
+    /// how to see them in full (reload the tab).
+    pub async fn recover_first_load(&self, deadline: Instant) -> Result<(), BrowserError> {
+        recover_first_load(self, deadline).await
     }
 
-    /// Files a report of the DOM watcher the page answered a call with, as if it had come through
-    /// the watcher's binding (`watch::dom::parse_payload`; one that is not a report is dropped).
-    /// [`Page::settle_events`] waits for it like for any event.
-    pub(super) fn file_dom_report(&self, payload: &str) {
-        if let Some(report) = dom::parse_payload(payload) {
-            let _ = self.inner.reports.send(PageEvent::DomChanged(report));
-        }
+    /// `find.byRole`: a selector the action methods accept for an element found by role and
+    /// accessible name (see `locate::find`).
+    pub async fn find_by_role(
+        &self,
+        role: &str,
+        name: Option<&str>,
+        exact: bool,
+        deadline: Instant,
+    ) -> Result<Found, BrowserError> {
+        self.locate().find_by_role(role, name, exact, deadline).await
     }
 
-    /// Stops routing rescued events to this page (its context is being disposed).
-    pub(in crate::browser) fn detach(&self) {
-        self.inner.routes.remove(self.inner.page.session_id().as_ref());
+    /// Finding elements and calling our scripts in the page (see `locate`).
+    pub(in crate::browser) fn locate(&self) -> Locate<'_> {
+        Locate::new(&self.core, &self.locator)
+    }
+
+    /// Takes what the DOM watcher holds now (`js/flush_dom.js`) into the timeline (the caller then
+    /// waits for it with [`Core::settle_events`]); with `since` (an action's start), also whether
+    /// the control the action touched is still busy, and where the page is.
+    /// `None` when the page did not answer in time (busy in a loop, navigating away).
+    pub(super) async fn look(&self, since: Option<f64>, deadline: Instant) -> Option<Looked> {
+        let wait = (Instant::now() + NEXT_TASK_WAIT).min(deadline);
+        let answer = self.locate().call(FlushDom, &[json!(since), json!(answer_by(wait))], wait).await;
+        filed(self, answer)
     }
 }
 
-pub(super) fn crashed() -> BrowserError {
-    BrowserError::Unavailable("this session's page crashed (its renderer process died)".into())
+/// `url → status` of an early request (status 0: not exposed by the browser).
+fn describe(request: &EarlyRequest) -> String {
+    match request.status {
+        status if status > 0 => format!("{} → {status}", request.url),
+        _ => request.url.clone(),
+    }
 }
 
-pub(super) fn page_gone() -> BrowserError {
-    BrowserError::Unavailable("this session's page is gone".into())
+/// When (ms since the Unix epoch) the page must have answered a look the service waits for until
+/// `wait`.
+pub(super) fn answer_by(wait: Instant) -> f64 {
+    let left = wait.saturating_duration_since(Instant::now()).saturating_sub(ANSWER_MARGIN);
+    now_ms() + left.as_secs_f64() * 1000.0
 }
 
-/// One stream of [`PageEvent`]s from the page's typed listeners, the raw rescue channel and the
-/// DOM watcher's reports taken with a call's answer.
-async fn subscribe(
-    page: &chromiumoxide::Page,
-    raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
-    reports: mpsc::UnboundedReceiver<PageEvent>,
-) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
-    use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
-    use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
-    use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
-    use chromiumoxide::cdp::browser_protocol::network::{
-        EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
-    };
-    use chromiumoxide::cdp::browser_protocol::page::{
-        EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
-        EventLifecycleEvent, EventWindowOpen,
-    };
-    use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
-    use chromiumoxide::cdp::js_protocol::runtime::{
-        EventBindingCalled, EventConsoleApiCalled, EventExceptionThrown, EventExecutionContextCreated,
-    };
-
-    let mut all = SelectAll::new();
-    all.push(typed::<EventLifecycleEvent>(page).await?);
-    all.push(typed::<EventFrameNavigated>(page).await?);
-    all.push(typed::<EventRequestWillBeSent>(page).await?);
-    all.push(typed::<EventResponseReceived>(page).await?);
-    all.push(typed::<EventLoadingFinished>(page).await?);
-    all.push(typed::<EventLoadingFailed>(page).await?);
-    all.push(typed::<EventTargetCrashed>(page).await?);
-    all.push(typed::<EventFrameRequestedNavigation>(page).await?);
-    all.push(typed::<EventConsoleApiCalled>(page).await?);
-    all.push(typed::<EventExceptionThrown>(page).await?);
-    all.push(typed::<EventRequestPaused>(page).await?);
-    all.push(typed::<EventAuthRequired>(page).await?);
-    all.push(typed::<EventScriptParsed>(page).await?);
-    all.push(typed::<EventJavascriptDialogOpening>(page).await?);
-    all.push(typed::<EventFileChooserOpened>(page).await?);
-    all.push(typed::<EventWindowOpen>(page).await?);
-    all.push(typed::<EventBindingCalled>(page).await?);
-    all.push(typed::<EventExecutionContextCreated>(page).await?);
-    let mut raw = raw;
-    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
-        .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
-    all.push(rescued.boxed());
-    let mut reports = reports;
-    all.push(stream::poll_fn(move |cx| reports.poll_recv(cx)).boxed());
-    Ok(all)
+/// What a look answered, once the DOM watcher's report it carried is filed (see
+/// [`Core::file_dom_report`]).
+pub(super) fn filed(core: &Core, answer: Result<Looked, BrowserError>) -> Option<Looked> {
+    let mut looked = answer.ok()?;
+    if let Some(report) = looked.report.take() {
+        core.file_dom_report(&report);
+    }
+    Some(looked)
 }
 
-/// A typed chromiumoxide listener, re-read through our lenient parser.
-async fn typed<T>(page: &chromiumoxide::Page) -> Result<BoxStream<'static, PageEvent>, BrowserError>
-where
-    T: chromiumoxide::cdp::IntoEventKind
-        + chromiumoxide::types::MethodType
-        + serde::Serialize
-        + Unpin
-        + Send
-        + Sync
-        + 'static,
-{
-    let method = T::method_id();
-    let listener = page.event_listener::<T>().await.map_err(|e| cdp::map_cdp_error(&method, e))?;
-    Ok(listener
-        .filter_map(move |event| {
-            let parsed = serde_json::to_value(&*event).ok().and_then(|v| PageEvent::parse(&method, v));
-            std::future::ready(parsed)
-        })
-        .boxed())
+/// The busy sign of a look, if it shows one.
+pub(super) fn busy_of(looked: Option<Looked>) -> Option<Busy> {
+    looked?.busy()
+}
+
+/// [`Page::recover_first_load`].
+async fn recover_first_load(page: &Page, deadline: Instant) -> Result<(), BrowserError> {
+    page.send(runtime::Disable {}, deadline).await?;
+    page.send(runtime::Enable {}, deadline).await?;
+    let early = page.locate().call(EarlyRequestsOf, &[], deadline).await?;
+    if early.blank {
+        // Adopted before it loaded anything: everything it does is seen live.
+        return Ok(());
+    }
+    let listed: Vec<String> = early.requests.iter().map(describe).collect();
+    let requests = if early.count == 1 { "the request".to_owned() } else { format!("the {} requests", early.count) };
+    let mut text = format!(
+        "this tab loaded before the session adopted it: its console messages and errors so far are \
+         in these logs, but {requests} it made so far are not in network.pull (page.reload with \
+         this tab_id records them)"
+    );
+    if !listed.is_empty() {
+        text.push_str(&format!("; its API calls: {}", listed.join(", ")));
+    }
+    page.watch().store().timeline.push(now_ms(), Record::Note(text));
+    Ok(())
 }

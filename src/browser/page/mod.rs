@@ -1,102 +1,81 @@
-//! One session's page: a [`Page`] handle and everything a method can do with it.
+//! One session's page: a [`Page`] handle and everything a method can do with it, in rooms with one
+//! owner each.
 //!
-//! - `handle`: the handle, its CDP commands, and the page's watch
+//! - `core`: [`core::Core`], the one owner of the page's connection and state (the chromiumoxide
+//!   page, its target, its watch, its routes and pump), the typed commands sent to it and the
+//!   barrier that waits for its events; `handle`: [`Page`], the cheap handle the layers above hold
+//!   (its core and its locator), and what it takes to open, adopt and look at a page
 //! - `watch/`: every page event parsed once into typed events, reduced into one bounded timeline
 //!   per page (requests, console, errors, dialogs, downloads, popups, DOM changes, actions) with
 //!   its side effects run on the page's task set, and the views each answer reads
-//! - `script` (+ `helper_world`: which context they run in), `resolve`, `target`, `selector`,
-//!   `refs`, `action`: our helper scripts in an isolated world, and finding the element a method
-//!   names
-//! - one file per capability: `navigation` (+ `load`: the load breakdown), `actions` (+ `keys`,
-//!   `gestures`), `forms`, `effects` (+ `reach`: the listeners an action's events reach;
-//!   `replaced`: an element replaced since load and its detached predecessor's listeners),
-//!   `reading`, `evaluate`, `screenshot`, `snapshot` (+
-//!   `ax_fetch`, `ax_prune`: what is left out of the fetch, `ax_render`), `inspect`, `code`, `find`, `axe`, `emulation`, `viewport`, `document`,
-//!   `storage`, `assertions`, `evidence`, `pulls` (logs.pull, network.pull), `har`, `timeline`
-//!   (page.timeline), `wait` (page.waitFor on elements), `dialogs`, `downloads`, `upload` (+
-//!   `upload_dir`), `routing` (+ `route_table`,
-//!   `url_glob`: the bounded URL patterns of routes and assert.url), `first_load` (a popup's first load), `inherit`
-//!   (a new tab's routes and init scripts)
-//! - `siblings`, `popup_log`: what a session's tabs share, and the popups waiting to be adopted
+//! - `locate/`: finding the element a method names and calling our page scripts (declared once
+//!   with their answers), in the helper world the page's scripts cannot touch
+//! - `act/`: acting like a user — one `ActionRun` per action: input, the look at the next task, a
+//!   navigation followed, the effects read — and what an action's events reached
+//! - `settled`: what the watch holds, read once the page's events so far are applied (the
+//!   timeline, logs, network, HAR, downloads, the load breakdown)
+//! - `snapshot/`: page.snapshot, the accessibility tree as compact text with refs
+//! - one file per capability: `navigation` (goto, reload, history, load states, where the page
+//!   is), `reading` (text, HTML), `evaluate`, `screenshot`, `inspect` (and axe), `code`
+//!   (page.source), `emulation` (+ `viewport`), `document` (init scripts, PDF, metrics),
+//!   `site_data` (cookies, web storage), `assertions`, `evidence` (what a failed call carries),
+//!   `wait` (page.waitFor on elements), `interception` (network.route: + `route_table`, the routes
+//!   the pump consults; `url_glob`: the bounded URL patterns of routes and assert.url)
+//! - what a session's tabs share: `siblings`, `popup_log` (popups waiting to be adopted),
+//!   `scratch` (a page's own temp directories)
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
-mod action;
-mod actions;
+mod act;
 mod assertions;
-mod ax_fetch;
-mod ax_prune;
-mod ax_render;
-mod axe;
 mod code;
-mod dialogs;
+mod core;
 mod document;
-mod downloads;
-mod effects;
 mod emulation;
 mod evaluate;
 mod evidence;
-mod find;
-mod first_load;
-mod forms;
-mod gestures;
 mod handle;
-mod har;
-mod helper_world;
-mod inherit;
 mod inspect;
-mod keys;
-mod load;
+mod interception;
+mod locate;
 mod navigation;
 mod popup_log;
-mod pulls;
-mod reach;
 mod reading;
-mod refs;
-mod replaced;
-mod resolve;
 mod route_table;
-mod routing;
+mod scratch;
 mod screenshot;
-mod script;
-mod selector;
+mod settled;
 mod siblings;
+mod site_data;
 mod snapshot;
-mod storage;
-mod target;
-mod timeline;
-mod upload;
-mod upload_dir;
 mod url_glob;
 mod viewport;
 mod wait;
 mod watch;
 
 pub use crate::browser::chromium::kinds::{Level, ResourceType};
-pub use action::Action;
-pub use actions::{Acted, ClickOptions, Modifier, MouseButton};
+pub use act::keys::Combo as KeyCombo;
+pub use act::{
+    Acted, ActionRun, ClickOptions, FieldValue, MAX_KEY_DELAY, Modifier, MouseButton, ScrollPosition, UploadFile,
+};
 pub use assertions::{Expect, UrlPattern};
-pub use ax_render::Snapshot;
 pub use code::SourceView;
 pub use document::PdfOptions;
 pub use emulation::{ColorScheme, Media, MediaType, ReducedMotion, Viewport};
-pub use find::Found;
-pub use forms::FieldValue;
-pub use gestures::{MAX_KEY_DELAY, ScrollPosition};
 pub use handle::Page;
-pub use inspect::{FormFacts, Inspection, Listener, Validity};
-pub use keys::Combo as KeyCombo;
-pub use load::Load;
+pub use interception::{HttpCredentials, Route, RouteAction};
+pub use locate::Found;
+pub use locate::action::Action;
+pub use locate::answers::{FormFacts, Inspection, Listener, Validity};
+pub use locate::scripts::SetLocalStorage;
+pub use locate::target::Target;
 pub use navigation::{Landed, WaitUntil};
 pub use reading::{PageText, TextFormat};
-pub use routing::{HttpCredentials, Route, RouteAction};
 pub use screenshot::{ImageType, ShotOptions};
+pub use settled::{Load, TimelineView};
 pub use siblings::Siblings;
-pub use snapshot::SnapshotOptions;
-pub use storage::WebStorage;
-pub use target::Target;
-pub use timeline::TimelineView;
-pub use upload::UploadFile;
+pub use site_data::WebStorage;
+pub use snapshot::{Snapshot, SnapshotOptions};
 pub use url_glob::{UrlGlob, Wildcards};
 pub use wait::{ElementState, Waited};
 pub use watch::MAX_ARM as MAX_DIALOG_ARM;

@@ -37,7 +37,6 @@ impl PopupLog {
         std::mem::take(&mut *self.list())
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

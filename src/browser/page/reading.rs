@@ -7,12 +7,9 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::target::Target;
+use super::locate::scripts::{ContentOf, Markdown, Text};
+use super::locate::target::Target;
 use crate::browser::error::BrowserError;
-
-const TEXT_JS: &str = include_str!("../../js/text.js");
-const MARKDOWN_JS: &str = include_str!("../../js/markdown.js");
-const CONTENT_JS: &str = include_str!("../../js/content.js");
 
 /// How `page.text` renders what is visible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
@@ -41,12 +38,11 @@ impl Page {
         normalize: bool,
         deadline: Instant,
     ) -> Result<PageText, BrowserError> {
-        let script = match format {
-            TextFormat::Text => TEXT_JS,
-            TextFormat::Markdown => MARKDOWN_JS,
+        let raw = match format {
+            TextFormat::Text => self.locate().call_on(Text, target, &[], deadline).await?,
+            TextFormat::Markdown => self.locate().call_on(Markdown, target, &[], deadline).await?,
         };
-        let raw = self.call_helper_on(script, target, &[], deadline).await?;
-        let raw = self.redact(raw.as_str().unwrap_or_default());
+        let raw = self.redact(&raw);
         let text = if normalize { normalize_text(&raw) } else { raw };
         Ok(clamp_chars(text, max_chars))
     }
@@ -62,10 +58,9 @@ impl Page {
     ) -> Result<PageText, BrowserError> {
         let read = max_chars.unwrap_or(limit).min(limit);
         // JavaScript counts UTF-16 units: one more than the characters wanted says "there is more".
-        let answer = self.call_helper(CONTENT_JS, &[json!(read.saturating_add(1))], deadline).await?;
-        let length = answer["length"].as_u64().unwrap_or_default() as usize;
-        let html = answer["html"].as_str().unwrap_or_default();
-        let html = clamp_chars(html.to_owned(), read);
+        let answer = self.locate().call(ContentOf, &[json!(read.saturating_add(1))], deadline).await?;
+        let length = answer.length as usize;
+        let html = clamp_chars(answer.html, read);
         if html.truncated && max_chars.is_none_or(|max| max > limit) {
             return Err(BrowserError::TooLarge(format!(
                 "the document's HTML is {length} characters, more than one answer may hold ({} MiB of JSON); \
@@ -105,7 +100,6 @@ pub fn clamp_chars(text: String, max: usize) -> PageText {
         None => PageText { text, truncated: false },
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

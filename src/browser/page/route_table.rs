@@ -168,7 +168,6 @@ impl RouteTable {
         }
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

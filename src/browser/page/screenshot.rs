@@ -6,9 +6,9 @@
 use base64::Engine;
 use tokio::time::Instant;
 
-use super::action::Action;
 use super::handle::Page;
-use super::target::Target;
+use super::locate::action::Action;
+use super::locate::target::Target;
 use super::viewport::MAX_DEVICE_PIXELS;
 use crate::browser::chromium::protocol::page::{CaptureScreenshot, Clip, GetLayoutMetrics, ImageFormat};
 use crate::browser::error::BrowserError;
@@ -37,35 +37,7 @@ impl Page {
     /// Returns the image, base64-encoded. A capture larger than [`MAX_DEVICE_PIXELS`] (or than a
     /// JPEG can hold) is refused naming the param to change, before Chromium is asked.
     pub async fn screenshot(&self, options: &ShotOptions, deadline: Instant) -> Result<String, BrowserError> {
-        let format = match options.mime {
-            ImageType::Png => ImageFormat::Png,
-            ImageType::Jpeg => ImageFormat::Jpeg,
-        };
-        let quality = options.quality.filter(|_| options.mime == ImageType::Jpeg);
-        let mut shot =
-            CaptureScreenshot { format, quality, clip: None, capture_beyond_viewport: None, optimize_for_speed: true };
-        let viewport = self.viewport();
-        let (width, height, param) = if let Some(target) = &options.element {
-            let el = self.wait_ready(target, Action::Read, "screenshot", deadline).await?;
-            shot.clip = Some(clip(el.page_x, el.page_y, el.width, el.height));
-            shot.capture_beyond_viewport = Some(true);
-            (el.width, el.height, if target.ref_name().is_some() { "ref" } else { "selector" })
-        } else if options.full_page {
-            let size = self.send(GetLayoutMetrics {}, deadline).await?.css_content_size;
-            let width = size.width.ceil().max(1.0);
-            let height = size.height.ceil().max(1.0);
-            shot.clip = Some(clip(0.0, 0.0, width, height));
-            shot.capture_beyond_viewport = Some(true);
-            (width, height, "fullPage")
-        } else {
-            (f64::from(viewport.width), f64::from(viewport.height), "session_id")
-        };
-        check_size(width, height, viewport.scale(), options.mime, param)?;
-        let data = self.send(shot, deadline).await?.data;
-        if base64::engine::general_purpose::STANDARD.decode(&data).map(|b| b.is_empty()).unwrap_or(true) {
-            return Err(BrowserError::protocol("Page.captureScreenshot", "the browser returned no image"));
-        }
-        Ok(data)
+        capture(self, options, deadline).await
     }
 }
 
@@ -100,4 +72,37 @@ fn check_size(width: f64, height: f64, scale: f64, mime: ImageType, param: &str)
 
 fn clip(x: f64, y: f64, width: f64, height: f64) -> Clip {
     Clip { x, y, width, height, scale: 1.0 }
+}
+
+/// [`Page::screenshot`].
+async fn capture(page: &Page, options: &ShotOptions, deadline: Instant) -> Result<String, BrowserError> {
+    let format = match options.mime {
+        ImageType::Png => ImageFormat::Png,
+        ImageType::Jpeg => ImageFormat::Jpeg,
+    };
+    let quality = options.quality.filter(|_| options.mime == ImageType::Jpeg);
+    let mut shot =
+        CaptureScreenshot { format, quality, clip: None, capture_beyond_viewport: None, optimize_for_speed: true };
+    let viewport = page.viewport();
+    let (width, height, param) = if let Some(target) = &options.element {
+        let el = page.locate().ready(target, Action::Read, "screenshot", true, deadline).await?;
+        shot.clip = Some(clip(el.page_x, el.page_y, el.width, el.height));
+        shot.capture_beyond_viewport = Some(true);
+        (el.width, el.height, if target.ref_name().is_some() { "ref" } else { "selector" })
+    } else if options.full_page {
+        let size = page.send(GetLayoutMetrics {}, deadline).await?.css_content_size;
+        let width = size.width.ceil().max(1.0);
+        let height = size.height.ceil().max(1.0);
+        shot.clip = Some(clip(0.0, 0.0, width, height));
+        shot.capture_beyond_viewport = Some(true);
+        (width, height, "fullPage")
+    } else {
+        (f64::from(viewport.width), f64::from(viewport.height), "session_id")
+    };
+    check_size(width, height, viewport.scale(), options.mime, param)?;
+    let data = page.send(shot, deadline).await?.data;
+    if base64::engine::general_purpose::STANDARD.decode(&data).map(|b| b.is_empty()).unwrap_or(true) {
+        return Err(BrowserError::protocol("Page.captureScreenshot", "the browser returned no image"));
+    }
+    Ok(data)
 }

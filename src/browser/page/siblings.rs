@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::popup_log::PopupLog;
-use super::upload_dir::UploadDir;
+use super::scratch::ScratchDir;
 use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::error::BrowserError;
 use crate::egress::failures::FailureLog;
@@ -14,7 +14,7 @@ use crate::egress::failures::FailureLog;
 #[derive(Clone)]
 pub struct Siblings {
     pub egress: Arc<FailureLog>,
-    pub downloads_dir: Arc<UploadDir>,
+    pub downloads_dir: Arc<ScratchDir>,
     /// DOWNLOAD_MAX_BYTES: a download is cancelled past this size.
     pub download_cap: u64,
     /// The browser context, which Chromium names when cancelling a download.
@@ -31,7 +31,7 @@ impl Siblings {
     ) -> Result<Self, BrowserError> {
         Ok(Self {
             egress,
-            downloads_dir: Arc::new(UploadDir::create("download")?),
+            downloads_dir: Arc::new(ScratchDir::create("download")?),
             download_cap,
             context_id: context_id.clone(),
             popups: PopupLog::default(),

@@ -65,7 +65,6 @@ impl UrlGlob {
         self.matcher.is_match(url)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

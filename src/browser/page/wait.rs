@@ -8,11 +8,9 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::handle::Page;
-use super::target::Target;
-use super::watch::now_ms;
+use super::locate::scripts::Observe;
+use super::locate::target::Target;
 use crate::browser::error::BrowserError;
-
-const OBSERVE_JS: &str = include_str!("../../js/observe.js");
 
 /// How often the element is looked at again.
 const POLL: Duration = Duration::from_millis(25);
@@ -67,52 +65,54 @@ impl Page {
         state: ElementState,
         deadline: Instant,
     ) -> Result<Waited, BrowserError> {
-        let started = Instant::now();
-        let mut seen = None;
-        loop {
-            match self.call_helper_on(OBSERVE_JS, target, &[], deadline).await {
-                Ok(answer) => {
-                    let count = answer["count"].as_u64().unwrap_or(0);
-                    let visible = answer["visible"].as_u64().unwrap_or(0);
-                    seen = Some((count, visible));
-                    if state.reached(count, visible) {
-                        return Ok(self.waited(started));
-                    }
+        wait_until(self, target, state, deadline).await
+    }
+}
+
+fn waited(page: &Page, started: Instant) -> Waited {
+    Waited { elapsed_ms: started.elapsed().as_millis() as u64, t: page.seen().document_time() }
+}
+
+/// [`Page::wait_for_element`].
+async fn wait_until(
+    page: &Page,
+    target: &Target,
+    state: ElementState,
+    deadline: Instant,
+) -> Result<Waited, BrowserError> {
+    let started = Instant::now();
+    let mut seen = None;
+    loop {
+        match page.locate().call_on(Observe, target, &[], deadline).await {
+            Ok(answer) => {
+                seen = Some((answer.count, answer.visible));
+                if state.reached(answer.count, answer.visible) {
+                    return Ok(waited(page, started));
                 }
-                // A ref whose element is gone is detached (and hidden).
-                Err(BrowserError::StaleRef(_)) if matches!(state, ElementState::Detached | ElementState::Hidden) => {
-                    return Ok(self.waited(started));
-                }
-                Err(BrowserError::Timeout(_)) => break,
-                // The deadline fell during a look: the page answered the ones before, so the
-                // answer is what they saw, not "the page did not answer".
-                Err(BrowserError::NoAnswer(_)) if seen.is_some() && Instant::now() >= deadline => break,
-                Err(err) => return Err(err),
             }
-            if Instant::now() + POLL >= deadline {
-                break;
+            // A ref whose element is gone is detached (and hidden).
+            Err(BrowserError::StaleRef(_)) if matches!(state, ElementState::Detached | ElementState::Hidden) => {
+                return Ok(waited(page, started));
             }
-            tokio::time::sleep(POLL).await;
+            Err(BrowserError::Timeout(_)) => break,
+            // The deadline fell during a look: the page answered the ones before, so the
+            // answer is what they saw, not "the page did not answer".
+            Err(BrowserError::NoAnswer(_)) if seen.is_some() && Instant::now() >= deadline => break,
+            Err(err) => return Err(err),
         }
-        let found = match seen {
-            Some((count, visible)) => format!("{count} element(s) match, {visible} visible"),
-            // Not one look finished: saying "0 match" would be a guess.
-            None => "the page did not answer one look in that time (a script may be keeping it busy)".to_owned(),
-        };
-        Err(BrowserError::Timeout(format!(
-            "page.waitFor timed out after {} ms waiting for {target} to be {}: {found}",
-            started.elapsed().as_millis(),
-            state.as_str(),
-        )))
+        if Instant::now() + POLL >= deadline {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
     }
-
-    fn waited(&self, started: Instant) -> Waited {
-        Waited { elapsed_ms: started.elapsed().as_millis() as u64, t: self.document_time_now() }
-    }
-
-    /// Now, in ms since the current document started loading.
-    pub fn document_time_now(&self) -> i64 {
-        let origin = self.watch().store().timeline.current_origin();
-        (now_ms() - origin).round() as i64
-    }
+    let found = match seen {
+        Some((count, visible)) => format!("{count} element(s) match, {visible} visible"),
+        // Not one look finished: saying "0 match" would be a guess.
+        None => "the page did not answer one look in that time (a script may be keeping it busy)".to_owned(),
+    };
+    Err(BrowserError::Timeout(format!(
+        "page.waitFor timed out after {} ms waiting for {target} to be {}: {found}",
+        started.elapsed().as_millis(),
+        state.as_str(),
+    )))
 }

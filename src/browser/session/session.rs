@@ -254,7 +254,7 @@ async fn apply_emulation(page: &Page, emulation: &Emulation, deadline: Instant) 
             .map_err(refused("extraHTTPHeaders"))?;
     }
     if let Some(credentials) = &emulation.http_credentials {
-        page.set_http_credentials(credentials.clone()).await.map_err(refused("httpCredentials"))?;
+        page.interception().set_http_credentials(credentials.clone()).await.map_err(refused("httpCredentials"))?;
     }
     Ok(())
 }

@@ -13,9 +13,7 @@ use super::options::{Cookie, OriginStorage, StorageState};
 use crate::browser::chromium::Chromium;
 use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId};
 use crate::browser::error::BrowserError;
-use crate::browser::page::{Page, WaitUntil};
-
-const SET_LOCAL_STORAGE_JS: &str = include_str!("../../js/set_local_storage.js");
+use crate::browser::page::{Page, SetLocalStorage, WaitUntil};
 
 /// Sets `state`'s cookies in the context `context_id` and its localStorage through `page`.
 pub(super) async fn apply(
@@ -99,7 +97,7 @@ async fn seed_with_interception(
     deadline: Instant,
 ) -> Result<(), BrowserError> {
     // The navigation waits on the paused request, so fulfil while it waits.
-    let navigate = page.goto(url, WaitUntil::Load, deadline);
+    let navigate = page.nav().goto(url, WaitUntil::Load, deadline);
     let fulfil = async {
         let request_id = loop {
             tokio::time::timeout_at(deadline, paused.changed())
@@ -127,5 +125,5 @@ async fn seed_with_interception(
     fulfilled?;
     navigated?;
     let items: Vec<_> = origin.local_storage.iter().map(|i| json!({ "name": i.name, "value": i.value })).collect();
-    page.call_helper(SET_LOCAL_STORAGE_JS, &[json!(items)], deadline).await.map(|_| ())
+    page.locate().call(SetLocalStorage, &[json!(items)], deadline).await.map(|_| ())
 }

@@ -58,7 +58,7 @@ impl Session {
         let Some(wanted) = tab_id else { return Ok(tabs.list[tabs.active].clone()) };
         let wanted = wanted.to_ascii_lowercase();
         tabs.list.iter().find(|p| p.tab_id() == wanted).cloned().ok_or_else(|| {
-            let known: Vec<String> = tabs.list.iter().map(Page::tab_id).collect();
+            let known: Vec<String> = tabs.list.iter().map(|page| page.tab_id()).collect();
             BrowserError::InvalidParam {
                 param: "tab_id".into(),
                 message: format!(
@@ -162,7 +162,7 @@ impl Session {
         };
         let mut infos = Vec::with_capacity(list.len());
         for (i, page) in list.iter().enumerate() {
-            let (url, title) = page.url_and_title(deadline).await;
+            let (url, title) = page.nav().url_and_title(deadline).await;
             infos.push(TabInfo {
                 tab_id: page.tab_id(),
                 url,

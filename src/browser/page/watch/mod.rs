@@ -57,7 +57,7 @@ pub use arms::{ChooserArm, DialogArm, MAX_ARM};
 pub use clock::now_ms;
 pub use commands::Command;
 pub use events::PageEvent;
-pub use nav::{DocumentFailure, NavState, NetState};
+pub use nav::{DocumentFailure, NavMarks, NavState, NetState};
 pub use reducer::Env;
 pub use store::{SharedStore, Store};
 pub use views::live::{LiveEvent, LiveFeed};

@@ -14,14 +14,24 @@ use crate::egress::failures::BLOCKED_BY_POLICY;
 pub enum DocumentFailure {
     /// The egress policy refused it; the proxy's reason, when it gave one.
     BlockedByPolicy(Option<String>),
+    /// Cancelled rather than failed (`aborted`, `net::ERR_ABORTED`): a download (the answer was an
+    /// attachment), a 204, a refused beforeunload. The page stays where it was.
+    Cancelled(String),
     /// A network error (`net::ERR_CONNECTION_REFUSED` …), as Chromium or the proxy reported it.
     Network(String),
 }
 
 impl DocumentFailure {
-    /// From the failure the egress proxy or Chromium named, and the proxy's detail.
+    /// From the failure the egress proxy or Chromium named, and the proxy's detail: the one place
+    /// a document's failure text is read.
     pub fn from_failure(failure: String, detail: Option<String>) -> Self {
-        if failure == BLOCKED_BY_POLICY { Self::BlockedByPolicy(detail) } else { Self::Network(failure) }
+        if failure == BLOCKED_BY_POLICY {
+            Self::BlockedByPolicy(detail)
+        } else if failure == "aborted" || failure.contains("ERR_ABORTED") {
+            Self::Cancelled(failure)
+        } else {
+            Self::Network(failure)
+        }
     }
 }
 
@@ -69,6 +79,28 @@ impl NavState {
     /// Why the document request `request` failed, if it did.
     pub fn failure_of(&self, request: &str) -> Option<&DocumentFailure> {
         self.failed_documents.iter().find(|(id, _)| *id == request).map(|(_, e)| e)
+    }
+}
+
+/// Where navigation stood: how many main-frame document requests had started and how many
+/// navigations of the main frame the page had asked for. An input compares them after it to tell
+/// whether it started a navigation (`page::act`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NavMarks {
+    pub documents: u64,
+    pub navigations: u64,
+}
+
+impl NavState {
+    /// Where navigation stands now.
+    pub fn marks(&self) -> NavMarks {
+        NavMarks { documents: self.document_requests, navigations: self.navigation_requests }
+    }
+
+    /// The HTTP status of the current document, when its response came from the network.
+    pub fn status(&self) -> Option<u16> {
+        let current = self.loader_id.document_request();
+        self.document_status.as_ref().filter(|(request, _)| *request == current).map(|(_, status)| *status)
     }
 }
 

@@ -340,7 +340,7 @@ impl Reducer {
                     return;
                 }
                 if is_document {
-                    self.nav.document_failed(id, DocumentFailure::Network(error_text.clone()));
+                    self.nav.document_failed(id, DocumentFailure::from_failure(error_text.clone(), None));
                     self.nav_dirty = true;
                 }
                 let aborted = error_text == "aborted" || error_text.contains("ERR_ABORTED");
