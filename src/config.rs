@@ -373,7 +373,7 @@ fn parse_bool(get: &impl Fn(&str) -> Option<String>, var: &'static str, default:
 pub fn help_text() -> String {
     let mut out = String::from(
         "text-browser: a JSON-RPC service (POST /rpc, WebSocket on /rpc) that lets agents see and drive web apps\n\
-         through one shared headless Chromium.\n\nUsage: text-browser [--help | --chromium-flags]\n\n\
+         through one shared headless Chromium.\n\nUsage: text-browser [--help | --chromium-flags | --agent-instructions]\n\n\
          Configuration (environment variables):\n",
     );
     for var in VARS {

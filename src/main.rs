@@ -35,6 +35,18 @@ fn main() -> ExitCode {
             println!("{}", serde_json::json!({ "tools": toolbox.tools }));
             return ExitCode::SUCCESS;
         }
+        Some("--agent-instructions") => {
+            return match rpc::instructions::markdown(&rpc::all_methods()) {
+                Ok(block) => {
+                    print!("{block}");
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    eprintln!("text-browser: {why}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Some("--readme-methods") => {
             print!("{}", rpc::reference::markdown(&rpc::all_methods()));
             return ExitCode::SUCCESS;

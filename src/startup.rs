@@ -85,7 +85,6 @@ impl Application {
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
         metrics.register_methods(&names);
-        let openrpc = rpc::openrpc::document(&methods);
         let ctx = Arc::new(RpcContext {
             sessions: sessions.clone(),
             refuse_password_fill: config.refuse_password_fill,
@@ -93,7 +92,7 @@ impl Application {
             trimmer: trimmer.clone(),
             max_call: config.max_call,
             headless: config.headless,
-            openrpc,
+            discovery: rpc::Discovery::new(&methods),
             methods: Default::default(),
             replicas: replicas.clone(),
             panic_method: config.test_panic_method.clone(),

@@ -49,7 +49,7 @@ pub struct McpSettings {
 
 /// The /mcp service: every tool of `methods` on `ctx`.
 pub fn service(ctx: Arc<RpcContext>, methods: &[MethodSpec], settings: McpSettings) -> McpService {
-    let toolbox = Arc::new(Toolbox::new(methods, &ctx.openrpc));
+    let toolbox = Arc::new(Toolbox::new(methods, &ctx.discovery.document));
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(settings.idle);
     let config = StreamableHttpServerConfig::default()

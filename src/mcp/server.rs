@@ -202,7 +202,11 @@ impl ServerHandler for BrowserTools {
         Ok(match self.run(&request.name, arguments).await {
             Ok(content) => CallToolResult::success(content),
             Err(err) => {
-                let error = serde_json::to_value(err.to_error_object()).unwrap_or(Value::Null);
+                let mut error = serde_json::to_value(err.to_error_object()).unwrap_or(Value::Null);
+                // The JSON-RPC method's params (with session_id), not the tool's: its input schema says those.
+                if let Some(data) = error.get_mut("data").and_then(Value::as_object_mut) {
+                    data.remove("usage");
+                }
                 CallToolResult::error(vec![ContentBlock::text(json!({ "error": error }).to_string())])
             }
         }

@@ -7,6 +7,8 @@
 //! remediation, and nothing is ever looked up by string. The README's error table is checked
 //! against [`ErrorKind::ALL`] by a test.
 
+use std::sync::Arc;
+
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
@@ -65,7 +67,7 @@ kinds! {
     MethodNotFound => ("method_not_found", -32601,
         "Call a method rpc.discover lists (the README's method table lists them too)."),
     InvalidParams => ("invalid_params", -32602,
-        "Fix the named parameter (see rpc.discover or the README for this method's params) and call again."),
+        "Fix the named parameter and call again: data.usage lists the method's params (over MCP, the tool's input schema), rpc.discover {\"methods\": [\"<method>\"]} describes them."),
     SessionNotFound => ("session_not_found", -32001,
         "Create a new session with session.create and use the session_id it returns."),
     SessionClosed => ("session_closed", -32017,
@@ -225,6 +227,10 @@ pub enum ApiError {
     /// The session belongs to another replica that could not answer for it.
     #[error(transparent)]
     Replica(ReplicaError),
+    /// An `invalid_params` error with the method's params in one line (`data.usage`): the error
+    /// itself teaches the call.
+    #[error("{error}")]
+    WithUsage { error: Box<ApiError>, usage: Arc<str> },
     /// An error already in its wire form, passed on unchanged: the error another replica
     /// answered, or one with the passwords its session typed masked in it (`registry::masked`).
     #[error("{message}")]
@@ -252,7 +258,7 @@ impl ApiError {
             Self::Internal(_) => ErrorKind::InternalError,
             Self::RateLimited { .. } => ErrorKind::RateLimited,
             Self::Browser(err) => ErrorKind::of(err),
-            Self::WithEvidence { error, .. } => error.kind(),
+            Self::WithEvidence { error, .. } | Self::WithUsage { error, .. } => error.kind(),
             Self::Replica(ReplicaError::Wrong { .. }) => ErrorKind::WrongReplica,
             Self::Replica(ReplicaError::Unavailable { .. }) => ErrorKind::ReplicaUnavailable,
             Self::Relayed { kind, .. } => *kind,
@@ -280,6 +286,18 @@ impl ApiError {
         }
     }
 
+    /// An `invalid_params` error of the method whose params `usage` lists, carrying that line
+    /// (`data.usage`); any other error as it is. An error that has its usage already keeps it (a
+    /// step of `session.run` names its own method's params, not the run's).
+    pub fn with_usage(self, usage: &Arc<str>) -> Self {
+        match self {
+            Self::InvalidParams { .. } | Self::Browser(_) if self.kind() == ErrorKind::InvalidParams => {
+                Self::WithUsage { error: Box::new(self), usage: usage.clone() }
+            }
+            other => other,
+        }
+    }
+
     /// Whether the page's state explains this failure, so what the page showed belongs in the
     /// error (`data.evidence`): an element missing, not ready, not as asserted, a script throwing.
     pub fn wants_evidence(&self) -> bool {
@@ -293,15 +311,20 @@ impl ApiError {
                 | ErrorKind::AssertionFailed
                 | ErrorKind::StaleRef
                 | ErrorKind::EvaluationFailed
-        ) && !matches!(self, Self::WithEvidence { .. } | Self::Relayed { .. })
+        ) && !matches!(self, Self::WithEvidence { .. } | Self::WithUsage { .. } | Self::Relayed { .. })
     }
 
     pub fn to_error_object(&self) -> ErrorObjectOwned {
-        if let Self::WithEvidence { error, evidence } = self {
+        let added = match self {
+            Self::WithEvidence { error, evidence } => Some((error, "evidence", evidence.clone())),
+            Self::WithUsage { error, usage } => Some((error, "usage", json!(usage))),
+            _ => None,
+        };
+        if let Some((error, key, value)) = added {
             let inner = error.to_error_object();
             let mut data: Value =
                 inner.data().and_then(|d| serde_json::from_str(d.get()).ok()).unwrap_or_else(|| json!({}));
-            data["evidence"] = evidence.clone();
+            data[key] = value;
             return ErrorObjectOwned::owned(inner.code(), inner.message().to_owned(), Some(data));
         }
         if let Self::Relayed { code, message, data, .. } = self {
@@ -403,6 +426,21 @@ mod tests {
         let data: Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
         assert_eq!((data["kind"].as_str(), data["owner"].as_str()), (Some("replica_unavailable"), Some("tb-1")));
         assert_eq!(data["ownerUrl"], "http://10.0.0.1:3337");
+    }
+
+    #[test]
+    fn an_invalid_params_error_carries_the_methods_usage_once() {
+        let usage: Arc<str> = "page.goto {session_id*, tab_id, url*, timeout: int}".into();
+        let other: Arc<str> = "session.run {session_id*, steps*}".into();
+        let err = ApiError::invalid("url", "missing required param `url`").with_usage(&usage).with_usage(&other);
+        assert_eq!(err.kind(), ErrorKind::InvalidParams);
+        let obj = err.to_error_object();
+        assert_eq!((obj.code(), obj.message()), (-32602, "invalid params: missing required param `url`"));
+        let data: Value = serde_json::from_str(obj.data().unwrap().get()).unwrap();
+        assert_eq!((data["param"].as_str(), data["usage"].as_str()), (Some("url"), Some(&*usage)));
+        // Other errors are left as they are.
+        let timeout = ApiError::from(BrowserError::Timeout("slow".into())).with_usage(&usage);
+        assert!(timeout.to_error_object().data().unwrap().get().find("usage").is_none());
     }
 
     #[test]

@@ -3,16 +3,20 @@
 //! Each namespace file (`session`, `page`, `actions` …) lists its methods as [`MethodSpec`]s built
 //! by the registry (`registry`) from params blocks, a result type and an async handler. That one
 //! list registers the jsonrpsee methods *and* generates the OpenRPC document (`openrpc`), the
-//! README's method reference (`reference`) and the MCP tools (`crate::mcp`, from the methods that
-//! name a tool), so none can drift from the code. The wrapper
+//! methods' one-line forms (`brief`: `rpc.discover`'s brief answer and `data.usage`, served by
+//! `discover`), the README's method reference (`reference`) and instructions block
+//! (`instructions`) and the MCP tools (`crate::mcp`, from the methods that name a tool), so none
+//! can drift from the code. The wrapper
 //! around every handler checks params (`params`), bounds the call by MAX_CALL_MS, records metrics
 //! and writes one log line per call.
 
 mod actions;
 pub mod answers;
 mod assertions;
+mod brief;
 mod cookies;
 mod dialog;
+pub mod discover;
 mod document;
 mod downloads;
 mod emulation;
@@ -22,6 +26,7 @@ mod file_chooser;
 mod gestures;
 mod header_text;
 mod inspect;
+pub mod instructions;
 pub mod openrpc;
 mod page;
 mod params;
@@ -49,9 +54,10 @@ use crate::browser::SessionManager;
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 use crate::replica::{ForwardedBy, Forwarder, Owner, Relayed, ReplicaError};
+pub use discover::Discovery;
 use error::ApiError;
+use registry::Handler;
 pub use registry::MethodSpec;
-use registry::{Handler, NoParams, method};
 
 /// What every handler can reach.
 pub struct RpcContext {
@@ -63,8 +69,8 @@ pub struct RpcContext {
     pub trimmer: Arc<Trimmer>,
     pub max_call: Duration,
     pub headless: bool,
-    /// The OpenRPC document, served by `rpc.discover`.
-    pub openrpc: Value,
+    /// The OpenRPC document and the methods' lines, served by `rpc.discover`.
+    pub discovery: Discovery,
     /// Every method by name, for `session.run`'s steps (set when the module is built).
     pub methods: OnceLock<HashMap<&'static str, Registered>>,
     /// With REPLICA_ID: sends calls for other replicas' sessions to their owners.
@@ -99,6 +105,8 @@ pub struct Registered {
     pub page_method: bool,
     /// The default of its `timeout` param (page methods).
     pub default_timeout_ms: Option<u64>,
+    /// Its params in one line, for its `invalid_params` errors (`data.usage`).
+    usage: Arc<str>,
     /// Its metrics, looked up once rather than by label on every call.
     succeeded: prometheus::IntCounter,
     duration: prometheus::Histogram,
@@ -108,6 +116,11 @@ impl Registered {
     /// Checks `raw` params for keys the method does not take (values are checked when it runs).
     pub fn check_params(&self, raw: Option<&str>) -> Result<(), ApiError> {
         params::object(raw, &self.known).map(|_| ())
+    }
+
+    /// Its params in one line (`page.goto {session_id*, tab_id, url*, …}`).
+    pub fn usage(&self) -> &Arc<str> {
+        &self.usage
     }
 }
 
@@ -170,14 +183,7 @@ pub fn all_methods() -> Vec<MethodSpec> {
     methods.extend(storage::methods());
     methods.extend(cookies::methods());
     methods.extend(assertions::methods());
-    methods.push(method(
-        "rpc.discover",
-        "The OpenRPC document describing every method.",
-        |ctx: Arc<RpcContext>, _: NoParams| {
-            let doc = ctx.openrpc.clone();
-            async move { Ok::<_, ApiError>(doc) }
-        },
-    ));
+    methods.push(discover::spec());
     group_by_namespace(&mut methods);
     methods
 }
@@ -205,6 +211,7 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
             known: spec.param_names().into(),
             page_method: spec.is_page_method(),
             default_timeout_ms: spec.default_timeout_ms,
+            usage: ctx.discovery.usage(spec.name).unwrap_or_else(|| spec.name.into()),
             succeeded: ctx.metrics.rpc_requests.with_label_values(&[spec.name, "ok"]),
             duration: ctx.metrics.rpc_duration.with_label_values(&[spec.name]),
         };
@@ -311,7 +318,7 @@ async fn execute(
             ctx.max_call.as_millis()
         )))),
     };
-    let outcome = outcome.map_err(|err| err.with_call_context(name, started.elapsed()));
+    let outcome = outcome.map_err(|err| err.with_call_context(name, started.elapsed()).with_usage(&registered.usage));
     // No answer past its cap, whoever asked (a client, session.run, an MCP tool).
     let outcome = outcome.and_then(|value| {
         if answers::fits(&value, answers::MAX_ANSWER_BYTES) {

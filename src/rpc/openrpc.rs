@@ -62,7 +62,9 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         })
         .collect();
     described.extend(subscriptions(&mut generator, &mut block_types));
-    let descriptors = share_descriptors(&mut described);
+    let mut descriptors = Value::Object(share_descriptors(&mut described));
+    without_rust_formats(&mut descriptors);
+    reflowed(&mut descriptors);
     let mut schemas = generator.take_definitions(true);
     // Params blocks are spelled out as content descriptors; their own schemas are not needed
     // (unless another schema refers to one: an action's `snapshot` takes a `TargetParams`).
@@ -84,7 +86,8 @@ pub fn document(methods: &[MethodSpec]) -> Value {
         .map(|k| {
             (
                 k.as_str().to_owned(),
-                json!({ "code": k.code(), "message": k.as_str(), "data": { "kind": k.as_str(), "remediation": k.remediation() } }),
+                // The kind is the error's key and message: data.kind is said once, in info.
+                json!({ "code": k.code(), "message": k.as_str(), "data": { "remediation": k.remediation() } }),
             )
         })
         .collect();
@@ -94,7 +97,8 @@ pub fn document(methods: &[MethodSpec]) -> Value {
             "title": "text-browser",
             "version": env!("CARGO_PKG_VERSION"),
             "description": "See and drive JavaScript-heavy web apps through one shared headless Chromium. \
-                            Every application error carries data.kind and data.remediation (components.errors).",
+                            Every application error carries data.kind (its name in components.errors) and \
+                            data.remediation.",
         },
         "servers": [{ "name": "default", "url": "http://127.0.0.1:3337/rpc" }],
         "methods": described,

@@ -299,10 +299,11 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
                 let raw = step.params.as_ref().map(Value::to_string);
                 if let Err(ApiError::InvalidParams { message, param }) = registered.check_params(raw.as_deref()) {
                     let param = param.map_or(format!("steps[{i}].params"), |p| format!("steps[{i}].params.{p}"));
-                    return Err(ApiError::InvalidParams {
+                    let error = ApiError::InvalidParams {
                         message: format!("steps[{i}] ({}): {message}", step.method),
                         param: Some(param),
-                    });
+                    };
+                    return Err(error.with_usage(registered.usage()));
                 }
                 defaults.push(registered.default_timeout_ms.unwrap_or(ctx.max_call.as_millis() as u64));
             }

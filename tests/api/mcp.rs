@@ -40,7 +40,7 @@ async fn the_official_python_sdk_debugs_the_broken_invoice_through_mcp() {
     // A service of its own, without warm sessions: the script counts the browser sessions open.
     let svc = Instance::start(&[("WARM_SESSIONS", "0")]);
     let stdout = sdk_script("agent_session.py", &svc.base, || svc.logs()).await;
-    assert!(stdout.trim_end().ends_with("ok 17 steps"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("ok 18 steps"), "{stdout}");
 }
 
 #[tokio::test]

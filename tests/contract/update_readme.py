@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Replaces the README's generated block (the method reference) with what
-`text-browser --readme-methods` prints.
+"""Replaces the README's generated blocks with what the binary prints: the agent
+instructions block (`text-browser --agent-instructions`) and the method reference
+(`text-browser --readme-methods`).
 
 Run from anywhere after changing a method: python3 tests/contract/update_readme.py
 """
@@ -11,7 +12,7 @@ import sys
 root = pathlib.Path(__file__).resolve().parents[2]
 readme = root / "README.md"
 text = readme.read_text()
-for flag in ("--readme-methods",):
+for flag in ("--agent-instructions", "--readme-methods"):
     generated = subprocess.run(
         ["cargo", "run", "-q", "--bin", "text-browser", "--", flag],
         cwd=root, check=True, capture_output=True, text=True,
@@ -23,4 +24,4 @@ for flag in ("--readme-methods",):
         sys.exit(f"README.md lacks the markers {begin!r} … {end!r}")
     text = text[:start] + generated + text[stop + len(end) + 1:]
 readme.write_text(text)
-print("README.md: method reference updated")
+print("README.md: instructions block and method reference updated")

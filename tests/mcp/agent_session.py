@@ -88,6 +88,11 @@ async def broken_invoice():
                   "a disallowed host is a tool error with its kind", text_of(refused))
             check(error["data"]["remediation"], "the tool error says what to do", error)
 
+            typo = await session.call_tool("text", {"selecter": "h1"})
+            error = json.loads(text_of(typo))["error"]
+            check(typo.is_error and error["data"]["kind"] == "invalid_params" and "usage" not in error["data"],
+                  "a mistyped argument is invalid_params without the JSON-RPC usage line", text_of(typo))
+
             closed = await session.call_tool("close", {})
             check("closed" in text_of(closed), "close ends the browser session", text_of(closed))
 
