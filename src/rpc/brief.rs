@@ -57,7 +57,8 @@ enum Kind {
 /// The line of `method` (an entry of the OpenRPC document's `methods`), declared by `spec` (none
 /// for the subscriptions, which the registry does not declare).
 pub fn line(method: &Value, spec: Option<&MethodSpec>, components: &Value, form: Form) -> String {
-    let schemas = components["schemas"].as_object().cloned().unwrap_or_default();
+    let no_schemas = Map::new();
+    let schemas = components["schemas"].as_object().unwrap_or(&no_schemas);
     let (mut tokens, mut act, mut last) = (Vec::new(), Vec::new(), Vec::new());
     let mut target_shown = false;
     for param in params(method, components) {
@@ -77,9 +78,9 @@ pub fn line(method: &Value, spec: Option<&MethodSpec>, components: &Value, form:
             }
             Kind::Target { .. } => {}
             Kind::Act if form == Form::Brief => act = vec!["+act".to_owned()],
-            Kind::Act => act.push(token(name, required, &param["schema"], &schemas)),
-            _ if name == "timeout" => last.push(token(name, required, &param["schema"], &schemas)),
-            _ => tokens.push(token(name, required, &param["schema"], &schemas)),
+            Kind::Act => act.push(token(name, required, &param["schema"], schemas)),
+            _ if name == "timeout" => last.push(token(name, required, &param["schema"], schemas)),
+            _ => tokens.push(token(name, required, &param["schema"], schemas)),
         }
     }
     if form == Form::Brief && tokens.len() > BRIEF_PARAMS {
@@ -213,7 +214,7 @@ fn token(name: &str, required: bool, schema: &Value, schemas: &Map<String, Value
 
 /// A schema's type in a few characters: `int`, `bool`, `'load'|'networkidle'`, `string[]`,
 /// `{width*, height*}`.
-pub fn type_of(schema: &Value, schemas: &Map<String, Value>, depth: usize) -> String {
+fn type_of(schema: &Value, schemas: &Map<String, Value>, depth: usize) -> String {
     if let Some(name) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.rsplit('/').next()) {
         return match schemas.get(name) {
             Some(def) if depth <= MAX_DEPTH => type_of(def, schemas, depth + 1),
