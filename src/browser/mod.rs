@@ -24,13 +24,13 @@ pub use chromium::supervisor::{self, BrowserSource};
 pub use chromium::{Chromium, Lifeline, cdp};
 pub use error::BrowserError;
 pub use page::{
-    Acted, Action, ActionRun, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects, ElementState, EntryKind,
-    Expect, FieldValue, FormFacts, Found, HttpCredentials, ImageType, Inspection, KeyCombo, Landed, Level, Listener,
-    LiveEvent, LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType, Modifier, MouseButton,
-    Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText, PdfOptions, PendingView,
-    ReducedMotion, RequestEffect, RequestGroup, ResourceType, Route, RouteAction, ScrollPosition, ShotOptions,
-    SignalCounts, Since, Snapshot, SnapshotOptions, SourceView, Target, TextFormat, TimelineView, UploadFile, UrlGlob,
-    UrlPattern, Validity, Viewport, WaitUntil, Waited, WebStorage, Wildcards,
+    Acted, Action, ActionNote, ActionRun, ActionTarget, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects,
+    ElementState, EntryKind, Expect, FieldValue, FormFacts, Found, HttpCredentials, ImageType, Inspection, KeyCombo,
+    Landed, Level, Listener, LiveEvent, LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType,
+    Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText,
+    PdfOptions, PendingView, ReducedMotion, RequestEffect, RequestGroup, ResourceType, Route, RouteAction,
+    ScrollPosition, ShotOptions, SignalCounts, Since, Snapshot, SnapshotOptions, SourceView, Target, TextFormat,
+    TimelineView, UploadFile, UrlGlob, UrlPattern, Validity, Viewport, WaitUntil, Waited, WebStorage, Wildcards,
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use url::Url;
 
@@ -32,18 +33,18 @@ pub struct Failure {
     pub detail: String,
 }
 
-#[derive(Debug, Default)]
-pub struct FailureLog(Mutex<VecDeque<Failure>>);
+/// Failures, the latest [`REMEMBERED`]: a plain list, which a page's watch keeps a copy of.
+#[derive(Debug, Clone, Default)]
+pub struct Failures(VecDeque<Failure>);
 
-impl FailureLog {
+impl Failures {
     /// Records a failed request: `url` is the whole URL of a plain-http request, `None` for a tunnel.
-    pub fn record(&self, host: &str, port: u16, url: Option<&str>, failure: &str, detail: String) {
-        let mut log = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if log.len() == REMEMBERED {
-            log.pop_front();
+    pub fn record(&mut self, host: &str, port: u16, url: Option<&str>, failure: &str, detail: String) {
+        if self.0.len() == REMEMBERED {
+            self.0.pop_front();
         }
         let url = url.map(without_fragment);
-        log.push_back(Failure { origin: origin_key(host, port), url, failure: failure.to_owned(), detail });
+        self.0.push_back(Failure { origin: origin_key(host, port), url, failure: failure.to_owned(), detail });
     }
 
     /// The latest failure recorded for a request to `url`: the same URL for plain http, the same
@@ -52,12 +53,53 @@ impl FailureLog {
         let parsed = Url::parse(url).ok()?;
         let key = origin_key(&parsed.host()?.to_string(), parsed.port_or_known_default()?);
         let url = without_fragment(url);
-        let log = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        log.iter().rev().find(|f| f.origin == key && f.url.as_deref().is_none_or(|u| u == url)).cloned()
+        self.0.iter().rev().find(|f| f.origin == key && f.url.as_deref().is_none_or(|u| u == url)).cloned()
     }
 
     pub fn len(&self) -> usize {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The session's failures, written by its proxy and read by its pages' pumps. Each record bumps a
+/// version, so a pump sees at the cost of one atomic load whether it needs a new copy.
+#[derive(Debug, Default)]
+pub struct FailureLog {
+    failures: Mutex<Failures>,
+    version: AtomicU64,
+}
+
+impl FailureLog {
+    fn failures(&self) -> std::sync::MutexGuard<'_, Failures> {
+        self.failures.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a failed request: `url` is the whole URL of a plain-http request, `None` for a tunnel.
+    pub fn record(&self, host: &str, port: u16, url: Option<&str>, failure: &str, detail: String) {
+        self.failures().record(host, port, url, failure, detail);
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// The latest failure recorded for a request to `url` (see [`Failures::failure_for`]).
+    pub fn failure_for(&self, url: &str) -> Option<Failure> {
+        self.failures().failure_for(url)
+    }
+
+    /// A copy of the failures and its version, when something was recorded since version `seen`.
+    pub fn newer_than(&self, seen: u64) -> Option<(u64, Failures)> {
+        if self.version.load(Ordering::Acquire) == seen {
+            return None;
+        }
+        let failures = self.failures();
+        Some((self.version.load(Ordering::Acquire), failures.clone()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.failures().len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -20,8 +20,8 @@ use super::snapshot::{PageAfterAction, after_action, max_chars};
 use super::target::TargetParams;
 use crate::browser::pointer::{Offset, PointerTarget};
 use crate::browser::{
-    Acted, ActionRun, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier, MouseButton, Page,
-    SignalCounts, Target,
+    Acted, ActionNote, ActionRun, ActionTarget, BrowserError, ClickOptions, Effects, FieldValue, KeyCombo, Modifier,
+    MouseButton, Page, SignalCounts, Target,
 };
 
 pub(super) const ACTION_TIMEOUT_MS: u64 = 15_000;
@@ -195,7 +195,7 @@ pub struct ActionResult {
 pub(super) async fn act<F, Fut>(
     call: &Call,
     page: &Page,
-    what: &str,
+    what: ActionNote,
     options: ActionOptions,
     body: F,
 ) -> Result<ActionResult, ApiError>
@@ -241,8 +241,8 @@ where
         move |call: Call, page: Page, (target, options, p): (E, ActionOptions, P)| {
             let handler = handler.clone();
             async move {
-                let what = format!("{name} {target}");
-                act(&call, &page, &what, options, |run| handler(call.clone(), run, target, p)).await
+                let what = ActionNote { method: name.into(), target: Some(ActionTarget::On(target.to_string())) };
+                act(&call, &page, what, options, |run| handler(call.clone(), run, target, p)).await
             }
         },
     )
@@ -453,7 +453,8 @@ async fn fill_form(
         }
         Ok(acted)
     };
-    act(&call, &page, "page.fillForm", options, body).await
+    let what = ActionNote { method: "page.fillForm".into(), target: None };
+    act(&call, &page, what, options, body).await
 }
 
 /// An invalid-params error about a target, renamed to the param it came in (`fields[2]`, `submit`).

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::actions::{ACTION_TIMEOUT_MS, ActionOptions, ActionResult, Aim, OtherElement, act, action, click_aim};
 use super::error::ApiError;
 use super::registry::{Call, Hints, MethodSpec, Params, page_method};
-use crate::browser::{Acted, ActionRun, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile};
+use crate::browser::{
+    Acted, ActionNote, ActionRun, ActionTarget, ClickOptions, MAX_KEY_DELAY, Page, ScrollPosition, Target, UploadFile,
+};
 
 /// Moves the pointer over the element once it is visible, stable and not covered: `mouseover`,
 /// `mouseenter` and `:hover` apply, so menus and tooltips that open on hover open. Answers like
@@ -231,7 +233,8 @@ async fn scroll(
     };
     let mut position = None;
     let scrolled = &mut position;
-    let action = act(&call, &page, "page.scroll", options, |run| async move {
+    let what = ActionNote { method: "page.scroll".into(), target: None };
+    let action = act(&call, &page, what, options, |run| async move {
         *scrolled = Some(run.scroll(target.as_ref(), by).await?);
         Ok(Acted::default())
     })
@@ -253,12 +256,10 @@ async fn type_text(
         Some(ms) if ms <= max => Duration::from_millis(ms),
         Some(_) => return Err(ApiError::invalid("delayMs", format!("delayMs must be 0 to {max}"))),
     };
-    let what = match &target {
-        Some(target) => format!("page.type into {target}"),
-        None => "page.type".to_owned(),
-    };
+    let what =
+        ActionNote { method: "page.type".into(), target: target.as_ref().map(|t| ActionTarget::Into(t.to_string())) };
     let refuse_password = call.ctx.refuse_password_fill;
-    act(&call, &page, &what, options, |run| async move {
+    act(&call, &page, what, options, |run| async move {
         Ok(run.type_text(target.as_ref(), &p.text, delay, refuse_password).await?)
     })
     .await

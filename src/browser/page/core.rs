@@ -23,7 +23,7 @@ use super::scratch::ScratchDir;
 use super::siblings::Siblings;
 use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
-use super::watch::{Command, DialogArm, Env, LiveEvent, MAX_ARM, PageEvent, Watch};
+use super::watch::{Arm, Command, DialogArm, Env, LiveEvent, MAX_ARM, PageEvent, Shared, Watch};
 use crate::browser::chromium::ids::{LoaderId, TargetId};
 use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
@@ -105,14 +105,9 @@ impl Core {
                 return Err(err);
             }
         };
-        let env = Env {
-            egress: siblings.egress.clone(),
-            popups: siblings.popups.clone(),
-            download_cap: Some(siblings.download_cap),
-            context_id: siblings.context_id.clone(),
-            ..Env::default()
-        };
-        let (watch, pump) = Watch::start(page.clone(), main_frame, env, events);
+        let env = Env { download_cap: Some(siblings.download_cap), context_id: siblings.context_id.clone() };
+        let shared = Shared { egress: siblings.egress.clone(), popups: siblings.popups.clone() };
+        let (watch, pump) = Watch::start(page.clone(), main_frame, env, shared, events);
         Ok(Self {
             page,
             target_id,
@@ -179,7 +174,7 @@ impl Core {
     /// The last arm wins; an arm is used once and expires.
     pub fn arm_dialog(&self, accept: bool, prompt_text: Option<String>, within: std::time::Duration) {
         let expires = Instant::now() + within.min(MAX_ARM);
-        self.watch.env.dialogs.arm(DialogArm { accept, prompt_text, expires });
+        self.watch.arm(Arm::Dialog(DialogArm { accept, prompt_text, expires }));
     }
 
     /// Whether failed calls' evidence includes a screenshot.

@@ -18,6 +18,7 @@ use super::locate::scripts::{EarlyRequestsOf, FlushDom};
 use super::locate::{Found, Locate, Locator};
 use super::siblings::Siblings;
 use super::watch::dom::Watcher;
+use super::watch::notes::{EarlyCall, Note};
 use super::watch::now_ms;
 use super::watch::records::Record;
 use crate::browser::chromium::Chromium;
@@ -120,12 +121,10 @@ impl Page {
     }
 }
 
-/// `url → status` of an early request (status 0: not exposed by the browser).
-fn describe(request: &EarlyRequest) -> String {
-    match request.status {
-        status if status > 0 => format!("{} → {status}", request.url),
-        _ => request.url.clone(),
-    }
+/// A request the page made before it was adopted (status 0: not exposed by the browser).
+fn early_call(request: &EarlyRequest) -> EarlyCall {
+    let status = (request.status > 0).then(|| request.status.min(u64::from(u16::MAX)) as u16);
+    EarlyCall { url: request.url.clone(), status }
 }
 
 /// When (ms since the Unix epoch) the page must have answered a look the service waits for until
@@ -159,16 +158,8 @@ async fn recover_first_load(page: &Page, deadline: Instant) -> Result<(), Browse
         // Adopted before it loaded anything: everything it does is seen live.
         return Ok(());
     }
-    let listed: Vec<String> = early.requests.iter().map(describe).collect();
-    let requests = if early.count == 1 { "the request".to_owned() } else { format!("the {} requests", early.count) };
-    let mut text = format!(
-        "this tab loaded before the session adopted it: its console messages and errors so far are \
-         in these logs, but {requests} it made so far are not in network.pull (page.reload with \
-         this tab_id records them)"
-    );
-    if !listed.is_empty() {
-        text.push_str(&format!("; its API calls: {}", listed.join(", ")));
-    }
-    page.watch().store().timeline.push(now_ms(), Record::Note(text));
+    let api_calls = early.requests.iter().map(early_call).collect();
+    let note = Note::LoadedBeforeAdoption { requests: early.count, api_calls };
+    page.watch().store().timeline.push(now_ms(), Record::Note(note));
     Ok(())
 }

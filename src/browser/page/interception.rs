@@ -56,7 +56,7 @@ impl<'a> Interception<'a> {
         policy: Arc<EgressPolicy>,
         deadline: Instant,
     ) -> Result<u64, BrowserError> {
-        if self.page.watch().env.routes.has_credentials() {
+        if self.page.watch().store().routes.has_credentials() {
             return Err(BrowserError::InvalidParam {
                 param: "urlPattern".into(),
                 message: "this session answers HTTP authentication (httpCredentials), which lets every request \
@@ -65,15 +65,15 @@ impl<'a> Interception<'a> {
                     .into(),
             });
         }
-        if self.page.watch().env.routes.list().len() >= MAX_ROUTES {
+        if self.page.watch().store().routes.list().len() >= MAX_ROUTES {
             return Err(BrowserError::InvalidParam {
                 param: "urlPattern".into(),
                 message: format!("a session holds at most {MAX_ROUTES} routes; remove one with network.unroute"),
             });
         }
-        let id = self.page.watch().env.routes.add(glob, action, policy);
+        let id = self.page.watch().store().routes.add(glob, action, policy);
         if let Err(err) = intercept(self.page, deadline).await {
-            self.page.watch().env.routes.remove(Some(id), None);
+            self.page.watch().store().routes.remove(Some(id), None);
             return Err(err);
         }
         Ok(id)
@@ -86,7 +86,7 @@ impl<'a> Interception<'a> {
         pattern: Option<&str>,
         deadline: Instant,
     ) -> Result<usize, BrowserError> {
-        let removed = self.page.watch().env.routes.remove(id, pattern);
+        let removed = self.page.watch().store().routes.remove(id, pattern);
         if removed > 0 {
             intercept(self.page, deadline).await?;
         }
@@ -94,7 +94,7 @@ impl<'a> Interception<'a> {
     }
 
     pub fn routes(self) -> Vec<Route> {
-        self.page.watch().env.routes.list()
+        self.page.watch().store().routes.list()
     }
 
     /// Answers HTTP authentication challenges with `credentials` from now on (chromiumoxide
@@ -102,14 +102,14 @@ impl<'a> Interception<'a> {
     pub async fn set_http_credentials(self, credentials: HttpCredentials) -> Result<(), BrowserError> {
         let login = Credentials { username: credentials.username.clone(), password: credentials.password.clone() };
         self.page.page.authenticate(login).await.map_err(|e| cdp::map_cdp_error("Fetch.enable", e))?;
-        self.page.watch().env.routes.set_credentials(Some(credentials));
+        self.page.watch().store().routes.set_credentials(Some(credentials));
         Ok(())
     }
 }
 
 /// Holds exactly the requests some route may answer.
 async fn intercept(page: &Page, deadline: Instant) -> Result<(), BrowserError> {
-    let patterns = page.watch().env.routes.patterns();
+    let patterns = page.watch().store().routes.patterns();
     if patterns.is_empty() {
         return page.send(FetchDisable {}, deadline).await.map(|_| ());
     }

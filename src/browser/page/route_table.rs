@@ -1,6 +1,7 @@
 //! The route table: which requests of a session are answered by a mock or aborted
-//! (`network.route`), shared by the page handle (which edits it) and the pump (which consults it
-//! for every request Chromium holds). It knows neither.
+//! (`network.route`), kept in the page's store: the page handle edits it, the reducer consults it
+//! (and counts its hits) for every request Chromium holds, both under the store's one lock. It
+//! knows neither.
 //!
 //! Patterns are globs over the whole URL as Chromium's `Fetch` domain reads them (`*` any
 //! characters, `?` one; see `url_glob`), so Chromium holds exactly the requests a route may answer and every
@@ -15,7 +16,7 @@
 //! which answer each challenge got, for the logs.
 //!
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -76,7 +77,7 @@ pub enum AuthAnswer {
 const AUTH_TRIED: usize = 256;
 
 #[derive(Debug, Default)]
-struct Table {
+pub struct RouteTable {
     routes: Vec<Route>,
     next_id: u64,
     policy: Option<Arc<EgressPolicy>>,
@@ -84,17 +85,10 @@ struct Table {
     auth_tried: VecDeque<String>,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct RouteTable(Arc<Mutex<Table>>);
-
 impl RouteTable {
-    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Adds a route; returns its id.
-    pub fn add(&self, glob: &UrlGlob, action: RouteAction, policy: Arc<EgressPolicy>) -> u64 {
-        let mut table = self.table();
+    pub fn add(&mut self, glob: &UrlGlob, action: RouteAction, policy: Arc<EgressPolicy>) -> u64 {
+        let table = self;
         table.next_id += 1;
         let id = table.next_id;
         table.policy = Some(policy);
@@ -103,38 +97,38 @@ impl RouteTable {
     }
 
     /// Removes routes by id or by pattern; returns how many went.
-    pub fn remove(&self, id: Option<u64>, pattern: Option<&str>) -> usize {
-        let mut table = self.table();
+    pub fn remove(&mut self, id: Option<u64>, pattern: Option<&str>) -> usize {
+        let table = self;
         let before = table.routes.len();
         table.routes.retain(|r| Some(r.id) != id && Some(r.pattern.as_str()) != pattern);
         before - table.routes.len()
     }
 
     pub fn list(&self) -> Vec<Route> {
-        self.table().routes.clone()
+        self.routes.clone()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.table().routes.is_empty()
+        self.routes.is_empty()
     }
 
     /// The patterns Chromium should hold requests for, newest first.
     pub fn patterns(&self) -> Vec<String> {
-        self.table().routes.iter().rev().map(|r| r.pattern.clone()).collect()
+        self.routes.iter().rev().map(|r| r.pattern.clone()).collect()
     }
 
-    pub fn set_credentials(&self, credentials: Option<HttpCredentials>) {
-        self.table().credentials = credentials;
+    pub fn set_credentials(&mut self, credentials: Option<HttpCredentials>) {
+        self.credentials = credentials;
     }
 
     pub fn has_credentials(&self) -> bool {
-        self.table().credentials.is_some()
+        self.credentials.is_some()
     }
 
     /// How chromiumoxide answered request `request_id`'s authentication challenge: the same rule
     /// it follows (credentials once per request, then cancel), so the logs say what happened.
-    pub fn auth_answer(&self, request_id: &str) -> AuthAnswer {
-        let mut table = self.table();
+    pub fn auth_answer(&mut self, request_id: &str) -> AuthAnswer {
+        let table = self;
         let Some(credentials) = table.credentials.clone() else {
             return AuthAnswer::Cancelled("the session has no httpCredentials");
         };
@@ -149,8 +143,8 @@ impl RouteTable {
     }
 
     /// What to do with a request for `url` that Chromium holds.
-    pub fn decide(&self, url: &str) -> Decision {
-        let mut table = self.table();
+    pub fn decide(&mut self, url: &str) -> Decision {
+        let table = self;
         if let Some(policy) = &table.policy
             && policy.check(url).is_err()
         {
@@ -183,7 +177,7 @@ mod tests {
 
     #[test]
     fn the_newest_matching_route_answers_and_counts_the_hit() {
-        let table = RouteTable::default();
+        let mut table = RouteTable::default();
         let fulfil = RouteAction::Fulfill { status: 200, headers: vec![], body: b"{}".to_vec() };
         table.add(&glob("*/api/*"), fulfil, policy(".*"));
         table.add(&glob("*/api/stats"), RouteAction::Abort, policy(".*"));
@@ -198,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_mock_never_answers_for_a_host_the_policy_refuses() {
-        let table = RouteTable::default();
+        let mut table = RouteTable::default();
         table.add(&glob("*"), RouteAction::Abort, policy(r"^https?://allowed\.test(:\d+)?/"));
         assert_eq!(table.decide("http://elsewhere.test/x"), Decision::Continue);
         assert_eq!(table.decide("http://allowed.test/x"), Decision::Abort);
@@ -206,7 +200,7 @@ mod tests {
 
     #[test]
     fn credentials_are_given_once_per_request_then_cancelled() {
-        let table = RouteTable::default();
+        let mut table = RouteTable::default();
         assert_eq!(table.auth_answer("r1"), AuthAnswer::Cancelled("the session has no httpCredentials"));
         table.set_credentials(Some(HttpCredentials { username: "ada".into(), password: "pw".into() }));
         assert_eq!(table.auth_answer("r1"), AuthAnswer::Provided("ada".into()));

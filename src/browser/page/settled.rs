@@ -13,8 +13,8 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::handle::Page;
+use super::watch::Download;
 use super::watch::Store;
-use super::watch::download_log::Download;
 use super::watch::facts::{self, Span};
 use super::watch::now_ms;
 use super::watch::origin::{origin_of, relative_in};
@@ -111,13 +111,9 @@ impl Settled<'_> {
 
     /// The downloads this page began, oldest first.
     pub fn downloads(&self) -> Vec<DownloadView> {
+        let all = self.page.watch().downloads.borrow().clone();
         let store = self.page.watch().store();
-        self.page
-            .watch()
-            .env
-            .downloads
-            .list()
-            .into_iter()
+        all.into_iter()
             .map(|d: Download| {
                 // The response's own type; failing that (Chromium took the download over before its
                 // answer was reported), the one its file name implies.
@@ -131,7 +127,7 @@ impl Settled<'_> {
 
     /// The newest finished download named `name`: its bytes, at most `cap` of them.
     pub fn read_download(&self, name: &str, cap: usize) -> Result<Vec<u8>, BrowserError> {
-        let all = self.page.watch().env.downloads.list();
+        let all = self.page.watch().downloads.borrow().clone();
         let Some(download) = all.iter().rev().find(|d| d.name == name) else {
             let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
             return Err(BrowserError::InvalidParam {

@@ -17,6 +17,7 @@ use crate::browser::page::handle::{Page, busy_of};
 use crate::browser::page::locate::answers::{Busy, Ready};
 use crate::browser::page::navigation::WaitUntil;
 use crate::browser::page::watch::dom::NoteKind;
+use crate::browser::page::watch::notes::ActionNote;
 use crate::browser::page::watch::records::Record;
 use crate::browser::page::watch::views::effects::{Effects, Mark};
 use crate::browser::page::watch::views::reached::{ReachedListener, by_default, reached};
@@ -84,9 +85,9 @@ impl Acted {
 impl Page {
     /// Begins an action: files the caller's action (`page.click e5`) in the timeline and marks
     /// where the page stands before it.
-    pub fn begin_action(&self, what: &str, deadline: Instant) -> ActionRun {
+    pub fn begin_action(&self, what: ActionNote, deadline: Instant) -> ActionRun {
         let at = now_ms();
-        let seq = self.watch().store().timeline.push(at, Record::Action(what.to_owned()));
+        let seq = self.watch().store().timeline.push(at, Record::Action(what));
         let mark = Mark { seq, loader: self.loader_id().to_string(), at };
         ActionRun { page: self.clone(), mark, deadline }
     }

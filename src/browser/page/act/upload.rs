@@ -19,7 +19,7 @@ use crate::browser::page::core::lock;
 use crate::browser::page::handle::Page;
 use crate::browser::page::locate::target::Target;
 use crate::browser::page::scratch::ScratchDir;
-use crate::browser::page::watch::{ChooserArm, MAX_ARM};
+use crate::browser::page::watch::{Arm, ChooserArm, MAX_ARM};
 
 /// A file to upload: its name and bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +65,7 @@ impl Page {
         let paths = store_files(self, files)?;
         let names = files.iter().map(|f| f.name.clone()).collect();
         let expires = Instant::now() + within.min(MAX_ARM);
-        self.watch().env.chooser.arm(ChooserArm { paths, names, expires });
+        self.watch().arm(Arm::Chooser(ChooserArm { paths, names, expires }));
         self.send(SetInterceptFileChooserDialog { enabled: true }, deadline).await.map(|_| ())
     }
 }

@@ -1,18 +1,25 @@
-//! The arms: how the pump answers the next dialog (`alert`, `confirm`, `prompt`, `beforeunload`;
-//! see `dialogs` for why and for arming it) and which files the next file chooser gets
-//! (`fileChooser.arm`; the files are already on disk, in the page's upload directory, when armed).
-//! Shared between the page handle (which arms them) and the reducer (which uses them up); they know
-//! nothing of either.
+//! The arms: how the next dialog is answered (`alert`, `confirm`, `prompt`, `beforeunload`; see
+//! `dialog.arm`) and which files the next file chooser gets (`fileChooser.arm`; the files are
+//! already on disk, in the page's upload directory, when armed). The page handle sends an [`Arm`]
+//! to the pump (`Watch::arm`), which hands it to the reducer before any later event; the reducer
+//! keeps the hooks and uses them up. They know nothing of either.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::notes::DialogAnswer;
 use crate::browser::chromium::kinds::DialogKind;
 
 /// Default and longest life of an arm.
 pub const MAX_ARM: Duration = Duration::from_secs(120);
+
+/// How the next dialog or file chooser is to be answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arm {
+    Dialog(DialogArm),
+    Chooser(ChooserArm),
+}
 
 /// How the next dialog is to be answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,55 +30,28 @@ pub struct DialogArm {
     pub expires: Instant,
 }
 
-/// The arm a session's page shares with its pump.
+/// The dialog arm, kept by the reducer.
 #[derive(Debug, Clone, Default)]
-pub struct DialogHook(Arc<Mutex<Option<DialogArm>>>);
-
-/// The answer given to one dialog.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DialogAnswer {
-    pub accept: bool,
-    pub prompt_text: Option<String>,
-    /// An arm chose it (otherwise the dialog was dismissed by default).
-    pub armed: bool,
-}
+pub struct DialogHook(Option<DialogArm>);
 
 impl DialogHook {
     /// Replaces any earlier arm.
-    pub fn arm(&self, arm: DialogArm) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(arm);
+    pub fn arm(&mut self, arm: DialogArm) {
+        self.0 = Some(arm);
     }
 
-    /// The answer to a dialog of `kind` opening now: the arm's (used up), or the default. The
+    /// The answer to a dialog of `kind` opening `now`: the arm's (used up), or the default. The
     /// default dismisses `alert`, `confirm` and `prompt`, and accepts `beforeunload`: dismissing
     /// "Leave site?" would cancel the navigation that asked (a `page.goto` would wait for a load
     /// that never comes), and leaving is what the caller asked for.
-    pub fn answer(&self, kind: &DialogKind, now: Instant) -> DialogAnswer {
-        let arm = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
-        match arm {
+    pub fn answer(&mut self, kind: &DialogKind, now: Instant) -> DialogAnswer {
+        match self.0.take() {
             Some(arm) if arm.expires > now => {
                 DialogAnswer { accept: arm.accept, prompt_text: arm.prompt_text, armed: true }
             }
             _ => DialogAnswer { accept: *kind == DialogKind::BeforeUnload, prompt_text: None, armed: false },
         }
     }
-}
-
-/// The line `logs.pull` and `effects` show for an answered dialog:
-/// `confirm("Delete project?") accepted (armed)`.
-pub fn describe(kind: &DialogKind, message: &str, answer: &DialogAnswer) -> String {
-    let verdict = match (*kind == DialogKind::BeforeUnload, answer.accept) {
-        (true, true) => "accepted: the page was left",
-        (true, false) => "dismissed: the page stayed and the navigation was cancelled",
-        (false, true) => "accepted",
-        (false, false) => "dismissed",
-    };
-    let how = if answer.armed { "armed" } else { "default: no dialog.arm" };
-    let with = match (&answer.prompt_text, answer.accept && *kind == DialogKind::Prompt) {
-        (Some(text), true) => format!(" with {}", serde_json::Value::from(text.as_str())),
-        _ => String::new(),
-    };
-    format!("{kind}({}) {verdict}{with} ({how})", serde_json::Value::from(message))
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,28 +63,36 @@ pub struct ChooserArm {
     pub expires: Instant,
 }
 
+/// The file chooser arm, kept by the reducer.
 #[derive(Debug, Clone, Default)]
-pub struct ChooserHook(Arc<Mutex<Option<ChooserArm>>>);
+pub struct ChooserHook(Option<ChooserArm>);
 
 impl ChooserHook {
     /// Replaces any earlier arm.
-    pub fn arm(&self, arm: ChooserArm) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(arm);
+    pub fn arm(&mut self, arm: ChooserArm) {
+        self.0 = Some(arm);
     }
 
-    /// The arm for a chooser opening now (used up), if one is armed and alive.
-    pub fn take(&self, now: Instant) -> Option<ChooserArm> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take().filter(|a| a.expires > now)
+    /// The arm for a chooser opening `now` (used up), if one is armed and alive.
+    pub fn take(&mut self, now: Instant) -> Option<ChooserArm> {
+        self.0.take().filter(|a| a.expires > now)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::page::watch::notes::DialogNote;
+    use crate::browser::page::watch::views::wording;
+
+    /// The line logs.pull and effects show for the dialog (worded by the views).
+    fn describe(kind: &DialogKind, message: &str, answer: &DialogAnswer) -> String {
+        wording::dialog(&DialogNote::Dialog { kind: kind.clone(), message: message.into(), answer: answer.clone() })
+    }
 
     #[test]
     fn without_an_arm_a_dialog_is_dismissed() {
-        let hook = DialogHook::default();
+        let mut hook = DialogHook::default();
         let answer = hook.answer(&DialogKind::Alert, Instant::now());
         assert_eq!(answer, DialogAnswer { accept: false, prompt_text: None, armed: false });
         assert_eq!(
@@ -115,7 +103,7 @@ mod tests {
 
     #[test]
     fn an_arm_answers_one_dialog_and_the_last_arm_wins() {
-        let hook = DialogHook::default();
+        let mut hook = DialogHook::default();
         let expires = Instant::now() + MAX_ARM;
         hook.arm(DialogArm { accept: false, prompt_text: None, expires });
         hook.arm(DialogArm { accept: true, prompt_text: Some("Zed".into()), expires });
@@ -127,7 +115,7 @@ mod tests {
 
     #[test]
     fn an_expired_arm_is_ignored() {
-        let hook = DialogHook::default();
+        let mut hook = DialogHook::default();
         let now = Instant::now();
         hook.arm(DialogArm { accept: true, prompt_text: None, expires: now });
         assert!(!hook.answer(&DialogKind::Confirm, now + Duration::from_millis(1)).armed);
@@ -135,7 +123,7 @@ mod tests {
 
     #[test]
     fn leaving_a_page_is_accepted_unless_armed_otherwise() {
-        let hook = DialogHook::default();
+        let mut hook = DialogHook::default();
         let answer = hook.answer(&DialogKind::BeforeUnload, Instant::now());
         assert!(answer.accept && !answer.armed);
         assert_eq!(
@@ -149,7 +137,7 @@ mod tests {
     }
     #[test]
     fn an_arm_is_used_once_and_not_after_it_expires() {
-        let hook = ChooserHook::default();
+        let mut hook = ChooserHook::default();
         let now = Instant::now();
         let arm = ChooserArm {
             paths: vec!["/tmp/a".into()],

@@ -9,9 +9,26 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use tokio::time::Instant;
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// The moment the pump applies an event: both clocks, read once by the pump and handed to the
+/// reducer, which reads none itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Now {
+    /// Milliseconds since the Unix epoch.
+    pub wall: f64,
+    pub instant: Instant,
+}
+
+impl Now {
+    pub fn read() -> Self {
+        Self { wall: now_ms(), instant: Instant::now() }
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -31,12 +48,13 @@ impl Clock {
         }
     }
 
-    /// A monotonic CDP time (seconds) as ms since the Unix epoch; 0 (unknown) gives now.
-    pub fn wall(&mut self, monotonic_s: f64) -> f64 {
+    /// A monotonic CDP time (seconds) as ms since the Unix epoch; 0 (unknown) gives `now` (ms
+    /// since the Unix epoch), the moment it arrived.
+    pub fn wall(&mut self, monotonic_s: f64, now: f64) -> f64 {
         if monotonic_s <= 0.0 {
-            return now_ms();
+            return now;
         }
-        let offset = *self.offset.get_or_insert_with(|| now_ms() - monotonic_s * 1000.0);
+        let offset = *self.offset.get_or_insert(now - monotonic_s * 1000.0);
         monotonic_s * 1000.0 + offset
     }
 
@@ -55,15 +73,15 @@ mod tests {
         let mut clock = Clock::default();
         clock.learn(100.0, 1_700_000_000.0);
         assert!(clock.is_exact());
-        assert_eq!(clock.wall(100.5), 1_700_000_000_500.0);
+        assert_eq!(clock.wall(100.5, now_ms()), 1_700_000_000_500.0);
     }
 
     #[test]
     fn before_any_pair_the_first_time_is_tied_to_its_arrival() {
         let mut clock = Clock::default();
         let before = now_ms();
-        let first = clock.wall(50.0);
+        let first = clock.wall(50.0, now_ms());
         assert!(first >= before && first <= now_ms());
-        assert_eq!(clock.wall(50.25) - first, 250.0);
+        assert_eq!(clock.wall(50.25, now_ms()) - first, 250.0);
     }
 }

@@ -5,10 +5,13 @@
 //!   `chromium::kinds` (resource types, milestones, download states, dialog kinds, console methods)
 //! - `reorder`: a request's events put back in order (CDP delivers each type on its own channel)
 //! - `clock`: monotonic and wall times as one clock
-//! - `reducer`: events → state (timeline, navigation, network) and [`Command`]s, no I/O
+//! - `reducer/`: events → state (timeline, navigation, network, downloads) and [`Command`]s, by one
+//!   sub-reducer per kind of thing a page does; no I/O, no lock, no clock
 //! - `commands`: the commands run on the page's own task set, their findings sent back
-//! - `pump`: the task that drives it all
-//! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `bodies`,
+//! - `pump`: the task that drives it all, and the one that reads the clock and touches what the
+//!   session shares (its egress failures, its popups)
+//! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `notes`: the
+//!   typed notes of dialogs, downloads, popups, actions, and the signals live subscribers get; `bodies`,
 //!   `sources`: captured response bodies and script sources; `shape`: a JSON body's outline in a
 //!   line; `redact`: secrets masked on the way out
 //! - `nav`: the navigation and network state waiting methods subscribe to
@@ -17,21 +20,22 @@
 //! - `stacks`: stack traces with their async parents; `causes`: the stacks behind the DOM
 //!   watcher's cause ids (who made a change; how that reads is `views::reactions`)
 //! - `origin`: a URL's origin, and URLs shown relative to one
-//! - `arms`, `download_log`: how the next dialog and file chooser are answered; the downloads
-//! - `views/`: what each answer shows (logs, network, HAR, effects, timeline lines, live feed)
+//! - `arms`: how the next dialog and file chooser are answered
+//! - `views/`: what each answer shows (logs, network, HAR, effects, timeline lines, live feed), and
+//!   the only place records and notes are put into words
 //!
 //! [`Watch`] is the page handle's side of it.
 
-mod arms;
+pub mod arms;
 pub mod bodies;
 pub mod causes;
 mod clock;
 mod commands;
 pub mod dom;
-pub mod download_log;
 pub mod events;
 pub mod facts;
 pub mod nav;
+pub mod notes;
 pub mod origin;
 mod pump;
 pub mod records;
@@ -53,17 +57,19 @@ use tokio_util::sync::CancellationToken;
 
 use crate::browser::chromium::ids::{FetchRequestId, FrameId};
 
-pub use arms::{ChooserArm, DialogArm, MAX_ARM};
+pub use arms::{Arm, ChooserArm, DialogArm, MAX_ARM};
 pub use clock::now_ms;
 pub use commands::Command;
 pub use events::PageEvent;
 pub use nav::{DocumentFailure, NavMarks, NavState, NetState};
-pub use reducer::Env;
+pub use pump::Shared;
+pub use reducer::{Download, Env};
 pub use store::{SharedStore, Store};
 pub use views::live::{LiveEvent, LiveFeed};
 
+use clock::Now;
 use commands::Runner;
-use pump::{Pump, Senders};
+use pump::{Inputs, Pump, Senders};
 use reducer::Reducer;
 
 /// The page handle's side of the watch: the state waiting methods subscribe to, the store the
@@ -75,43 +81,58 @@ pub struct Watch {
     pub paused: watch::Receiver<Option<(FetchRequestId, String)>>,
     /// Bumped whenever the pump has applied a finding (a body, source lines, a cause's stack).
     pub found: watch::Receiver<u64>,
+    /// The downloads the page began, oldest first.
+    pub downloads: watch::Receiver<Vec<Download>>,
     pub store: SharedStore,
-    pub env: Env,
     live: LiveFeed,
+    arms: mpsc::UnboundedSender<Arm>,
     runner: Runner,
     barrier: mpsc::UnboundedSender<oneshot::Sender<()>>,
     stop: CancellationToken,
 }
 
 impl Watch {
-    /// Starts watching `page` (whose main frame is `main_frame`) through `events`; the pump's task
-    /// is returned for the handle to stop.
+    /// Starts watching `page` (whose main frame is `main_frame`) through `events`, within the
+    /// session's limits (`env`) and with what its tabs share (`shared`); the pump's task is
+    /// returned for the handle to stop.
     pub fn start(
         page: chromiumoxide::Page,
         main_frame: FrameId,
         env: Env,
+        shared: Shared,
         events: SelectAll<BoxStream<'static, PageEvent>>,
     ) -> (Self, JoinHandle<()>) {
+        let now = Now::read();
         let (nav_tx, nav) = watch::channel(NavState::default());
-        let (net_tx, net) = watch::channel(NetState { in_flight: 0, last_activity: Instant::now() });
+        let (net_tx, net) = watch::channel(NetState { in_flight: 0, last_activity: now.instant });
         let (paused_tx, paused) = watch::channel(None);
         let (found_tx, found) = watch::channel(0);
-        let store = SharedStore::new(Store::new(now_ms()));
+        let (downloads_tx, downloads) = watch::channel(Vec::new());
+        let store = SharedStore::new(Store::new(now.wall));
         let (findings_tx, findings) = mpsc::unbounded_channel();
         let (barrier, barriers) = mpsc::unbounded_channel();
+        let (arms, arms_rx) = mpsc::unbounded_channel();
         let stop = CancellationToken::new();
         let runner = Runner::new(page, main_frame.clone(), store.clone(), nav.clone(), findings_tx, stop.clone());
         let live = LiveFeed::default();
         let pump = Pump {
-            reducer: Reducer::new(main_frame, env.clone()),
+            reducer: Reducer::new(main_frame, env, now),
             store: store.clone(),
             runner: runner.clone(),
-            senders: Senders { nav: nav_tx, net: net_tx, paused: paused_tx, found: found_tx },
+            senders: Senders { nav: nav_tx, net: net_tx, paused: paused_tx, found: found_tx, downloads: downloads_tx },
             live: live.clone(),
+            shared,
+            egress_seen: 0,
             grace: Default::default(),
         };
-        let task = tokio::spawn(pump.run(events, barriers, findings));
-        (Self { nav, net, paused, found, store, env, live, runner, barrier, stop }, task)
+        let task = tokio::spawn(pump.run(events, Inputs { barriers, findings, arms: arms_rx }));
+        (Self { nav, net, paused, found, downloads, store, live, arms, runner, barrier, stop }, task)
+    }
+
+    /// Arms how the page's next dialog or file chooser is answered: applied before any event
+    /// that comes after this call.
+    pub fn arm(&self, arm: Arm) {
+        let _ = self.arms.send(arm);
     }
 
     /// The store, locked (briefly: the pump waits meanwhile).

@@ -8,6 +8,7 @@
 use super::bodies::cut;
 use super::dom::{DomChange, EventNote};
 use super::events::{CodeLocation, ErrorOrigin};
+use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;
 use crate::browser::chromium::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
@@ -54,18 +55,18 @@ pub enum Record {
     Console(ConsoleRecord),
     PageError(ErrorRecord),
     /// A dialog, file chooser or authentication challenge, and how it was answered.
-    Dialog(String),
+    Dialog(DialogNote),
     /// A download began, finished or was cancelled.
-    Download(String),
+    Download(DownloadNote),
     /// A popup opened as a tab of the session.
     Popup {
         tab: String,
         url: String,
     },
     /// Something the service learned about the page that no event said (a popup's first load).
-    Note(String),
+    Note(Note),
     /// An action of the session's caller (`page.click e5`).
-    Action(String),
+    Action(ActionNote),
     Dom(DomRecord),
     /// How the browser treated a click, submission or Enter key of the user's (its default, and
     /// whether a listener prevented it).
@@ -92,7 +93,10 @@ impl Record {
                         + e.source.as_ref().map_or(0, String::len)
                         + e.trace.bytes()
                 }
-                Self::Dialog(text) | Self::Download(text) | Self::Note(text) | Self::Action(text) => text.len(),
+                Self::Dialog(note) => note.bytes(),
+                Self::Download(note) => note.bytes(),
+                Self::Note(note) => note.bytes(),
+                Self::Action(note) => note.bytes(),
                 Self::Popup { tab, url } => tab.len() + url.len(),
                 Self::Dom(d) => d.recent.iter().map(DomChange::bytes).sum::<usize>() + d.times.len() * 8,
                 Self::Dispatched(note) => note.on.len() + note.default.as_ref().map_or(0, String::len),
@@ -295,11 +299,6 @@ impl DomRecord {
         let first = self.change.at;
         self.change = DomChange { at: first, ..change.clone() };
     }
-}
-
-/// How a popup reads in effects and logs.
-pub fn popup_line(tab: &str, url: &str) -> String {
-    format!("popup opened as tab {tab}: {url} (its errors and requests are its own: pass tab_id)")
 }
 
 /// A console entry or page error's message: bounded, with its original length.

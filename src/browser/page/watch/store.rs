@@ -1,7 +1,8 @@
 //! What one page's watch keeps between calls, behind one lock: the timeline, the captured
 //! response bodies, the script sources and script ids seen, the stacks behind DOM changes, the
-//! listeners the latest inputs were about to reach, and the redactor every view passes page data
-//! through. The pump writes it; the views read it briefly.
+//! listeners the latest inputs were about to reach, the redactor every view passes page data
+//! through, and the routes held requests are answered by. The pump writes it (the page handle
+//! edits the routes); the views read it briefly. The reducer is handed it, never the lock.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,6 +14,7 @@ use super::redact::Redactor;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
 use crate::browser::chromium::ids::ScriptId;
+use crate::browser::page::route_table::RouteTable;
 
 /// Script ids remembered; beyond this the map starts over.
 const MAX_SCRIPTS: usize = 10_000;
@@ -32,6 +34,9 @@ pub struct Store {
     /// when it arrived, oldest first.
     reached: VecDeque<(u64, ReachNote)>,
     pub redactor: Redactor,
+    /// Which held requests the page's routes answer (`network.route`): edited by the page handle,
+    /// consulted (and counted) by the reducer.
+    pub routes: RouteTable,
 }
 
 impl Store {
@@ -44,6 +49,7 @@ impl Store {
             causes: CauseStore::default(),
             reached: VecDeque::new(),
             redactor: Redactor::default(),
+            routes: RouteTable::default(),
         }
     }
 
@@ -91,6 +97,7 @@ impl SharedStore {
 
 #[cfg(test)]
 mod tests {
+    use super::super::notes::ActionNote;
     use super::super::records::Record;
     use super::*;
 
@@ -102,7 +109,8 @@ mod tests {
     fn an_action_takes_the_last_list_its_input_began_since_its_mark_and_drops_the_older_ones() {
         let mut store = Store::new(0.0);
         store.input_reached(note("pointerdown"));
-        let mark = store.timeline.push(1.0, Record::Action("page.fillForm".into()));
+        let mark =
+            store.timeline.push(1.0, Record::Action(ActionNote { method: "page.fillForm".into(), target: None }));
         store.input_reached(note("beforeinput"));
         store.input_reached(note("pointerdown"));
         store.input_reached(note("pointermove"));

@@ -19,10 +19,10 @@ use super::super::facts::{self, Span};
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::store::Store;
-use super::dom_cause;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
 use super::reached::Reached;
+use super::{dom_cause, wording};
 use crate::browser::chromium::ids::RequestId;
 use crate::browser::chromium::kinds::Level;
 
@@ -200,8 +200,8 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
             Record::PageError(_) => {
                 errors.extend(page_error(store, entry, false).map(|e| PageError { t: ms(entry.at, mark.at), ..e }))
             }
-            Record::Dialog(text) => effects.dialogs.push(redactor.text(text)),
-            Record::Download(text) => effects.downloads.push(redactor.text(text)),
+            Record::Dialog(dialog) => effects.dialogs.push(redactor.text(&wording::dialog(dialog))),
+            Record::Download(download) => effects.downloads.push(redactor.text(&wording::download(download))),
             Record::Popup { .. } => {
                 effects.popups.extend(console_entry(store, entry).map(|e| relative_in(&e.text, &origin)))
             }

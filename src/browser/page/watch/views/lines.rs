@@ -18,7 +18,7 @@ use super::super::facts::{self, Span};
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
-use super::dom_cause;
+use super::{dom_cause, wording};
 use crate::browser::chromium::kinds::Milestone;
 
 /// What kinds of entries `page.timeline` shows.
@@ -302,10 +302,11 @@ fn other_line(store: &Store, record: &Record, origin: &str) -> String {
         Record::Milestone(m) => m.to_string(),
         Record::Console(c) => format!("console.{} {}{}", c.method, quoted(&redact(&c.text)), place(&c.location)),
         Record::PageError(e) => format!("page error {}{}", cut(&redact(&e.message)), place(&e.location)),
-        Record::Dialog(text) => redact(text),
-        Record::Download(text) | Record::Note(text) => relative_in(&redact(text), origin),
+        Record::Dialog(dialog) => redact(&wording::dialog(dialog)),
+        Record::Download(download) => relative_in(&redact(&wording::download(download)), origin),
+        Record::Note(learned) => relative_in(&redact(&wording::note(learned)), origin),
         Record::Popup { tab, url } => format!("popup opened as tab {tab}: {}", relative(&redact(url), origin)),
-        Record::Action(what) => redact(what),
+        Record::Action(action) => redact(&wording::action(action)),
         Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
         Record::Request(_) | Record::Dom(_) => String::new(),

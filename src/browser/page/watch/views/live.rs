@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::super::events::CodeLocation;
+use super::super::notes::{RequestOutcome, Signal};
+use super::wording;
 
 /// Events a subscriber may fall behind by before it loses the oldest.
 pub const FEED_CAPACITY: usize = 256;
@@ -61,6 +63,37 @@ impl LiveEvent {
     /// An event that happened now.
     pub fn new(kind: LiveKind, error: bool, text: String) -> Self {
         Self { kind, at: now_ms(), error, text, url: None, status: None, location: None }
+    }
+
+    /// What a subscriber is told of `signal`, seen at `now` (ms since the Unix epoch).
+    pub fn of(signal: Signal, now: u64) -> Self {
+        let event = |kind, error, text| Self { kind, at: now, error, text, url: None, status: None, location: None };
+        match signal {
+            Signal::Request { method, url, outcome, page_at } => {
+                let error = match &outcome {
+                    RequestOutcome::Status(status) => *status >= 400,
+                    RequestOutcome::Failed(_) => true,
+                    RequestOutcome::Cancelled => false,
+                };
+                let status = match &outcome {
+                    RequestOutcome::Status(status) => Some(*status),
+                    _ => None,
+                };
+                let text = wording::request(&method, &url, &outcome);
+                Self { url: Some(url), status, ..event(LiveKind::Network, error, text) }.at(page_at)
+            }
+            Signal::Navigated { url } => Self { url: Some(url.clone()), ..event(LiveKind::Navigation, false, url) },
+            Signal::Console { text, error, location, page_at } => {
+                Self { location, ..event(LiveKind::Console, error, text) }.at(Some(page_at))
+            }
+            Signal::PageError { message, location, page_at } => {
+                Self { location, ..event(LiveKind::PageError, true, message) }.at(Some(page_at))
+            }
+            Signal::Dialog(note) => event(LiveKind::Dialog, false, wording::dialog(&note)),
+            Signal::Download(note) => event(LiveKind::Download, false, wording::download(&note)),
+            Signal::Popup { tab, url } => event(LiveKind::Popup, false, wording::popup(&tab, &url)),
+            Signal::Crashed => event(LiveKind::Crash, true, "the page's renderer process crashed".into()),
+        }
     }
 
     /// Dated by the browser's own clock (`at`, ms since the Unix epoch) when it says — the order

@@ -8,12 +8,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::events::{CodeLocation, ErrorOrigin};
-use super::super::records::{Entry, Record, popup_line};
+use super::super::records::{Entry, Record};
 use super::super::shape;
 use super::super::stacks::Stack;
 use super::super::store::Store;
 use super::ms_since;
-use super::reactions;
+use super::{reactions, wording};
 use crate::browser::chromium::kinds::{ConsoleMethod, Level};
 
 /// Bytes of entries one pull returns at most; the rest waits for the next pull.
@@ -124,10 +124,10 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
                 .map(|d| store.redactor.text(&d)),
             t,
         },
-        Record::Dialog(text) => note(Origin::Dialog, ConsoleMethod::Warning, text),
-        Record::Download(text) => note(Origin::Download, ConsoleMethod::Warning, text),
-        Record::Popup { tab, url } => note(Origin::Popup, ConsoleMethod::Warning, &popup_line(tab, url)),
-        Record::Note(text) => note(Origin::Note, ConsoleMethod::Info, text),
+        Record::Dialog(dialog) => note(Origin::Dialog, ConsoleMethod::Warning, &wording::dialog(dialog)),
+        Record::Download(download) => note(Origin::Download, ConsoleMethod::Warning, &wording::download(download)),
+        Record::Popup { tab, url } => note(Origin::Popup, ConsoleMethod::Warning, &wording::popup(tab, url)),
+        Record::Note(learned) => note(Origin::Note, ConsoleMethod::Info, &wording::note(learned)),
         _ => return None,
     })
 }

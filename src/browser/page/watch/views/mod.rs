@@ -11,6 +11,7 @@
 //! - `live`: events.subscribe
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
+//! - `wording`: how the typed notes read (a dialog and its answer, a download, a popup, an action)
 //!
 //! Here too: the signal counts every action and navigation answers with, and a DOM change's cause
 //! as one phrase.
@@ -24,6 +25,7 @@ pub mod logs;
 pub mod network;
 pub mod reached;
 pub mod reactions;
+pub mod wording;
 
 use schemars::JsonSchema;
 use serde::Serialize;
