@@ -79,7 +79,7 @@ pub use snapshot::{Snapshot, SnapshotOptions};
 pub use url_glob::{UrlGlob, Wildcards};
 pub use wait::{ElementState, Waited};
 pub use watch::MAX_ARM as MAX_DIALOG_ARM;
-pub use watch::events::CodeLocation;
+pub use watch::cdp_events::CodeLocation;
 pub use watch::notes::{ActionNote, ActionTarget};
 pub use watch::views::SignalCounts;
 pub use watch::views::effects::{Effects, Mark, Navigated, RequestEffect, RequestGroup};

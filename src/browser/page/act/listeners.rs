@@ -29,9 +29,9 @@ use tokio::time::Instant;
 use crate::browser::chromium::ids::LoaderId;
 use crate::browser::page::handle::Page;
 use crate::browser::page::locate::target::Target;
+use crate::browser::page::watch::cdp_events::CodeLocation;
 pub use crate::browser::page::watch::dom::Aimed;
 use crate::browser::page::watch::dom::{ListenerSeen, ReachNote};
-use crate::browser::page::watch::events::CodeLocation;
 use crate::browser::page::watch::views::effects::Mark;
 use crate::browser::page::watch::views::reached::ReachedListener;
 

@@ -17,7 +17,7 @@ use crate::browser::chromium::protocol::dom::{GetDetachedDomNodes, GetEventListe
 use crate::browser::chromium::protocol::runtime::ReleaseObjectGroup;
 use crate::browser::page::handle::{Page, busy_of};
 use crate::browser::page::settled::wait_for_fetches;
-use crate::browser::page::watch::events::CodeLocation;
+use crate::browser::page::watch::cdp_events::CodeLocation;
 use crate::browser::page::watch::facts::place;
 use crate::browser::page::watch::records::Record;
 use crate::browser::page::watch::views::changes::element_changes;

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::events::CodeLocation;
+use super::cdp_events::CodeLocation;
 use super::nav::NavState;
 use super::sources;
 use super::stacks::Stack;

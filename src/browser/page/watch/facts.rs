@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::events::CodeLocation;
+use super::cdp_events::CodeLocation;
 use super::records::{DomRecord, RequestRecord};
 
 /// A request with its times: started, and ended (or answered, for a body never read).

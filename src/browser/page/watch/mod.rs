@@ -1,7 +1,7 @@
 //! Watching a page: every CDP event it sends, parsed once, reduced into one timeline, and read
 //! through views.
 //!
-//! - `events`: CDP JSON → [`PageEvent`], leniently, its vocabularies parsed into the enums of
+//! - `cdp_events/`: CDP JSON → [`PageEvent`], leniently, its vocabularies parsed into the enums of
 //!   `chromium::kinds` (resource types, milestones, download states, dialog kinds, console methods)
 //! - `reorder`: a request's events put back in order (CDP delivers each type on its own channel)
 //! - `clock`: monotonic and wall times as one clock
@@ -29,10 +29,10 @@
 pub mod arms;
 pub mod bodies;
 pub mod causes;
+pub mod cdp_events;
 mod clock;
 mod commands;
 pub mod dom;
-pub mod events;
 pub mod facts;
 pub mod nav;
 pub mod notes;
@@ -58,9 +58,9 @@ use tokio_util::sync::CancellationToken;
 use crate::browser::chromium::ids::{FetchRequestId, FrameId};
 
 pub use arms::{Arm, ChooserArm, DialogArm, MAX_ARM};
+pub use cdp_events::PageEvent;
 pub use clock::now_ms;
 pub use commands::Command;
-pub use events::PageEvent;
 pub use nav::{DocumentFailure, NavMarks, NavState, NetState};
 pub use pump::Shared;
 pub use reducer::{Download, Env};

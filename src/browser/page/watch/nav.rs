@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use tokio::time::Instant;
 
+use super::cdp_events::LoadError;
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::egress::failures::BLOCKED_BY_POLICY;
 
@@ -22,16 +23,15 @@ pub enum DocumentFailure {
 }
 
 impl DocumentFailure {
-    /// From the failure the egress proxy or Chromium named, and the proxy's detail: the one place
-    /// a document's failure text is read.
+    /// From the failure the egress proxy named (`blocked_by_policy`, or the net error a direct
+    /// connection would have met), and the proxy's detail.
     pub fn from_failure(failure: String, detail: Option<String>) -> Self {
-        if failure == BLOCKED_BY_POLICY {
-            Self::BlockedByPolicy(detail)
-        } else if failure == "aborted" || failure.contains("ERR_ABORTED") {
-            Self::Cancelled(failure)
-        } else {
-            Self::Network(failure)
-        }
+        if failure == BLOCKED_BY_POLICY { Self::BlockedByPolicy(detail) } else { Self::failed(failure.into()) }
+    }
+
+    /// From why the load failed (read once where it entered, see `cdp_events::LoadError`).
+    pub fn failed(error: LoadError) -> Self {
+        if error.aborted { Self::Cancelled(error.text) } else { Self::Network(error.text) }
     }
 }
 

@@ -19,9 +19,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::arms::Arm;
+use super::cdp_events::PageEvent;
 use super::clock::Now;
 use super::commands::{Finding, Runner};
-use super::events::PageEvent;
 use super::nav::{NavState, NetState};
 use super::reducer::{BODY_GRACE, Download, Outbox, Reducer};
 use super::store::SharedStore;

@@ -6,8 +6,8 @@
 //! [`POSTED_LIMIT`]. Every record knows its size, which the timeline's byte cap counts.
 
 use super::bodies::cut;
+use super::cdp_events::{CodeLocation, ErrorOrigin};
 use super::dom::{DomChange, EventNote};
-use super::events::{CodeLocation, ErrorOrigin};
 use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;

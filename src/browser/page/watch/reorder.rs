@@ -20,7 +20,7 @@ use std::borrow::Borrow;
 use std::collections::{HashSet, VecDeque};
 use std::hash::Hash;
 
-use super::events::PageEvent;
+use super::cdp_events::{LoadError, PageEvent};
 use crate::browser::chromium::ids::RequestId;
 
 /// Held events and ended ids remembered, each.
@@ -32,7 +32,7 @@ const MAX_OPEN: usize = 5000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ending {
     Finished,
-    Failed(String),
+    Failed(LoadError),
 }
 
 /// A request's events in order, or any other event as it came.
@@ -166,7 +166,7 @@ fn push_bounded<T>(queue: &mut VecDeque<T>, item: T) {
 mod tests {
     use super::*;
     use crate::browser::chromium::kinds::ResourceType;
-    use crate::browser::page::watch::events::RequestStart;
+    use crate::browser::page::watch::cdp_events::RequestStart;
 
     fn started(id: &str) -> PageEvent {
         PageEvent::RequestStarted(RequestStart {

@@ -2,9 +2,9 @@
 //! with the source lines around the line an error points at: from the page's source cache, or
 //! fetched by a command and filed when found. The state is the timeline's and the source cache's.
 
+use super::super::cdp_events::{CodeLocation, PageEvent};
 use super::super::clock::Now;
 use super::super::commands::Command;
-use super::super::events::{CodeLocation, PageEvent};
 use super::super::notes::Signal;
 use super::super::records::{self, ConsoleRecord, ErrorRecord, Record};
 use super::super::sources;

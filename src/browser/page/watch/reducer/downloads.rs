@@ -2,9 +2,9 @@
 //! published by the pump for `downloads.list` / `downloads.read` (`Watch::downloads`), noted when
 //! they begin and end, and cancelled by a command when one grows past DOWNLOAD_MAX_BYTES.
 
+use super::super::cdp_events::PageEvent;
 use super::super::clock::Now;
 use super::super::commands::Command;
-use super::super::events::PageEvent;
 use super::super::notes::{DownloadNote, Signal};
 use super::super::records::Record;
 use super::super::store::Store;

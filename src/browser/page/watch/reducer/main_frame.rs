@@ -3,8 +3,8 @@
 //! navigations the page asked for and how they failed, a crash — the [`NavState`] waiting methods
 //! subscribe to.
 
+use super::super::cdp_events::PageEvent;
 use super::super::clock::Now;
-use super::super::events::PageEvent;
 use super::super::nav::{DocumentFailure, NavState};
 use super::super::notes::Signal;
 use super::super::records::{self, Record};

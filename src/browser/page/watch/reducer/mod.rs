@@ -27,9 +27,9 @@ mod prompts;
 mod requests;
 
 use super::arms::Arm;
+use super::cdp_events::PageEvent;
 use super::clock::{Clock, Now};
 use super::commands::{Command, Finding};
-use super::events::PageEvent;
 use super::nav::{NavState, NetState};
 use super::records::Record;
 use super::reorder::{Ordered, Reorder};
@@ -202,7 +202,7 @@ mod tests {
     use super::*;
     use crate::browser::chromium::kinds::{DialogKind, Milestone, ResourceType};
     use crate::browser::page::popup_log::PopupLog;
-    use crate::browser::page::watch::events::RequestStart;
+    use crate::browser::page::watch::cdp_events::RequestStart;
     use crate::browser::page::watch::nav::DocumentFailure;
     use crate::browser::page::watch::records::{Entry, Outcome, RequestRecord};
     use crate::browser::page::watch::views::wording;

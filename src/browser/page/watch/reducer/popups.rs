@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
+use super::super::cdp_events::PageEvent;
 use super::super::clock::Now;
-use super::super::events::PageEvent;
 use super::super::notes::Signal;
 use super::super::records::{self, Record};
 use super::super::store::Store;

@@ -5,9 +5,9 @@
 //! Each answer is a command; each dialog, chooser and challenge is noted.
 
 use super::super::arms::{Arm, ChooserHook, DialogHook};
+use super::super::cdp_events::PageEvent;
 use super::super::clock::Now;
 use super::super::commands::{Command, PausedAnswer};
-use super::super::events::PageEvent;
 use super::super::notes::{ChooserNote, DialogNote, Signal};
 use super::super::records::Record;
 use super::super::store::Store;

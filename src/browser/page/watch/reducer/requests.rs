@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::super::bodies::is_text;
+use super::super::cdp_events::{LoadError, PageEvent, RequestStart};
 use super::super::clock::{Clock, Now};
 use super::super::commands::Command;
-use super::super::events::{PageEvent, RequestStart};
 use super::super::nav::{DocumentFailure, NetState};
 use super::super::notes::{RequestOutcome, Signal};
 use super::super::records::{self, Answer, Outcome, Record, RequestRecord};
@@ -287,7 +287,7 @@ impl Requests {
         }
         match ending {
             Ending::Finished => self.finished(store, id, at, out),
-            Ending::Failed(error_text) => self.failed(store, frame, id, error_text, at, out),
+            Ending::Failed(error) => self.failed(store, frame, id, error, at, out),
         }
     }
 
@@ -311,7 +311,7 @@ impl Requests {
         store: &mut Store,
         frame: &mut MainFrame,
         id: &RequestId,
-        error_text: String,
+        error: LoadError,
         at: f64,
         out: &mut Outbox,
     ) {
@@ -321,16 +321,16 @@ impl Requests {
             return self.not_delivered(store, frame, id, refused, at, out);
         }
         if is_document {
-            frame.document_failed(id, DocumentFailure::Network(error_text.clone()));
+            frame.document_failed(id, DocumentFailure::failed(error.clone()));
         }
         let Some(request) = self.request(store, id) else { return };
-        let aborted = error_text == "aborted" || error_text.contains("ERR_ABORTED");
+        let aborted = error.aborted;
         let navigated = self.tracked.get(id).is_some_and(|t| frame.navigated_since(t.marks, id));
         let outcome = match (request.response.is_some(), aborted) {
             // Answered, then its body given up (a navigation, a download taking over).
             (true, true) => Outcome::BodyNotRead,
             (false, true) if navigated && !is_document => Outcome::Cancelled,
-            _ => Outcome::Failed(error_text),
+            _ => Outcome::Failed(error.text),
         };
         if !request.browser_own && request.response.is_none() {
             let live = match &outcome {

@@ -79,19 +79,7 @@ pub fn render(
 ) -> Lines {
     let timeline = &store.timeline;
     let origin_at = timeline.current_origin();
-    let origin = origin_of(page_url);
-    let from = match since {
-        Since::Document => origin_at - 1.0,
-        Since::Ms(ms) => origin_at + ms,
-        Since::Load => timeline
-            .iter()
-            .rev()
-            .find(|e| matches!(e.record, Record::Milestone(Milestone::Load)) && e.at >= origin_at)
-            .map_or(origin_at, |e| e.at),
-        Since::LastAction => {
-            timeline.iter().rev().find(|e| matches!(e.record, Record::Action(_))).map_or(origin_at, |e| e.at)
-        }
-    };
+    let from = start_of(store, since, origin_at);
     let wanted = |kind: EntryKind| kinds.is_empty() || kinds.contains(&kind);
     let mut entries: Vec<&Entry> = timeline
         .iter()
@@ -103,91 +91,138 @@ pub fn render(
         })
         .collect();
     entries.sort_by(|a, b| a.at.total_cmp(&b.at).then(a.seq.cmp(&b.seq)));
+    let page = Reading {
+        store,
+        origin: origin_of(page_url),
+        origin_at,
+        document_url: page_url.split(['?', '#']).next().unwrap_or(page_url),
+    };
+    let lines = page.lines(&entries);
+    let facts = page.facts(&entries, from);
+    fit(lines, Lines { facts, dropped: timeline.dropped(), ..Lines::default() }, max_chars)
+}
 
-    let document_url = page_url.split(['?', '#']).next().unwrap_or(page_url);
-    let t = |at: f64| (at - origin_at).round() as i64;
-    let mut lines: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < entries.len() {
-        let entry = entries[i];
-        match &entry.record {
-            Record::Request(r) => {
-                // A run of requests to one endpoint from one place: the first few, then folded.
-                let key = run_key(r);
-                let mut end = i + 1;
-                while end < entries.len()
-                    && matches!(&entries[end].record, Record::Request(next) if run_key(next) == key)
-                {
-                    end += 1;
-                }
-                let run = &entries[i..end];
-                for e in run.iter().take(if run.len() > RUN_SHOWN + 1 { RUN_SHOWN } else { run.len() }) {
-                    if let Record::Request(r) = &e.record {
-                        lines.push(format!("+{} {}", t(e.at), request_line(store, r, e.at, &origin, document_url)));
-                    }
-                }
-                if run.len() > RUN_SHOWN + 1 {
-                    let rest = &run[RUN_SHOWN..];
-                    let last_end = rest
-                        .iter()
-                        .filter_map(|e| request_of(e).and_then(RequestRecord::done_at))
-                        .fold(f64::MIN, f64::max);
-                    let statuses = status_spread(rest.iter().filter_map(|e| request_of(e)));
-                    let (method, url) =
-                        request_of(rest[0]).map(|r| (r.method.clone(), r.url.clone())).unwrap_or_default();
-                    let ended = if last_end > f64::MIN {
-                        format!(", the last ended at +{}", t(last_end))
-                    } else {
-                        String::new()
-                    };
-                    lines.push(format!(
-                        "+{} … {} more of the same: {} {}{ended}",
-                        t(rest[0].at),
-                        rest.len(),
-                        relative_in(&facts::endpoint(&method, &url), &origin),
-                        statuses
-                    ));
-                }
-                i = end;
-                continue;
-            }
-            Record::Dom(_) => {
-                // Changes that happened together read as one line.
-                let mut end = i + 1;
-                while end < entries.len()
-                    && matches!(entries[end].record, Record::Dom(_))
-                    && entries[end].at - entry.at <= 2.0
-                {
-                    end += 1;
-                }
-                let parts: Vec<String> = entries[i..end]
-                    .iter()
-                    .filter_map(
-                        |e| if let Record::Dom(d) = &e.record { Some(dom_part(store, d, origin_at)) } else { None },
-                    )
-                    .collect();
-                lines.push(format!("+{} {}", t(entry.at), parts.join("; ")));
-                i = end;
-                continue;
-            }
-            record => lines.push(format!("+{} {}", t(entry.at), other_line(store, record, &origin))),
+/// Where `since` starts, in ms since the Unix epoch (`origin_at`: the current document's start).
+fn start_of(store: &Store, since: Since, origin_at: f64) -> f64 {
+    let timeline = &store.timeline;
+    match since {
+        Since::Document => origin_at - 1.0,
+        Since::Ms(ms) => origin_at + ms,
+        Since::Load => timeline
+            .iter()
+            .rev()
+            .find(|e| matches!(e.record, Record::Milestone(Milestone::Load)) && e.at >= origin_at)
+            .map_or(origin_at, |e| e.at),
+        Since::LastAction => {
+            timeline.iter().rev().find(|e| matches!(e.record, Record::Action(_))).map_or(origin_at, |e| e.at)
         }
-        i += 1;
+    }
+}
+
+/// The page the lines are read for: its store, its URL's origin (URLs shown without it), when its
+/// document started (times counted from it) and its URL without query and fragment.
+struct Reading<'a> {
+    store: &'a Store,
+    origin: String,
+    origin_at: f64,
+    document_url: &'a str,
+}
+
+impl Reading<'_> {
+    fn t(&self, at: f64) -> i64 {
+        (at - self.origin_at).round() as i64
     }
 
-    let spans: Vec<Span> = entries
-        .iter()
-        .filter_map(|e| request_of(e).map(|r| Span { request: r, start: e.at, end: r.done_at() }))
-        .collect();
-    let doms: Vec<&DomRecord> = timeline
-        .iter()
-        .filter(|e| e.at >= from)
-        .filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None })
-        .collect();
-    let mut facts = facts::out_of_order(&spans, &doms, origin_at);
-    facts.extend(facts::chains(&spans).iter().map(|c| relative_in(&c.line(), &origin)));
+    /// One line per entry; a run of requests to one endpoint from one place folded after its
+    /// first few, changes that happened together as one line.
+    fn lines(&self, entries: &[&Entry]) -> Vec<String> {
+        let mut lines: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < entries.len() {
+            let entry = entries[i];
+            i = match &entry.record {
+                Record::Request(r) => {
+                    let key = run_key(r);
+                    let end = i + entries[i..]
+                        .iter()
+                        .take_while(|e| matches!(&e.record, Record::Request(next) if run_key(next) == key))
+                        .count();
+                    self.request_run(&entries[i..end], &mut lines);
+                    end
+                }
+                Record::Dom(_) => {
+                    let end = i + entries[i..]
+                        .iter()
+                        .take_while(|e| matches!(e.record, Record::Dom(_)) && e.at - entry.at <= 2.0)
+                        .count();
+                    let parts: Vec<String> = entries[i..end]
+                        .iter()
+                        .filter_map(|e| match &e.record {
+                            Record::Dom(d) => Some(dom_part(self.store, d, self.origin_at)),
+                            _ => None,
+                        })
+                        .collect();
+                    lines.push(format!("+{} {}", self.t(entry.at), parts.join("; ")));
+                    end
+                }
+                record => {
+                    lines.push(format!("+{} {}", self.t(entry.at), other_line(self.store, record, &self.origin)));
+                    i + 1
+                }
+            };
+        }
+        lines
+    }
 
-    let mut out = Lines { facts, dropped: timeline.dropped(), ..Lines::default() };
+    /// A run of requests to one endpoint from one place: the first few, then the rest folded.
+    fn request_run(&self, run: &[&Entry], lines: &mut Vec<String>) {
+        let folds = run.len() > RUN_SHOWN + 1;
+        for e in run.iter().take(if folds { RUN_SHOWN } else { run.len() }) {
+            if let Record::Request(r) = &e.record {
+                let line = request_line(self.store, r, e.at, &self.origin, self.document_url);
+                lines.push(format!("+{} {line}", self.t(e.at)));
+            }
+        }
+        if !folds {
+            return;
+        }
+        let rest = &run[RUN_SHOWN..];
+        let last_end =
+            rest.iter().filter_map(|e| request_of(e).and_then(RequestRecord::done_at)).fold(f64::MIN, f64::max);
+        let statuses = status_spread(rest.iter().filter_map(|e| request_of(e)));
+        let (method, url) = request_of(rest[0]).map(|r| (r.method.clone(), r.url.clone())).unwrap_or_default();
+        let ended =
+            if last_end > f64::MIN { format!(", the last ended at +{}", self.t(last_end)) } else { String::new() };
+        lines.push(format!(
+            "+{} … {} more of the same: {} {}{ended}",
+            self.t(rest[0].at),
+            rest.len(),
+            relative_in(&facts::endpoint(&method, &url), &self.origin),
+            statuses
+        ));
+    }
+
+    /// The facts derived from the requests shown and the changes since `from`.
+    fn facts(&self, entries: &[&Entry], from: f64) -> Vec<String> {
+        let spans: Vec<Span> = entries
+            .iter()
+            .filter_map(|e| request_of(e).map(|r| Span { request: r, start: e.at, end: r.done_at() }))
+            .collect();
+        let doms: Vec<&DomRecord> = self
+            .store
+            .timeline
+            .iter()
+            .filter(|e| e.at >= from)
+            .filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None })
+            .collect();
+        let mut facts = facts::out_of_order(&spans, &doms, self.origin_at);
+        facts.extend(facts::chains(&spans).iter().map(|c| relative_in(&c.line(), &self.origin)));
+        facts
+    }
+}
+
+/// `lines` into `out`'s text, up to `max_chars`; the lines left out counted.
+fn fit(lines: Vec<String>, mut out: Lines, max_chars: usize) -> Lines {
     for line in lines {
         if out.more > 0 || out.text.len() + line.len() + 1 > max_chars {
             out.more += 1;
@@ -294,7 +329,7 @@ fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
 
 fn other_line(store: &Store, record: &Record, origin: &str) -> String {
     let redact = |s: &str| store.redactor.text(s);
-    let place = |at: &Option<super::super::events::CodeLocation>| {
+    let place = |at: &Option<super::super::cdp_events::CodeLocation>| {
         at.as_ref().map(|at| format!(" ({}:{})", relative(&at.url, origin), at.line)).unwrap_or_default()
     };
     match record {

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use super::super::events::CodeLocation;
+use super::super::cdp_events::CodeLocation;
 use super::super::notes::{RequestOutcome, Signal};
 use super::wording;
 

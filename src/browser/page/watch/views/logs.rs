@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::super::events::{CodeLocation, ErrorOrigin};
+use super::super::cdp_events::{CodeLocation, ErrorOrigin};
 use super::super::records::{Entry, Record};
 use super::super::shape;
 use super::super::stacks::Stack;

@@ -10,8 +10,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::super::cdp_events::CodeLocation;
 use super::super::dom::{EventNote, NoteKind};
-use super::super::events::CodeLocation;
 use super::super::facts::place;
 
 /// Listener lines listed before "… N more".

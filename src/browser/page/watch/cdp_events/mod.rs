@@ -1,19 +1,25 @@
-//! The page events the service depends on, parsed leniently from CDP JSON.
+//! The CDP events the service depends on, parsed leniently from CDP JSON into [`PageEvent`]s.
 //!
 //! Events arrive by two paths: chromiumoxide's typed listeners (re-read here as JSON), and the raw
 //! text of messages chromiumoxide failed to parse (protocol drift; see `chromium::routes`).
 //! Both go through [`PageEvent::parse`], which reads only the fields we use and tolerates anything
-//! else, so a renamed field in Chromium never silently loses an event we rely on.
+//! else, so a renamed field in Chromium never silently loses an event we rely on. Chromium's words
+//! are read here, once: why a load failed becomes a [`LoadError`], vocabularies become the enums
+//! of `chromium::kinds`.
+//!
+//! - this file: the events, and which parser reads each CDP method
+//! - `fields`: each event's parser, field by field
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use super::dom::{CAUSE_MARK, DOM_BINDING, WORLD, WatchReport};
+use super::dom::WatchReport;
 use super::stacks::Stack;
 use crate::browser::chromium::ids::{FetchRequestId, FrameId, LoaderId, RequestId, ScriptId, TargetId};
 use crate::browser::chromium::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
-use crate::egress::failures::FAILURE_HEADER;
+
+mod fields;
 
 pub use super::stacks::CodeLocation;
 
@@ -26,6 +32,31 @@ pub enum ErrorOrigin {
     /// A promise rejected with no handler.
     #[serde(rename = "unhandledrejection")]
     UnhandledRejection,
+}
+
+/// Why a request failed, as Chromium (or the blocking it names) said, and whether that was an
+/// abort: the one place the words are read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    /// `net::ERR_CONNECTION_REFUSED`, `blocked: mixed-content`, `aborted` (cancelled by the page
+    /// or the browser) …
+    pub text: String,
+    /// The load was aborted (`net::ERR_ABORTED`): by the page, or because the browser gave it up
+    /// (a navigation, a download taking over).
+    pub aborted: bool,
+}
+
+impl From<String> for LoadError {
+    fn from(text: String) -> Self {
+        let aborted = text == fields::ABORTED || text.contains("ERR_ABORTED");
+        Self { text, aborted }
+    }
+}
+
+impl From<&str> for LoadError {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_owned())
+    }
 }
 
 /// `Network.requestWillBeSent`: what the reducer keeps of a request's start.
@@ -109,7 +140,7 @@ pub enum PageEvent {
     },
     RequestFailed {
         request_id: RequestId,
-        error_text: String,
+        error_text: LoadError,
         timestamp: f64,
     },
     Console {
@@ -240,322 +271,37 @@ impl PageEvent {
 
     /// Parses one event's params; `None` for events we do not watch or payloads missing what we need.
     pub fn parse(method: &str, params: Value) -> Option<Self> {
-        Some(match method {
-            "Page.lifecycleEvent" => {
-                let p: Lifecycle = serde_json::from_value(params).ok()?;
-                Self::Lifecycle {
-                    frame_id: p.frame_id,
-                    loader_id: p.loader_id,
-                    milestone: Milestone::parse(&p.name),
-                    timestamp: p.timestamp,
-                }
-            }
-            "Page.frameNavigated" => {
-                let p: FrameNavigated = serde_json::from_value(params).ok()?;
-                Self::FrameNavigated {
-                    frame_id: p.frame.id,
-                    parent_id: p.frame.parent_id,
-                    loader_id: p.frame.loader_id,
-                    url: p.frame.url,
-                }
-            }
-            "Network.requestWillBeSent" => Self::RequestStarted(RequestStart {
-                request_id: request_id(&params)?,
-                loader_id: id_field(&params, "loaderId").unwrap_or_default(),
-                frame_id: id_field(&params, "frameId"),
-                resource_type: str_field(&params, "type")
-                    .map_or(ResourceType::Unclassified, |t| ResourceType::parse(&t)),
-                url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                method: params.pointer("/request/method").and_then(Value::as_str).unwrap_or("GET").to_owned(),
-                post_data: post_data(&params),
-                has_post_data: params.pointer("/request/hasPostData").and_then(Value::as_bool).unwrap_or(false),
-                initiator: initiator(params.get("initiator")),
-                callers: params.pointer("/initiator/stack").map(Stack::parse).unwrap_or_default(),
-                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
-                wall_time: params.get("wallTime").and_then(Value::as_f64),
-            }),
-            "Network.responseReceived" => {
-                let p: ResponseReceived = serde_json::from_value(params).ok()?;
-                Self::ResponseReceived {
-                    request_id: p.request_id,
-                    frame_id: p.frame_id,
-                    resource_type: ResourceType::parse(&p.resource_type),
-                    status: p.response.status.clamp(0.0, u16::MAX as f64) as u16,
-                    mime_type: p.response.mime_type,
-                    failure: p
-                        .response
-                        .headers
-                        .iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case(FAILURE_HEADER))
-                        .and_then(|(_, v)| v.as_str())
-                        .map(str::to_owned),
-                    refreshes: p
-                        .response
-                        .headers
-                        .iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case("refresh"))
-                        .and_then(|(_, v)| v.as_str())
-                        .is_some_and(refreshes_at_once),
-                    at: p.response.response_time.map(|ms| ms as u64),
-                    timestamp: p.timestamp,
-                }
-            }
-            "Network.loadingFinished" => Self::RequestFinished {
-                request_id: request_id(&params)?,
-                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
-            },
-            "Network.loadingFailed" => Self::RequestFailed {
-                request_id: request_id(&params)?,
-                error_text: failure_text(&params),
-                timestamp: params.get("timestamp").and_then(Value::as_f64).unwrap_or_default(),
-            },
-            "Runtime.consoleAPICalled" => console(&params)?,
-            "Runtime.exceptionThrown" => {
-                let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
-                exception(params.get("exceptionDetails")?, at)
-            }
-            "Inspector.targetCrashed" => Self::Crashed,
-            "Page.frameRequestedNavigation" => Self::NavigationRequested {
-                frame_id: id_field(&params, "frameId")?,
-                disposition: str_field(&params, "disposition")
-                    .map_or(Disposition::CurrentTab, |d| Disposition::parse(&d)),
-                url: str_field(&params, "url").unwrap_or_default(),
-            },
-            "Debugger.scriptParsed" => Self::ScriptParsed {
-                script_id: id_field(&params, "scriptId")?,
-                url: str_field(&params, "url").unwrap_or_default(),
-            },
-            "Browser.downloadWillBegin" => Self::DownloadBegun {
-                guid: str_field(&params, "guid")?,
-                url: str_field(&params, "url").unwrap_or_default(),
-                name: str_field(&params, "suggestedFilename").unwrap_or_default(),
-            },
-            "Browser.downloadProgress" => Self::DownloadProgress {
-                guid: str_field(&params, "guid")?,
-                received: params.get("receivedBytes").and_then(Value::as_f64).unwrap_or(0.0) as u64,
-                state: DownloadState::parse(&str_field(&params, "state").unwrap_or_default()),
-            },
-            "Page.windowOpen" => Self::WindowOpened { url: str_field(&params, "url").unwrap_or_default() },
-            "Target.targetCreated" => Self::PopupOpened {
-                target_id: params.pointer("/targetInfo/targetId")?.as_str()?.into(),
-                url: params.pointer("/targetInfo/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
-            },
-            "Page.fileChooserOpened" => {
-                Self::FileChooserOpened { backend_node_id: params.get("backendNodeId").and_then(Value::as_i64) }
-            }
-            "Page.javascriptDialogOpening" => Self::DialogOpening {
-                kind: DialogKind::parse(&str_field(&params, "type")?),
-                message: str_field(&params, "message").unwrap_or_default(),
-                default_prompt: str_field(&params, "defaultPrompt").unwrap_or_default(),
-            },
-            "Fetch.authRequired" => {
-                let challenge = params.get("authChallenge")?;
-                let field = |name: &str| challenge.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
-                Self::AuthRequired {
-                    request_id: request_id(&params)?,
-                    url: params.pointer("/request/url").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                    origin: field("origin"),
-                    scheme: field("scheme"),
-                    realm: field("realm"),
-                }
-            }
-            "Fetch.requestPaused" => Self::RequestPaused {
-                request_id: request_id(&params)?,
-                url: params.get("request")?.get("url")?.as_str()?.to_owned(),
-            },
-            "Runtime.bindingCalled" if str_field(&params, "name").as_deref() == Some(DOM_BINDING) => {
-                Self::DomChanged(super::dom::parse_payload(params.get("payload")?.as_str()?)?)
-            }
-            "Runtime.executionContextCreated" if params.pointer("/context/name")?.as_str()? == WORLD => {
-                Self::WorldCreated {
-                    frame_id: params.pointer("/context/auxData/frameId")?.as_str()?.into(),
-                    context_id: params.pointer("/context/id")?.as_i64()?,
-                }
-            }
-            _ => return None,
-        })
+        match method {
+            "Page.lifecycleEvent" => fields::lifecycle(params),
+            "Page.frameNavigated" => fields::frame_navigated(params),
+            "Page.frameRequestedNavigation" => fields::navigation_requested(&params),
+            "Page.windowOpen" => Some(Self::WindowOpened { url: fields::text(&params, "url") }),
+            "Page.fileChooserOpened" => fields::file_chooser_opened(&params),
+            "Page.javascriptDialogOpening" => fields::dialog_opening(&params),
+            "Network.requestWillBeSent" => fields::request_started(&params),
+            "Network.responseReceived" => fields::response_received(params),
+            "Network.loadingFinished" => fields::loading_finished(&params),
+            "Network.loadingFailed" => fields::loading_failed(&params),
+            "Fetch.authRequired" => fields::auth_required(&params),
+            "Fetch.requestPaused" => fields::request_paused(&params),
+            "Runtime.consoleAPICalled" => fields::console(&params),
+            "Runtime.exceptionThrown" => fields::exception_thrown(&params),
+            "Runtime.bindingCalled" => fields::binding_called(&params),
+            "Runtime.executionContextCreated" => fields::context_created(&params),
+            "Inspector.targetCrashed" => Some(Self::Crashed),
+            "Debugger.scriptParsed" => fields::script_parsed(&params),
+            "Browser.downloadWillBegin" => fields::download_begun(&params),
+            "Browser.downloadProgress" => fields::download_progress(&params),
+            "Target.targetCreated" => fields::target_created(&params),
+            _ => None,
+        }
     }
-}
-
-fn request_id<Id: From<String>>(params: &Value) -> Option<Id> {
-    id_field(params, "requestId")
-}
-
-/// The request's posted data as text: `postData`, or its `postDataEntries` decoded.
-fn post_data(params: &Value) -> Option<String> {
-    use base64::Engine;
-    if let Some(text) = params.pointer("/request/postData").and_then(Value::as_str) {
-        return Some(text.to_owned());
-    }
-    let entries = params.pointer("/request/postDataEntries")?.as_array()?;
-    let mut bytes = Vec::new();
-    for entry in entries {
-        let chunk = entry.get("bytes").and_then(Value::as_str).unwrap_or_default();
-        bytes.extend(base64::engine::general_purpose::STANDARD.decode(chunk).ok()?);
-    }
-    (!bytes.is_empty()).then(|| String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// Where a request was started: the first script frame of its initiator's stack, or the
-/// document line the parser found it on.
-fn initiator(initiator: Option<&Value>) -> Option<CodeLocation> {
-    let initiator = initiator?;
-    if let Some(found) = initiator.get("stack").and_then(CodeLocation::of_stack) {
-        return Some(found);
-    }
-    let url = initiator.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
-    let line = initiator.get("lineNumber").and_then(Value::as_u64).map(|l| l as u32 + 1).unwrap_or(0);
-    let column = initiator.get("columnNumber").and_then(Value::as_u64).map(|c| c as u32 + 1).unwrap_or(0);
-    Some(CodeLocation { url, line, column, function: String::new() })
-}
-
-/// Why a request failed: Chromium's error text, or the blocking reason when it names one.
-/// Whether a `Refresh` header's value (`0; url=/next`) sends the page on within a second, which
-/// Chromium treats as a redirect (it replaces the history entry).
-fn refreshes_at_once(value: &str) -> bool {
-    let delay = value.split([';', ',']).next().unwrap_or_default().trim();
-    delay.parse::<f64>().is_ok_and(|s| (0.0..=1.0).contains(&s))
-}
-
-fn failure_text(params: &Value) -> String {
-    if let Some(reason) = params.get("blockedReason").and_then(Value::as_str) {
-        return format!("blocked: {reason}");
-    }
-    let text = str_field(params, "errorText").unwrap_or_default();
-    if params.get("canceled").and_then(Value::as_bool) == Some(true) && text == "net::ERR_ABORTED" {
-        return "aborted".into();
-    }
-    text
-}
-
-fn console(params: &Value) -> Option<PageEvent> {
-    let args = params.get("args").and_then(Value::as_array);
-    if let Some([mark, id]) = args.map(Vec::as_slice)
-        && mark.get("value").and_then(Value::as_str) == Some(CAUSE_MARK)
-    {
-        // Our DOM watcher's, never the page's log (a page imitating it only muddles its own causes).
-        let id = id.get("value").and_then(Value::as_u64).and_then(|id| u32::try_from(id).ok())?;
-        let stack_id = params.pointer("/stackTrace/parentId")?.clone();
-        return Some(PageEvent::DomCause { id, stack_id });
-    }
-    let method = ConsoleMethod::parse(&str_field(params, "type")?);
-    let text = params
-        .get("args")
-        .and_then(Value::as_array)
-        .map(|args| args.iter().map(remote_object_text).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    let location = params.get("stackTrace").and_then(CodeLocation::of_stack);
-    let trace = params.get("stackTrace").map(Stack::parse).unwrap_or_default();
-    let at = params.get("timestamp").and_then(Value::as_f64).map(|ms| ms as u64);
-    Some(PageEvent::Console { method, text, location, trace, at })
-}
-
-fn exception(details: &Value, at: Option<u64>) -> PageEvent {
-    let description = details.pointer("/exception/description").and_then(Value::as_str);
-    let value = details.pointer("/exception/value").map(remote_value_text);
-    let text = details.get("text").and_then(Value::as_str).unwrap_or("Uncaught exception");
-    let origin = if text.contains("(in promise)") { ErrorOrigin::UnhandledRejection } else { ErrorOrigin::Exception };
-    // Where it was thrown: the top frame of its stack, or the details' own position.
-    let location = details.get("stackTrace").and_then(CodeLocation::of_stack).or_else(|| {
-        let url = details.get("url")?.as_str().filter(|u| !u.is_empty())?.to_owned();
-        Some(CodeLocation {
-            url,
-            line: details.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
-            column: details.get("columnNumber").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
-            function: String::new(),
-        })
-    });
-    let (message, stack) = match description {
-        Some(d) => (d.lines().next().unwrap_or(d).to_owned(), d.contains('\n').then(|| d.to_owned())),
-        None => (value.unwrap_or_else(|| text.to_owned()), None),
-    };
-    let trace = details.get("stackTrace").map(Stack::parse).unwrap_or_default();
-    PageEvent::Exception { origin, message, stack, location, trace, at }
-}
-
-/// How a console argument reads: strings as themselves, objects by their description.
-fn remote_object_text(arg: &Value) -> String {
-    match (arg.get("value"), arg.get("unserializableValue"), arg.get("description")) {
-        (Some(v), _, _) => remote_value_text(v),
-        (None, Some(u), _) => u.as_str().unwrap_or_default().to_owned(),
-        (None, None, Some(d)) => d.as_str().unwrap_or_default().to_owned(),
-        _ => arg.get("type").and_then(Value::as_str).unwrap_or_default().to_owned(),
-    }
-}
-
-fn remote_value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn str_field(params: &Value, name: &str) -> Option<String> {
-    params.get(name)?.as_str().map(str::to_owned)
-}
-
-fn id_field<Id: From<String>>(params: &Value, name: &str) -> Option<Id> {
-    str_field(params, name).map(Id::from)
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Lifecycle {
-    frame_id: FrameId,
-    #[serde(default)]
-    loader_id: LoaderId,
-    name: String,
-    #[serde(default)]
-    timestamp: f64,
-}
-
-#[derive(Deserialize)]
-struct FrameNavigated {
-    frame: Frame,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Frame {
-    id: FrameId,
-    #[serde(default)]
-    parent_id: Option<FrameId>,
-    #[serde(default)]
-    loader_id: LoaderId,
-    #[serde(default)]
-    url: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResponseReceived {
-    request_id: RequestId,
-    #[serde(default)]
-    frame_id: Option<FrameId>,
-    #[serde(default, rename = "type")]
-    resource_type: String,
-    response: Response,
-    #[serde(default)]
-    timestamp: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Response {
-    #[serde(default)]
-    status: f64,
-    #[serde(default)]
-    mime_type: String,
-    #[serde(default)]
-    headers: serde_json::Map<String, Value>,
-    /// Milliseconds since the Unix epoch.
-    #[serde(default)]
-    response_time: Option<f64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::page::watch::dom::{CAUSE_MARK, WORLD};
     use serde_json::json;
 
     #[test]
