@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, LazyLock};
 
+use prometheus::core::Collector;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
@@ -47,6 +48,42 @@ pub static PAGE_TASKS: LazyLock<IntGauge> = LazyLock::new(|| {
 #[derive(Clone)]
 pub struct Metrics(Arc<Handles>);
 
+/// Registers `metric` (its options checked by prometheus, which a fixed name and help always pass).
+fn register<M: Collector + Clone + 'static>(registry: &Registry, metric: prometheus::Result<M>) -> M {
+    let metric = metric.expect("valid metric");
+    registry.register(Box::new(metric.clone())).expect("unique metric names");
+    metric
+}
+
+/// A labelled counter, registered.
+fn counters(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    register(registry, IntCounterVec::new(Opts::new(name, help), labels))
+}
+
+impl Handles {
+    /// Every labelled counter exists from the start with its known label values, so it reads 0
+    /// (and an alert on it has something to read) before its first event.
+    fn labelled_at_zero(&self) {
+        for outcome in ["parse_error", "invalid_request", "method_not_found"] {
+            self.rpc_requests.with_label_values(&["unknown", outcome]);
+        }
+        for reason in ["closed", "expired", "shutdown", "browser_lost"] {
+            self.sessions_closed.with_label_values(&[reason]);
+        }
+        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
+            self.forwarded_calls.with_label_values(&["rpc", outcome]);
+        }
+        self.forwarded_calls.with_label_values(&["subscription", "wrong_replica"]);
+        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
+            self.forwarded_calls.with_label_values(&["mcp", outcome]);
+        }
+        for status in ["401", "413", "429"] {
+            self.http_rejected.with_label_values(&[status]);
+        }
+        EVENTS_DROPPED.with_label_values(&["timeline"]);
+    }
+}
+
 impl std::ops::Deref for Metrics {
     type Target = Handles;
 
@@ -87,129 +124,101 @@ pub struct Handles {
 impl Metrics {
     pub fn new() -> Self {
         let registry = Registry::new();
-        let rpc_requests = IntCounterVec::new(
-            Opts::new("text_browser_rpc_requests_total", "JSON-RPC calls by method and outcome"),
-            &["method", "outcome"],
-        )
-        .expect("valid metric");
-        let rpc_duration = HistogramVec::new(
-            HistogramOpts::new("text_browser_rpc_duration_seconds", "JSON-RPC call latency by method").buckets(vec![
-                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-            ]),
-            &["method"],
-        )
-        .expect("valid metric");
-        let sessions_open =
-            IntGauge::new("text_browser_sessions_open", "Sessions currently open").expect("valid metric");
-        let sessions_warm =
-            IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool").expect("valid metric");
-        let sessions_warm_misses = IntCounter::new(
-            "text_browser_sessions_warm_misses_total",
-            "session.create calls that found the warm pool empty and opened a session themselves",
-        )
-        .expect("valid metric");
-        let sessions_queued =
-            IntGauge::new("text_browser_sessions_queued", "session.create calls waiting for a slot at MAX_SESSIONS")
-                .expect("valid metric");
-        let sessions_created =
-            IntCounter::new("text_browser_sessions_created_total", "Sessions created").expect("valid metric");
-        let sessions_closed = IntCounterVec::new(
-            Opts::new("text_browser_sessions_closed_total", "Sessions closed, by reason"),
-            &["reason"],
-        )
-        .expect("valid metric");
-        let browser_restarts =
-            IntCounter::new("text_browser_browser_restarts_total", "Times Chromium died and was started again")
-                .expect("valid metric");
-        let http_rejected = IntCounterVec::new(
-            Opts::new("text_browser_http_rejected_total", "HTTP requests refused before dispatch, by status"),
-            &["status"],
-        )
-        .expect("valid metric");
-        let memory_trims = IntCounter::new(
-            "text_browser_memory_trims_total",
-            "Times memory freed by finished work was handed back to the system",
-        )
-        .expect("valid metric");
-        let memory_returned_bytes = IntCounter::new(
-            "text_browser_memory_returned_bytes_total",
-            "Resident bytes handed back to the system by memory trims",
-        )
-        .expect("valid metric");
-        let forwarded_calls = IntCounterVec::new(
-            Opts::new(
-                "text_browser_forwarded_calls_total",
-                "Calls for another replica's session, by transport and outcome",
-            ),
-            &["transport", "outcome"],
-        )
-        .expect("valid metric");
-        let forwarded_duration = Histogram::with_opts(
-            HistogramOpts::new(
-                "text_browser_forwarded_call_duration_seconds",
-                "Latency of calls forwarded to the replica owning their session, its work included",
-            )
-            .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
-        )
-        .expect("valid metric");
-        for collector in [
-            Box::new(forwarded_calls.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(forwarded_duration.clone()),
-            Box::new(rpc_requests.clone()),
-            Box::new(rpc_duration.clone()),
-            Box::new(sessions_open.clone()),
-            Box::new(sessions_warm.clone()),
-            Box::new(sessions_warm_misses.clone()),
-            Box::new(sessions_queued.clone()),
-            Box::new(sessions_created.clone()),
-            Box::new(sessions_closed.clone()),
-            Box::new(browser_restarts.clone()),
-            Box::new(CDP_DURATION.clone()),
+        for shared in [
+            Box::new(CDP_DURATION.clone()) as Box<dyn Collector>,
             Box::new(EVENTS_DROPPED.clone()),
             Box::new(CAPTURED_BODY_BYTES.clone()),
             Box::new(PAGE_TASKS.clone()),
-            Box::new(http_rejected.clone()),
-            Box::new(memory_trims.clone()),
-            Box::new(memory_returned_bytes.clone()),
         ] {
-            registry.register(collector).expect("unique metric names");
+            registry.register(shared).expect("unique metric names");
         }
-        // Every labelled counter exists from the start with its known label values, so it reads 0
-        // (and an alert on it has something to read) before its first event.
-        for outcome in ["parse_error", "invalid_request", "method_not_found"] {
-            rpc_requests.with_label_values(&["unknown", outcome]);
-        }
-        for reason in ["closed", "expired", "shutdown", "browser_lost"] {
-            sessions_closed.with_label_values(&[reason]);
-        }
-        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
-            forwarded_calls.with_label_values(&["rpc", outcome]);
-        }
-        forwarded_calls.with_label_values(&["subscription", "wrong_replica"]);
-        for outcome in ["ok", "error", "replica_unavailable", "wrong_replica"] {
-            forwarded_calls.with_label_values(&["mcp", outcome]);
-        }
-        for status in ["401", "413", "429"] {
-            http_rejected.with_label_values(&[status]);
-        }
-        EVENTS_DROPPED.with_label_values(&["timeline"]);
-        Self(Arc::new(Handles {
+        let r = &registry;
+        let handles = Handles {
+            rpc_requests: counters(
+                r,
+                "text_browser_rpc_requests_total",
+                "JSON-RPC calls by method and outcome",
+                &["method", "outcome"],
+            ),
+            rpc_duration: register(
+                r,
+                HistogramVec::new(
+                    HistogramOpts::new("text_browser_rpc_duration_seconds", "JSON-RPC call latency by method").buckets(
+                        vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0],
+                    ),
+                    &["method"],
+                ),
+            ),
+            sessions_open: register(r, IntGauge::new("text_browser_sessions_open", "Sessions currently open")),
+            sessions_warm: register(
+                r,
+                IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool"),
+            ),
+            sessions_warm_misses: register(
+                r,
+                IntCounter::new(
+                    "text_browser_sessions_warm_misses_total",
+                    "session.create calls that found the warm pool empty and opened a session themselves",
+                ),
+            ),
+            sessions_queued: register(
+                r,
+                IntGauge::new(
+                    "text_browser_sessions_queued",
+                    "session.create calls waiting for a slot at MAX_SESSIONS",
+                ),
+            ),
+            sessions_created: register(r, IntCounter::new("text_browser_sessions_created_total", "Sessions created")),
+            sessions_closed: counters(
+                r,
+                "text_browser_sessions_closed_total",
+                "Sessions closed, by reason",
+                &["reason"],
+            ),
+            browser_restarts: register(
+                r,
+                IntCounter::new("text_browser_browser_restarts_total", "Times Chromium died and was started again"),
+            ),
+            http_rejected: counters(
+                r,
+                "text_browser_http_rejected_total",
+                "HTTP requests refused before dispatch, by status",
+                &["status"],
+            ),
+            memory_trims: register(
+                r,
+                IntCounter::new(
+                    "text_browser_memory_trims_total",
+                    "Times memory freed by finished work was handed back to the system",
+                ),
+            ),
+            memory_returned_bytes: register(
+                r,
+                IntCounter::new(
+                    "text_browser_memory_returned_bytes_total",
+                    "Resident bytes handed back to the system by memory trims",
+                ),
+            ),
+            forwarded_calls: counters(
+                r,
+                "text_browser_forwarded_calls_total",
+                "Calls for another replica's session, by transport and outcome",
+                &["transport", "outcome"],
+            ),
+            forwarded_duration: register(
+                r,
+                Histogram::with_opts(
+                    HistogramOpts::new(
+                        "text_browser_forwarded_call_duration_seconds",
+                        "Latency of calls forwarded to the replica owning their session, its work included",
+                    )
+                    .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
+                ),
+            ),
             registry,
-            rpc_requests,
-            rpc_duration,
-            sessions_open,
-            sessions_warm,
-            sessions_warm_misses,
-            sessions_queued,
-            sessions_created,
-            sessions_closed,
-            browser_restarts,
-            http_rejected,
-            memory_trims,
-            memory_returned_bytes,
-            forwarded_calls,
-            forwarded_duration,
-        }))
+        };
+        handles.labelled_at_zero();
+        Self(Arc::new(handles))
     }
 
     /// Creates each method's `ok` counter at 0, so every method shows before its first call.

@@ -29,18 +29,57 @@ macro_rules! interleaved {
 pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
     let session = svc.session().await;
     let sid = session.as_str();
-    let on = |path: &str| format!("{base}{path}");
-    let visit = |path: &str| {
-        let url = on(path);
-        async move {
-            svc.ok("page.goto", json!({ "session_id": sid, "url": url })).await;
-            raw.goto(&url).await;
-        }
-    };
-    let noop = || svc.call("logs.pull", json!({ "session_id": "no-such-session" }));
+    let page = Visits { svc, raw, sid, base };
+    page.visit("/").await;
+    calls(&page, rounds).await;
+    navigations(&page, rounds).await;
+    page.visit("/form/").await;
+    inputs(&page, rounds).await;
+    for (what, path) in [("page.snapshot (fixtures page)", "/snapshot/"), ("page.snapshot (2,000 elements)", "/big/")] {
+        page.visit(path).await;
+        let (s, floor) = interleaved!(
+            rounds,
+            svc.ok("page.snapshot", json!({ "session_id": sid, "maxChars": 2_000_000 })),
+            raw.call("Accessibility.getFullAXTree", json!({}))
+        );
+        row(what, &s, Some(floor.p50()), Target::None);
+        println!("  floor: one Accessibility.getFullAXTree of the same page");
+    }
+    svc.ok("session.close", json!({ "session_id": sid })).await;
 
-    visit("/").await;
-    let (calls, evals) = interleaved!(rounds, noop(), raw.eval());
+    sessions(svc, raw, rounds.min(20)).await;
+}
+
+/// The service's session and the raw page, both on the fixtures app at `base`.
+struct Visits<'a> {
+    svc: &'a Service,
+    raw: &'a Raw,
+    sid: &'a str,
+    base: &'a str,
+}
+
+impl Visits<'_> {
+    fn on(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Both go to `path`.
+    async fn visit(&self, path: &str) {
+        let url = self.on(path);
+        self.svc.ok("page.goto", json!({ "session_id": self.sid, "url": url })).await;
+        self.raw.goto(&url).await;
+    }
+
+    /// A call that reaches no session: the service's own cost.
+    async fn noop(&self) -> Result<serde_json::Value, serde_json::Value> {
+        self.svc.call("logs.pull", json!({ "session_id": "no-such-session" })).await
+    }
+}
+
+/// The no-op call, and the calls that read the page, each against an evaluate and a no-op call.
+async fn calls(page: &Visits<'_>, rounds: usize) {
+    let (svc, raw, sid) = (page.svc, page.raw, page.sid);
+    let (calls, evals) = interleaved!(rounds, page.noop(), raw.eval());
     row("no-op call (unknown session)", &calls, None, Target::None);
     row("raw Runtime.evaluate", &evals, None, Target::None);
     for (method, params) in [
@@ -52,12 +91,16 @@ pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
     ] {
         let (s, floor) = interleaved!(rounds, svc.ok(method, params.clone()), async {
             raw.eval().await;
-            let _ = noop().await;
+            let _ = page.noop().await;
         });
         row(method, &s, Some(floor.p50()), Target::Ratio(1.5));
     }
+}
 
-    let home = on("/");
+/// page.goto and screenshots against their raw commands.
+async fn navigations(page: &Visits<'_>, rounds: usize) {
+    let (svc, raw, sid) = (page.svc, page.raw, page.sid);
+    let home = page.on("/");
     let (s, floor) = interleaved!(
         rounds,
         svc.ok("page.goto", json!({ "session_id": sid, "url": home, "waitUntil": "load" })),
@@ -78,8 +121,11 @@ pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
         );
         row(what, &s, Some(floor.p50()), Target::Ratio(1.1));
     }
+}
 
-    visit("/form/").await;
+/// Clicking, filling and typing against the raw input events.
+async fn inputs(page: &Visits<'_>, rounds: usize) {
+    let (svc, raw, sid) = (page.svc, page.raw, page.sid);
     let press = |kind: &str| json!({ "type": kind, "x": 5, "y": 5, "button": "left", "clickCount": 1 });
     let (s, floor) =
         interleaved!(rounds, svc.ok("page.click", json!({ "session_id": sid, "selector": "#save" })), async {
@@ -105,20 +151,6 @@ pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
         }
     );
     row("page.type", &s, Some(floor.p50()), Target::Ms(15.0));
-
-    for (what, path) in [("page.snapshot (fixtures page)", "/snapshot/"), ("page.snapshot (2,000 elements)", "/big/")] {
-        visit(path).await;
-        let (s, floor) = interleaved!(
-            rounds,
-            svc.ok("page.snapshot", json!({ "session_id": sid, "maxChars": 2_000_000 })),
-            raw.call("Accessibility.getFullAXTree", json!({}))
-        );
-        row(what, &s, Some(floor.p50()), Target::None);
-        println!("  floor: one Accessibility.getFullAXTree of the same page");
-    }
-    svc.ok("session.close", json!({ "session_id": sid })).await;
-
-    sessions(svc, raw, rounds.min(20)).await;
 }
 
 /// session.create from the warm pool, right after another create, and session.close, against

@@ -45,7 +45,7 @@ impl BrowserSource {
 }
 
 pub async fn run(host: Arc<dyn Host>, source: BrowserSource, shutdown: CancellationToken) {
-    'watching: loop {
+    loop {
         let chromium = host.chromium();
         tokio::select! {
             _ = chromium.closed() => {}
@@ -60,27 +60,35 @@ pub async fn run(host: Arc<dyn Host>, source: BrowserSource, shutdown: Cancellat
             BrowserSource::Launch { .. } => tracing::error!("Chromium died; starting a new one"),
             BrowserSource::Attach { .. } => tracing::error!("the connection to the browser broke; reconnecting"),
         }
-        let mut wait = FIRST_RETRY;
-        loop {
-            let started = tokio::select! {
-                started = source.start() => started,
-                _ = shutdown.cancelled() => break 'watching,
-            };
-            match started {
-                Ok(chromium) => {
-                    host.replace_browser(chromium);
-                    break;
-                }
-                Err(err) => {
-                    tracing::error!(error = %err, retry_ms = wait.as_millis() as u64, "no browser yet; retrying");
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.cancelled() => break 'watching,
-                    }
-                    wait = (wait * 2).min(MAX_RETRY);
-                }
-            }
+        if !restart(&host, &source, &shutdown).await {
+            break;
         }
     }
     tracing::debug!("supervisor stopped");
+}
+
+/// Starts a browser from `source` until one starts (waiting longer after each failure) and hands
+/// it to `host`; false when shutdown came first.
+async fn restart(host: &Arc<dyn Host>, source: &BrowserSource, shutdown: &CancellationToken) -> bool {
+    let mut wait = FIRST_RETRY;
+    loop {
+        let started = tokio::select! {
+            started = source.start() => started,
+            _ = shutdown.cancelled() => return false,
+        };
+        match started {
+            Ok(chromium) => {
+                host.replace_browser(chromium);
+                return true;
+            }
+            Err(err) => {
+                tracing::error!(error = %err, retry_ms = wait.as_millis() as u64, "no browser yet; retrying");
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = shutdown.cancelled() => return false,
+                }
+                wait = (wait * 2).min(MAX_RETRY);
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::opener::Opener;
 use super::session::Session;
+use crate::browser::error::BrowserError;
 
 /// How long the refill task waits before trying again after Chromium failed to open a context.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -216,6 +217,66 @@ impl Drop for Creating {
     }
 }
 
+/// Warm sessions on their way.
+type Opening = tokio::task::JoinSet<Result<Session, BrowserError>>;
+
+/// Starts every open the pool wants and the cap allows. Taking a permit and counting the warm
+/// session as on its way happen in one step under the pool's lock: a create that finds no free
+/// slot then always sees it coming.
+fn start_opens(pool: &Arc<WarmPool>, opener: &Arc<Opener>, opening: &mut Opening) {
+    while pool.wants_more() {
+        let permit = {
+            let mut slots = pool.slots();
+            match opener.capacity().clone().try_acquire_owned() {
+                Ok(permit) => {
+                    slots.filling += 1;
+                    permit
+                }
+                Err(_) => break,
+            }
+        };
+        let opener = opener.clone();
+        opening.spawn(async move { opener.open_blank(permit, Instant::now() + OPEN_TIMEOUT).await });
+    }
+}
+
+/// Files a warm session that finished opening (or disposes of one nobody needs any more); false
+/// when opening it failed.
+async fn file_opened(
+    pool: &Arc<WarmPool>,
+    opener: &Arc<Opener>,
+    opened: Result<Result<Session, BrowserError>, tokio::task::JoinError>,
+) -> bool {
+    let mut extra = None;
+    let failed = {
+        let mut slots = pool.slots();
+        slots.filling -= 1;
+        match opened {
+            // One opened on a Chromium that died meanwhile is no use to anyone.
+            Ok(Ok(session)) if !session.browser_alive() => None,
+            // The pool shrank while it was being opened.
+            Ok(Ok(session)) if slots.ready.len() >= slots.size => {
+                extra = Some(session);
+                None
+            }
+            Ok(Ok(session)) => {
+                pool.push(&mut slots, session);
+                None
+            }
+            Ok(Err(err)) => Some(err.to_string()),
+            Err(join) => Some(join.to_string()),
+        }
+    };
+    pool.filled.notify_waiters();
+    if let Some(session) = extra {
+        let _ = opener.dispose(&session).await;
+    }
+    if let Some(err) = &failed {
+        tracing::warn!(error = %err, "opening a warm session failed; retrying");
+    }
+    failed.is_none()
+}
+
 /// Keeps the pool at its size until shutdown, then disposes the warm sessions left.
 pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: CancellationToken) {
     let mut opening = tokio::task::JoinSet::new();
@@ -223,53 +284,14 @@ pub async fn run(pool: Arc<WarmPool>, opener: Arc<Opener>, shutdown: Cancellatio
     loop {
         let alive = opener.chromium().is_alive();
         let backing_off = retry_at.is_some_and(|at| Instant::now() < at);
-        // Start every open the pool wants and the cap allows. Taking a permit and counting the
-        // warm session as on its way happen in one step under the pool's lock: a create that finds
-        // no free slot then always sees it coming.
-        while alive && !backing_off && pool.wants_more() {
-            let permit = {
-                let mut slots = pool.slots();
-                match opener.capacity().clone().try_acquire_owned() {
-                    Ok(permit) => {
-                        slots.filling += 1;
-                        permit
-                    }
-                    Err(_) => break,
-                }
-            };
-            let opener = opener.clone();
-            opening.spawn(async move { opener.open_blank(permit, Instant::now() + OPEN_TIMEOUT).await });
+        if alive && !backing_off {
+            start_opens(&pool, &opener, &mut opening);
         }
         let wants_capacity = alive && !backing_off && pool.wants_more();
         let shrink_at = pool.shrink_at();
         tokio::select! {
             Some(opened) = opening.join_next(), if !opening.is_empty() => {
-                let mut extra = None;
-                let failed = {
-                    let mut slots = pool.slots();
-                    slots.filling -= 1;
-                    match opened {
-                        // One opened on a Chromium that died meanwhile is no use to anyone.
-                        Ok(Ok(session)) if !session.browser_alive() => None,
-                        // The pool shrank while it was being opened.
-                        Ok(Ok(session)) if slots.ready.len() >= slots.size => {
-                            extra = Some(session);
-                            None
-                        }
-                        Ok(Ok(session)) => {
-                            pool.push(&mut slots, session);
-                            None
-                        }
-                        Ok(Err(err)) => Some(err.to_string()),
-                        Err(join) => Some(join.to_string()),
-                    }
-                };
-                pool.filled.notify_waiters();
-                if let Some(session) = extra {
-                    let _ = opener.dispose(&session).await;
-                }
-                if let Some(err) = failed {
-                    tracing::warn!(error = %err, "opening a warm session failed; retrying");
+                if !file_opened(&pool, &opener, opened).await {
                     retry_at = Some(Instant::now() + RETRY_AFTER);
                 }
             }
