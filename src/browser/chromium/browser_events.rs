@@ -13,6 +13,7 @@ use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
 use futures_util::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::kinds::TargetKind;
 use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
 
@@ -36,7 +37,7 @@ pub(super) async fn forward(browser: &Browser, routes: Arc<EventRoutes>) -> Resu
                 }
                 Some(event) = created.next() => {
                     let info = &event.target_info;
-                    if info.r#type != "page" {
+                    if TargetKind::parse(&info.r#type) != TargetKind::Page {
                         continue;
                     }
                     let Some(opener) = info.opener_id.as_ref() else { continue };

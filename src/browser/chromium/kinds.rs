@@ -67,6 +67,25 @@ macro_rules! cdp_names {
 }
 
 cdp_names! {
+    /// What a target is, as Chromium's Target domain names it.
+    TargetKind {
+        Page = "page",
+        BackgroundPage = "background_page",
+        ServiceWorker = "service_worker",
+        SharedWorker = "shared_worker",
+        Worker = "worker",
+        Iframe = "iframe",
+        Browser = "browser",
+    }
+}
+
+impl Default for TargetKind {
+    fn default() -> Self {
+        Self::Other(String::new())
+    }
+}
+
+cdp_names! {
     /// What a request loads, as Chromium's Network domain names it.
     ResourceType {
         Document = "Document",

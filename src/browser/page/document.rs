@@ -47,7 +47,19 @@ impl<'a> Document<'a> {
                 message: format!("a session holds at most {MAX_INIT_SCRIPTS} init scripts; remove one first"),
             });
         }
-        let id = self.page.send(AddScriptToEvaluateOnNewDocument { source }, deadline).await?.identifier;
+        let id = self
+            .page
+            .send(
+                AddScriptToEvaluateOnNewDocument {
+                    source,
+                    world_name: None,
+                    run_immediately: false,
+                    include_command_line_api: false,
+                },
+                deadline,
+            )
+            .await?
+            .identifier;
         lock(&self.page.init_scripts).push((id.clone(), source.to_owned()));
         Ok(id)
     }

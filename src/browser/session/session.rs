@@ -9,7 +9,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +18,12 @@ use super::options::{Emulation, SessionOptions};
 use super::storage;
 use super::tab_list::Tabs;
 use crate::browser::chromium::ids::BrowserContextId;
+use crate::browser::chromium::protocol::browser::{DownloadBehavior, GrantPermissions, SetDownloadBehavior};
+use crate::browser::chromium::protocol::emulation::{
+    SetGeolocationOverride, SetLocaleOverride, SetScriptExecutionDisabled, SetTimezoneOverride, SetUserAgentOverride,
+};
+use crate::browser::chromium::protocol::network::SetExtraHttpHeaders;
+use crate::browser::chromium::protocol::target::{CreateBrowserContext, DisposeBrowserContext, GetTargetInfo};
 use crate::browser::chromium::{Chromium, Lifeline};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Media, Page, Siblings, Viewport};
@@ -112,28 +118,28 @@ impl Session {
             .map_err(|e| BrowserError::Unavailable(format!("cannot start the session's egress proxy: {e}")))?;
         // `<-loopback>` removes Chromium's implicit bypass for localhost: loopback goes through the
         // proxy (and its policy) like every other host.
-        let ctx_params = json!({
-            "disposeOnDetach": true,
-            "proxyServer": egress.server(),
-            "proxyBypassList": "<-loopback>",
-        });
-        let created = chromium.call("Target.createBrowserContext", ctx_params, deadline).await?;
-        let context_id = created
-            .get("browserContextId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| BrowserError::protocol("Target.createBrowserContext", "no browserContextId in the answer"))?
-            .into();
+        let proxy_server = egress.server();
+        let create = CreateBrowserContext {
+            dispose_on_detach: true,
+            proxy_server: &proxy_server,
+            proxy_bypass_list: "<-loopback>",
+        };
+        let context_id = chromium.send(create, deadline).await?.browser_context_id.ok_or_else(|| {
+            BrowserError::protocol("Target.createBrowserContext", "no browserContextId in the answer")
+        })?;
         let opened = async {
             let siblings = Siblings::new(egress.log().clone(), &context_id, download_cap)?;
             let page = Page::open(chromium, context_id.as_str(), &siblings, deadline).await?;
             page.set_viewport(Viewport::default(), deadline).await?;
             // Downloads are saved into the session's own directory and reported to the tab that
             // began them.
-            let downloads = json!({
-                "behavior": "allowAndName", "browserContextId": context_id,
-                "downloadPath": siblings.downloads_dir.path().display().to_string(), "eventsEnabled": true,
-            });
-            chromium.call("Browser.setDownloadBehavior", downloads, deadline).await?;
+            let downloads = SetDownloadBehavior {
+                behavior: DownloadBehavior::AllowAndName,
+                browser_context_id: &context_id,
+                download_path: siblings.downloads_dir.path().display().to_string(),
+                events_enabled: true,
+            };
+            chromium.send(downloads, deadline).await?;
             Ok::<_, BrowserError>((page, siblings))
         }
         .await;
@@ -195,8 +201,8 @@ impl Session {
             storage::apply(chromium, &self.context_id, &page, state, deadline).await?;
         }
         if options.emulation.geolocation.is_some() {
-            let grant = json!({ "permissions": ["geolocation"], "browserContextId": self.context_id });
-            chromium.call("Browser.grantPermissions", grant, deadline).await?;
+            let grant = GrantPermissions { permissions: vec!["geolocation"], browser_context_id: &self.context_id };
+            chromium.send(grant, deadline).await?;
         }
         *self.options.lock().unwrap_or_else(|p| p.into_inner()) =
             SessionOptions { storage_state: None, ..options.clone() };
@@ -210,7 +216,7 @@ impl Session {
 /// own settings — storage state, permissions — are applied once.)
 pub(super) async fn apply_to_tab(page: &Page, options: &SessionOptions, deadline: Instant) -> Result<(), BrowserError> {
     if let Some(user_agent) = &options.user_agent {
-        page.cdp("Emulation.setUserAgentOverride", json!({ "userAgent": user_agent }), deadline).await?;
+        page.send(SetUserAgentOverride { user_agent }, deadline).await?;
     }
     page.set_evidence_shots(options.evidence_screenshots);
     apply_emulation(page, &options.emulation, deadline).await
@@ -227,31 +233,29 @@ async fn apply_emulation(page: &Page, emulation: &Emulation, deadline: Instant) 
         }
     };
     if let Some(locale) = &emulation.locale {
-        page.cdp("Emulation.setLocaleOverride", json!({ "locale": locale }), deadline)
-            .await
-            .map_err(refused("locale"))?;
+        page.send(SetLocaleOverride { locale }, deadline).await.map_err(refused("locale"))?;
     }
     if let Some(zone) = &emulation.timezone_id {
-        let params = json!({ "timezoneId": zone });
-        page.cdp("Emulation.setTimezoneOverride", params, deadline).await.map_err(refused("timezoneId"))?;
+        page.send(SetTimezoneOverride { timezone_id: zone }, deadline).await.map_err(refused("timezoneId"))?;
     }
     if let Some(at) = &emulation.geolocation {
-        let position =
-            json!({ "latitude": at.latitude, "longitude": at.longitude, "accuracy": at.accuracy.unwrap_or(10.0) });
-        page.cdp("Emulation.setGeolocationOverride", position, deadline).await.map_err(refused("geolocation"))?;
+        let position = SetGeolocationOverride {
+            latitude: at.latitude,
+            longitude: at.longitude,
+            accuracy: at.accuracy.unwrap_or(10.0),
+        };
+        page.send(position, deadline).await.map_err(refused("geolocation"))?;
     }
     if let Some(scheme) = emulation.color_scheme {
         page.emulate_media(Media { color_scheme: Some(scheme), ..Media::default() }, deadline).await?;
     }
     if emulation.java_script_enabled == Some(false) {
-        page.cdp("Emulation.setScriptExecutionDisabled", json!({ "value": true }), deadline).await?;
+        page.send(SetScriptExecutionDisabled { value: true }, deadline).await?;
     }
     if !emulation.extra_http_headers.is_empty() {
         let headers: serde_json::Map<String, serde_json::Value> =
             emulation.extra_http_headers.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        page.cdp("Network.setExtraHTTPHeaders", json!({ "headers": headers }), deadline)
-            .await
-            .map_err(refused("extraHTTPHeaders"))?;
+        page.send(SetExtraHttpHeaders { headers: &headers }, deadline).await.map_err(refused("extraHTTPHeaders"))?;
     }
     if let Some(credentials) = &emulation.http_credentials {
         page.interception().set_http_credentials(credentials.clone()).await.map_err(refused("httpCredentials"))?;
@@ -354,7 +358,7 @@ impl Session {
 
     /// One round trip to the browser through the session's page: an error if its Chromium is gone.
     pub(super) async fn ping(&self, deadline: Instant) -> Result<(), BrowserError> {
-        self.active_tab().cdp("Target.getTargetInfo", json!({}), deadline).await.map(|_| ())
+        self.active_tab().send(GetTargetInfo {}, deadline).await.map(|_| ())
     }
 
     /// Whether the Chromium this session lives in is still up.
@@ -400,5 +404,5 @@ pub(super) fn browser_lost() -> BrowserError {
 
 async fn dispose_context(chromium: &Chromium, context_id: &BrowserContextId) -> Result<(), BrowserError> {
     let deadline = Instant::now() + Duration::from_secs(10);
-    chromium.call("Target.disposeBrowserContext", json!({ "browserContextId": context_id }), deadline).await.map(|_| ())
+    chromium.send(DisposeBrowserContext { browser_context_id: context_id }, deadline).await.map(|_| ())
 }

@@ -12,6 +12,11 @@ use tokio::time::Instant;
 use super::options::{Cookie, OriginStorage, StorageState};
 use crate::browser::chromium::Chromium;
 use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId};
+use crate::browser::chromium::protocol::network::{
+    FetchDisable, FetchEnable, FulfillRequest, HeaderEntry, RequestPattern, RequestStage,
+};
+use crate::browser::chromium::protocol::page::Navigate;
+use crate::browser::chromium::protocol::storage::{GetCookies, SetCookies};
 use crate::browser::error::BrowserError;
 use crate::browser::page::{Page, SetLocalStorage, WaitUntil};
 
@@ -41,18 +46,16 @@ async fn set_cookies(
     deadline: Instant,
 ) -> Result<(), BrowserError> {
     let params: Vec<Value> = cookies.iter().map(Cookie::to_cdp).collect();
-    chromium
-        .call("Storage.setCookies", json!({ "cookies": params, "browserContextId": context_id }), deadline)
-        .await
-        .map_err(|err| match err {
-        BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
-            param: "storageState.cookies".into(),
-            message: format!("Chromium refused the cookies: {message}; check each cookie's fields"),
-        },
-        err => err,
+    chromium.send(SetCookies { cookies: params, browser_context_id: context_id }, deadline).await.map_err(|err| {
+        match err {
+            BrowserError::Protocol { message, .. } => BrowserError::InvalidParam {
+                param: "storageState.cookies".into(),
+                message: format!("Chromium refused the cookies: {message}; check each cookie's fields"),
+            },
+            err => err,
+        }
     })?;
-    let kept = chromium.call("Storage.getCookies", json!({ "browserContextId": context_id }), deadline).await?;
-    let kept = kept["cookies"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let kept = chromium.send(GetCookies { browser_context_id: context_id }, deadline).await?.cookies;
     match cookies.iter().position(|c| !kept.iter().any(|k| c.is(k))) {
         None => Ok(()),
         Some(i) => {
@@ -80,13 +83,13 @@ async fn seed_local_storage(page: &Page, origin: &OriginStorage, deadline: Insta
     }
     let mut paused = page.watch().paused.clone();
     paused.mark_unchanged();
-    page.cdp("Fetch.enable", json!({ "patterns": [{ "urlPattern": "*", "requestStage": "Request" }] }), deadline)
-        .await?;
+    let every = RequestPattern { url_pattern: "*", request_stage: RequestStage::Request };
+    page.send(FetchEnable { patterns: vec![every] }, deadline).await?;
     let seeded = seed_with_interception(page, &url, origin, &mut paused, deadline).await;
-    let _ = page.cdp("Fetch.disable", json!({}), deadline).await;
+    let _ = page.send(FetchDisable {}, deadline).await;
     seeded?;
     // Back to a blank page. (Page.navigate is fine here: no other navigation is pending.)
-    page.cdp("Page.navigate", json!({ "url": "about:blank" }), deadline).await.map(|_| ())
+    page.send(Navigate { url: "about:blank" }, deadline).await.map(|_| ())
 }
 
 async fn seed_with_interception(
@@ -109,17 +112,13 @@ async fn seed_with_interception(
             }
         };
         let body = base64::engine::general_purpose::STANDARD.encode("<!doctype html><title></title>");
-        page.cdp(
-            "Fetch.fulfillRequest",
-            json!({
-                "requestId": request_id,
-                "responseCode": 200,
-                "responseHeaders": [{ "name": "Content-Type", "value": "text/html" }],
-                "body": body,
-            }),
-            deadline,
-        )
-        .await
+        let blank = FulfillRequest {
+            request_id: &request_id,
+            response_code: 200,
+            response_headers: vec![HeaderEntry { name: "Content-Type", value: "text/html" }],
+            body,
+        };
+        page.send(blank, deadline).await.map(|_| ())
     };
     let (navigated, fulfilled) = futures_util::future::join(navigate, fulfil).await;
     fulfilled?;

@@ -9,12 +9,14 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::session::{Session, apply_to_tab};
 use super::tab_list::Tabs;
 use crate::browser::chromium::Chromium;
+use crate::browser::chromium::kinds::TargetKind;
+use crate::browser::chromium::protocol::page::BringToFront;
+use crate::browser::chromium::protocol::target::{CloseTarget, GetTargets};
 use crate::browser::error::BrowserError;
 use crate::browser::page::Page;
 
@@ -85,17 +87,13 @@ impl Session {
     /// Matches the tabs to the context's page targets: adopts the ones the session does not have
     /// yet (popups), drops the ones that are gone.
     async fn reconcile(&self, chromium: &Chromium, deadline: Instant) -> Result<(), BrowserError> {
-        let targets = chromium.call("Target.getTargets", json!({}), deadline).await?;
-        let ours: Vec<&Value> = targets["targetInfos"]
-            .as_array()
-            .map(|infos| {
-                infos
-                    .iter()
-                    .filter(|t| t["type"] == "page" && t["browserContextId"].as_str() == Some(self.context_id.as_str()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let alive: Vec<&str> = ours.iter().filter_map(|t| t["targetId"].as_str()).collect();
+        let targets = chromium.send(GetTargets {}, deadline).await?.target_infos;
+        let alive: Vec<&str> = targets
+            .iter()
+            .filter(|t| t.kind == TargetKind::Page && t.browser_context_id.as_ref() == Some(&self.context_id))
+            .map(|t| t.target_id.as_str())
+            .filter(|id| !id.is_empty())
+            .collect();
         self.drop_gone(&alive);
         for target in alive {
             let known = {
@@ -107,7 +105,7 @@ impl Session {
             }
             if self.lock_tabs().list.len() >= MAX_TABS {
                 tracing::debug!("a session's page opened more than {MAX_TABS} tabs; closing the extra popup");
-                let _ = chromium.call("Target.closeTarget", json!({ "targetId": target }), deadline).await;
+                let _ = chromium.send(CloseTarget { target_id: target }, deadline).await;
                 continue;
             }
             let page = Page::adopt(chromium, target, &self.siblings, deadline).await?;
@@ -185,7 +183,7 @@ impl Session {
         let page = Page::open(chromium, self.context_id.as_str(), &self.siblings, deadline).await?;
         let from = self.active_tab();
         if let Err(err) = self.set_up(&page, &from, deadline).await {
-            let _ = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await;
+            let _ = chromium.send(CloseTarget { target_id: page.tab_target() }, deadline).await;
             page.detach();
             self.lock_tabs().remember_closed(page.tab_target());
             return Err(err);
@@ -202,8 +200,7 @@ impl Session {
     pub async fn abandon_tab(&self, chromium: &Chromium, page: &Page, previous: &Page) {
         // The call's own deadline has often passed: closing gets its own.
         let deadline = Instant::now() + std::time::Duration::from_secs(5);
-        if let Err(err) = chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await
-        {
+        if let Err(err) = chromium.send(CloseTarget { target_id: page.tab_target() }, deadline).await {
             tracing::debug!(error = %err, "closing a tab whose URL failed to load failed");
         }
         page.detach();
@@ -214,13 +211,13 @@ impl Session {
             tabs.active = position_after_loss(&tabs.list, previous);
         }
         // The foreground tab is the one whose animation frames run.
-        let _ = previous.cdp("Page.bringToFront", json!({}), deadline).await;
+        let _ = previous.send(BringToFront {}, deadline).await;
     }
 
     /// Makes `tab_id` the active tab (and brings it to the front, so it is the visible one).
     pub async fn focus_tab(&self, tab_id: &str, deadline: Instant) -> Result<Page, BrowserError> {
         let page = self.tab(Some(tab_id))?;
-        page.cdp("Page.bringToFront", json!({}), deadline).await?;
+        page.send(BringToFront {}, deadline).await?;
         let mut tabs = self.lock_tabs();
         if let Some(i) = tabs.list.iter().position(|p| p.tab_id() == page.tab_id()) {
             tabs.active = i;
@@ -238,7 +235,7 @@ impl Session {
                 message: "this is the session's only tab; session.close ends the session".into(),
             });
         }
-        chromium.call("Target.closeTarget", json!({ "targetId": page.tab_target() }), deadline).await?;
+        chromium.send(CloseTarget { target_id: page.tab_target() }, deadline).await?;
         page.detach();
         let mut tabs = self.lock_tabs();
         tabs.remember_closed(page.tab_target());

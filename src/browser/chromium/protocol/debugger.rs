@@ -1,7 +1,9 @@
 //! The Debugger domain, turned on only for a moment: Chromium then replays every script's
-//! `scriptParsed`, which names the scripts a listener's location gives by id.
+//! `scriptParsed`, which names the scripts a listener's location gives by id; and the stacks behind
+//! async parents Chromium keeps by id.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{Done, command};
 
@@ -19,3 +21,18 @@ pub struct SetSkipAllPauses {
     pub skip: bool,
 }
 command!(SetSkipAllPauses, "Debugger.setSkipAllPauses", Done);
+
+/// The stack behind a `Runtime.StackTraceId` (an async parent Chromium keeps by id).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetStackTrace<'a> {
+    pub stack_trace_id: &'a Value,
+}
+command!(GetStackTrace<'a>, "Debugger.getStackTrace", StackTrace);
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTrace {
+    #[serde(default)]
+    pub stack_trace: Option<Value>,
+}

@@ -51,3 +51,38 @@ pub struct Metric {
     #[serde(default)]
     pub value: f64,
 }
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetUserAgentOverride<'a> {
+    pub user_agent: &'a str,
+}
+command!(SetUserAgentOverride<'a>, "Emulation.setUserAgentOverride", Done);
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetLocaleOverride<'a> {
+    pub locale: &'a str,
+}
+command!(SetLocaleOverride<'a>, "Emulation.setLocaleOverride", Done);
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetTimezoneOverride<'a> {
+    pub timezone_id: &'a str,
+}
+command!(SetTimezoneOverride<'a>, "Emulation.setTimezoneOverride", Done);
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetGeolocationOverride {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub accuracy: f64,
+}
+command!(SetGeolocationOverride, "Emulation.setGeolocationOverride", Done);
+
+/// Turns the page's scripts off (`javaScriptEnabled: false`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SetScriptExecutionDisabled {
+    pub value: bool,
+}
+command!(SetScriptExecutionDisabled, "Emulation.setScriptExecutionDisabled", Done);

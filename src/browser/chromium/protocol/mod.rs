@@ -14,11 +14,15 @@
 //! - `emulation`: the viewport and media the page is laid out for, its runtime counters
 //!   (`Performance`)
 //! - `debugger`: turning the debugger on for a moment (script URLs), pauses skipped
-//! - `target`: the page's own target (auto-attach, the barrier round trip)
+//! - `target`: the page's own target (auto-attach, the barrier round trip), and the browser's
+//!   targets and contexts (a session's context, its tabs)
+//! - `browser`: a context's downloads and permissions
+//! - `storage`: a context's cookies
 //!
 //! Knows nothing above Chromium: the page layer composes these.
 
 pub mod accessibility;
+pub mod browser;
 pub mod debugger;
 pub mod dom;
 pub mod emulation;
@@ -26,6 +30,7 @@ pub mod input;
 pub mod network;
 pub mod page;
 pub mod runtime;
+pub mod storage;
 pub mod target;
 
 use serde::{Deserialize, Deserializer};

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::network::Content;
 use super::{Done, command};
+use crate::browser::chromium::ids::FrameId;
 
 /// The page's frames, the main frame at the root.
 #[derive(Debug, Clone, Serialize)]
@@ -156,8 +158,18 @@ pub struct PrintToPdf {
 command!(PrintToPdf, "Page.printToPDF", Data);
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AddScriptToEvaluateOnNewDocument<'a> {
     pub source: &'a str,
+    /// The isolated world to run it in (none: the page's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub world_name: Option<&'a str>,
+    /// In the current document too, not only in the next ones.
+    #[serde(skip_serializing_if = "super::is_false")]
+    pub run_immediately: bool,
+    /// With the DevTools command-line API (`getEventListeners` …).
+    #[serde(rename = "includeCommandLineAPI", skip_serializing_if = "super::is_false")]
+    pub include_command_line_api: bool,
 }
 command!(AddScriptToEvaluateOnNewDocument<'a>, "Page.addScriptToEvaluateOnNewDocument", ScriptAdded);
 
@@ -216,6 +228,37 @@ pub struct SetInterceptFileChooserDialog {
     pub enabled: bool,
 }
 command!(SetInterceptFileChooserDialog, "Page.setInterceptFileChooserDialog", Done);
+
+/// Answers the JavaScript dialog that is open.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog {
+    pub accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+command!(HandleJavaScriptDialog, "Page.handleJavaScriptDialog", Done);
+
+/// What a frame loaded from `url` (a script, a stylesheet, its document), as the browser keeps it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetResourceContent<'a> {
+    pub frame_id: &'a FrameId,
+    pub url: &'a str,
+}
+command!(GetResourceContent<'a>, "Page.getResourceContent", Content);
+
+/// Shows the page's tab in front (the visible one).
+#[derive(Debug, Clone, Serialize)]
+pub struct BringToFront {}
+command!(BringToFront, "Page.bringToFront", Done);
+
+/// Loads `url` in the page, with no wait for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Navigate<'a> {
+    pub url: &'a str,
+}
+command!(Navigate<'a>, "Page.navigate", Done);
 
 #[cfg(test)]
 mod tests {

@@ -225,6 +225,16 @@ command!(Enable, "Runtime.enable", Done);
 pub struct Disable {}
 command!(Disable, "Runtime.disable", Done);
 
+/// A function `name` the page's scripts call to report to the service (`Runtime.bindingCalled`),
+/// in the worlds named `execution_context_name`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddBinding<'a> {
+    pub name: &'a str,
+    pub execution_context_name: &'a str,
+}
+command!(AddBinding<'a>, "Runtime.addBinding", Done);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use base64::Engine;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +24,11 @@ use super::stacks::Stack;
 use super::store::SharedStore;
 use crate::browser::chromium::cdp;
 use crate::browser::chromium::ids::{BrowserContextId, FetchRequestId, FrameId, RequestId};
+use crate::browser::chromium::protocol::browser::CancelDownload;
+use crate::browser::chromium::protocol::debugger::GetStackTrace;
+use crate::browser::chromium::protocol::dom::SetFileInputFiles;
+use crate::browser::chromium::protocol::network;
+use crate::browser::chromium::protocol::page::HandleJavaScriptDialog;
 
 /// How long one command may take.
 const COMMAND_TIME: Duration = Duration::from_secs(5);
@@ -136,17 +141,14 @@ impl Runner {
         match command {
             Command::CaptureBody { request_id } => {
                 let answer =
-                    cdp::call(&self.page, "Network.getResponseBody", json!({ "requestId": request_id }), deadline)
-                        .await;
-                let body = answer.ok().and_then(|a| decode(&a, "body"));
+                    cdp::send(&self.page, network::GetResponseBody { request_id: &request_id }, deadline).await;
+                let body = answer.ok().and_then(network::Content::text);
                 let _ = self.findings.send(Finding::Body { request_id, body });
             }
             Command::FetchPostData { request_id } => {
-                let params = json!({ "requestId": request_id });
-                if let Ok(answer) = cdp::call(&self.page, "Network.getRequestPostData", params, deadline).await
-                    && let Some(text) = answer.get("postData").and_then(Value::as_str)
-                {
-                    let _ = self.findings.send(Finding::PostData { request_id, text: text.to_owned() });
+                let asked = network::GetRequestPostData { request_id: &request_id };
+                if let Ok(network::PostData { post_data: Some(text) }) = cdp::send(&self.page, asked, deadline).await {
+                    let _ = self.findings.send(Finding::PostData { request_id, text });
                 }
             }
             Command::FetchSource { seq, at } => {
@@ -154,52 +156,53 @@ impl Runner {
                 let _ = self.findings.send(Finding::Source { seq, at, text });
             }
             Command::FetchCause { document, id, stack_id } => {
-                let params = json!({ "stackTraceId": stack_id });
-                let answer = cdp::call(&self.page, "Debugger.getStackTrace", params, deadline).await;
-                let stack = answer.ok().and_then(|a| a.get("stackTrace").map(Stack::parse));
+                let answer = cdp::send(&self.page, GetStackTrace { stack_trace_id: &stack_id }, deadline).await;
+                let stack = answer.ok().and_then(|a| a.stack_trace.as_ref().map(Stack::parse));
                 let _ = self.findings.send(Finding::Cause { document, id, stack });
             }
-            Command::AnswerPaused(answer) => {
-                let (method, params) = match answer {
-                    PausedAnswer::Continue { request_id } => {
-                        ("Fetch.continueRequest", json!({ "requestId": request_id }))
-                    }
-                    PausedAnswer::Abort { request_id } => {
-                        ("Fetch.failRequest", json!({ "requestId": request_id, "errorReason": "BlockedByClient" }))
-                    }
-                    PausedAnswer::Fulfill { request_id, status, headers, body } => {
-                        let headers: Vec<Value> =
-                            headers.iter().map(|(n, v)| json!({ "name": n, "value": v })).collect();
-                        let body = base64::engine::general_purpose::STANDARD.encode(body);
-                        let params = json!({ "requestId": request_id, "responseCode": status,
-                                             "responseHeaders": headers, "body": body });
-                        ("Fetch.fulfillRequest", params)
-                    }
-                };
-                self.send(method, params, deadline).await;
-            }
+            Command::AnswerPaused(answer) => self.answer_paused(answer, deadline).await,
             Command::AnswerDialog { accept, prompt_text } => {
-                let mut params = json!({ "accept": accept });
-                if let Some(text) = prompt_text {
-                    params["promptText"] = json!(text);
-                }
-                self.send("Page.handleJavaScriptDialog", params, deadline).await;
+                self.fire(HandleJavaScriptDialog { accept, prompt_text }, deadline).await
             }
             Command::ChooseFiles { paths, backend_node_id } => {
-                let params = json!({ "files": paths, "backendNodeId": backend_node_id });
-                self.send("DOM.setFileInputFiles", params, deadline).await;
+                self.fire(SetFileInputFiles { files: paths, backend_node_id }, deadline).await
             }
             Command::CancelDownload { guid, context_id } => {
-                let params = json!({ "guid": guid, "browserContextId": context_id });
-                self.send("Browser.cancelDownload", params, deadline).await;
+                self.fire(CancelDownload { guid: &guid, browser_context_id: &context_id }, deadline).await
             }
-            Command::Send { method, params } => self.send(method, params, deadline).await,
+            Command::Send { method, params } => {
+                if let Err(err) = cdp::call(&self.page, method, params, deadline).await {
+                    tracing::warn!(%err, method, "a page command failed");
+                }
+            }
         }
     }
 
-    async fn send(&self, method: &'static str, params: Value, deadline: Instant) {
-        if let Err(err) = cdp::call(&self.page, method, params, deadline).await {
-            tracing::warn!(%err, method, "a page command failed");
+    /// Answers a request held for `network.route`.
+    async fn answer_paused(&self, answer: PausedAnswer, deadline: Instant) {
+        match answer {
+            PausedAnswer::Continue { request_id } => {
+                self.fire(network::ContinueRequest { request_id: &request_id }, deadline).await
+            }
+            PausedAnswer::Abort { request_id } => {
+                let error_reason = network::ErrorReason::BlockedByClient;
+                self.fire(network::FailRequest { request_id: &request_id, error_reason }, deadline).await
+            }
+            PausedAnswer::Fulfill { request_id, status, headers, body } => {
+                let response_headers =
+                    headers.iter().map(|(name, value)| network::HeaderEntry { name, value }).collect();
+                let body = base64::engine::general_purpose::STANDARD.encode(body);
+                let fulfil =
+                    network::FulfillRequest { request_id: &request_id, response_code: status, response_headers, body };
+                self.fire(fulfil, deadline).await
+            }
+        }
+    }
+
+    /// Sends a command whose answer nobody waits for; a failure is logged.
+    async fn fire<C: cdp::Command>(&self, command: C, deadline: Instant) {
+        if let Err(err) = cdp::send(&self.page, command, deadline).await {
+            tracing::warn!(%err, method = C::METHOD, "a page command failed");
         }
     }
 
@@ -229,16 +232,5 @@ struct Alive;
 impl Drop for Alive {
     fn drop(&mut self) {
         crate::metrics::PAGE_TASKS.dec();
-    }
-}
-
-/// A CDP answer's text field, base64-decoded when it says so.
-fn decode(answer: &Value, field: &str) -> Option<String> {
-    let text = answer.get(field)?.as_str()?;
-    if answer.get("base64Encoded").and_then(Value::as_bool) == Some(true) {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(text).ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
-    } else {
-        Some(text.to_owned())
     }
 }

@@ -15,10 +15,11 @@
 //! is looked up when needed (`Page::know_scripts`).
 
 use serde::Deserialize;
-use serde_json::json;
 use tokio::time::Instant;
 
 use crate::browser::chromium::cdp;
+use crate::browser::chromium::protocol::page::AddScriptToEvaluateOnNewDocument;
+use crate::browser::chromium::protocol::runtime::{AddBinding, SetAsyncCallStackDepth};
 use crate::browser::error::BrowserError;
 
 /// The watcher, after the helper library (`page::script`) in top documents: a helper call then
@@ -334,21 +335,23 @@ pub enum Watcher {
 /// binding is there before either script runs.
 pub async fn install(page: &chromiumoxide::Page, watcher: Watcher, deadline: Instant) -> Result<(), BrowserError> {
     let now = watcher == Watcher::FromThisDocument;
+    let watch = AddScriptToEvaluateOnNewDocument {
+        source: DOM_WATCH_JS,
+        world_name: Some(WORLD),
+        run_immediately: now,
+        include_command_line_api: false,
+    };
+    let reach = AddScriptToEvaluateOnNewDocument {
+        source: REACH_WATCH_JS,
+        world_name: None,
+        run_immediately: now,
+        include_command_line_api: true,
+    };
     let (depth, binding, watch, reach) = tokio::join!(
-        cdp::call(page, "Runtime.setAsyncCallStackDepth", json!({ "maxDepth": ASYNC_DEPTH }), deadline),
-        cdp::call(page, "Runtime.addBinding", json!({ "name": DOM_BINDING, "executionContextName": WORLD }), deadline),
-        cdp::call(
-            page,
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": DOM_WATCH_JS, "worldName": WORLD, "runImmediately": now }),
-            deadline,
-        ),
-        cdp::call(
-            page,
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": REACH_WATCH_JS, "includeCommandLineAPI": true, "runImmediately": now }),
-            deadline,
-        ),
+        cdp::send(page, SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline),
+        cdp::send(page, AddBinding { name: DOM_BINDING, execution_context_name: WORLD }, deadline),
+        cdp::send(page, watch, deadline),
+        cdp::send(page, reach, deadline),
     );
     depth?;
     binding?;
@@ -360,6 +363,7 @@ pub async fn install(page: &chromiumoxide::Page, watcher: Watcher, deadline: Ins
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_script_reports_through_the_binding_and_the_marker_the_service_listens_to() {

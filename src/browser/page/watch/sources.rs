@@ -9,12 +9,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use base64::Engine;
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::browser::chromium::cdp;
 use crate::browser::chromium::ids::FrameId;
+use crate::browser::chromium::protocol::page::{GetFrameTree, GetResourceContent};
 
 /// Bytes of script sources one page keeps cached.
 const CACHE_CAP: usize = 4 * 1024 * 1024;
@@ -72,9 +71,9 @@ pub async fn fetch(page: &chromiumoxide::Page, main_frame: &FrameId, url: &str, 
     let mut i = 0;
     loop {
         if let Some(frame) = frames.get(i) {
-            let params = json!({ "frameId": frame, "url": url });
-            if let Ok(answer) = cdp::call(page, "Page.getResourceContent", params, deadline).await {
-                return decode(&answer);
+            let asked = GetResourceContent { frame_id: frame, url };
+            if let Ok(answer) = cdp::send(page, asked, deadline).await {
+                return answer.text();
             }
             i += 1;
             continue;
@@ -83,28 +82,8 @@ pub async fn fetch(page: &chromiumoxide::Page, main_frame: &FrameId, url: &str, 
             return None;
         }
         tried_tree = true;
-        let tree = cdp::call(page, "Page.getFrameTree", json!({}), deadline).await.ok()?;
-        let mut all = Vec::new();
-        collect_frames(tree.get("frameTree")?, &mut all);
-        frames.extend(all.into_iter().filter(|f| f != main_frame));
-    }
-}
-
-fn decode(answer: &Value) -> Option<String> {
-    let content = answer.get("content")?.as_str()?;
-    if answer.get("base64Encoded").and_then(Value::as_bool) == Some(true) {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(content).ok()?;
-        return Some(String::from_utf8_lossy(&bytes).into_owned());
-    }
-    Some(content.to_owned())
-}
-
-fn collect_frames(tree: &Value, out: &mut Vec<FrameId>) {
-    if let Some(id) = tree.pointer("/frame/id").and_then(Value::as_str) {
-        out.push(id.into());
-    }
-    for child in tree.get("childFrames").and_then(Value::as_array).into_iter().flatten() {
-        collect_frames(child, out);
+        let tree = cdp::send(page, GetFrameTree {}, deadline).await.ok()?;
+        frames.extend(tree.frame_tree.ids().into_iter().map(FrameId::from).filter(|f| f != main_frame));
     }
 }
 
