@@ -48,11 +48,29 @@ pub static PAGE_TASKS: LazyLock<IntGauge> = LazyLock::new(|| {
 #[derive(Clone)]
 pub struct Metrics(Arc<Handles>);
 
+// The longer help texts.
+const WARM_MISSES: &str = "session.create calls that found the warm pool empty and opened a session themselves";
+const QUEUED: &str = "session.create calls waiting for a slot at MAX_SESSIONS";
+const RESTARTS: &str = "Times Chromium died and was started again";
+const REJECTED: &str = "HTTP requests refused before dispatch, by status";
+const TRIMS: &str = "Times memory freed by finished work was handed back to the system";
+const RETURNED: &str = "Resident bytes handed back to the system by memory trims";
+const FORWARDED: &str = "Calls for another replica's session, by transport and outcome";
+const FORWARDED_DURATION: &str = "Latency of calls forwarded to the replica owning their session, its work included";
+
 /// Registers `metric` (its options checked by prometheus, which a fixed name and help always pass).
 fn register<M: Collector + Clone + 'static>(registry: &Registry, metric: prometheus::Result<M>) -> M {
     let metric = metric.expect("valid metric");
     registry.register(Box::new(metric.clone())).expect("unique metric names");
     metric
+}
+
+fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
+    register(registry, IntCounter::new(name, help))
+}
+
+fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
+    register(registry, IntGauge::new(name, help))
 }
 
 /// A labelled counter, registered.
@@ -149,70 +167,27 @@ impl Metrics {
                     &["method"],
                 ),
             ),
-            sessions_open: register(r, IntGauge::new("text_browser_sessions_open", "Sessions currently open")),
-            sessions_warm: register(
-                r,
-                IntGauge::new("text_browser_sessions_warm", "Blank sessions ready in the warm pool"),
-            ),
-            sessions_warm_misses: register(
-                r,
-                IntCounter::new(
-                    "text_browser_sessions_warm_misses_total",
-                    "session.create calls that found the warm pool empty and opened a session themselves",
-                ),
-            ),
-            sessions_queued: register(
-                r,
-                IntGauge::new(
-                    "text_browser_sessions_queued",
-                    "session.create calls waiting for a slot at MAX_SESSIONS",
-                ),
-            ),
-            sessions_created: register(r, IntCounter::new("text_browser_sessions_created_total", "Sessions created")),
+            sessions_open: gauge(r, "text_browser_sessions_open", "Sessions currently open"),
+            sessions_warm: gauge(r, "text_browser_sessions_warm", "Blank sessions ready in the warm pool"),
+            sessions_warm_misses: counter(r, "text_browser_sessions_warm_misses_total", WARM_MISSES),
+            sessions_queued: gauge(r, "text_browser_sessions_queued", QUEUED),
+            sessions_created: counter(r, "text_browser_sessions_created_total", "Sessions created"),
             sessions_closed: counters(
                 r,
                 "text_browser_sessions_closed_total",
                 "Sessions closed, by reason",
                 &["reason"],
             ),
-            browser_restarts: register(
-                r,
-                IntCounter::new("text_browser_browser_restarts_total", "Times Chromium died and was started again"),
-            ),
-            http_rejected: counters(
-                r,
-                "text_browser_http_rejected_total",
-                "HTTP requests refused before dispatch, by status",
-                &["status"],
-            ),
-            memory_trims: register(
-                r,
-                IntCounter::new(
-                    "text_browser_memory_trims_total",
-                    "Times memory freed by finished work was handed back to the system",
-                ),
-            ),
-            memory_returned_bytes: register(
-                r,
-                IntCounter::new(
-                    "text_browser_memory_returned_bytes_total",
-                    "Resident bytes handed back to the system by memory trims",
-                ),
-            ),
-            forwarded_calls: counters(
-                r,
-                "text_browser_forwarded_calls_total",
-                "Calls for another replica's session, by transport and outcome",
-                &["transport", "outcome"],
-            ),
+            browser_restarts: counter(r, "text_browser_browser_restarts_total", RESTARTS),
+            http_rejected: counters(r, "text_browser_http_rejected_total", REJECTED, &["status"]),
+            memory_trims: counter(r, "text_browser_memory_trims_total", TRIMS),
+            memory_returned_bytes: counter(r, "text_browser_memory_returned_bytes_total", RETURNED),
+            forwarded_calls: counters(r, "text_browser_forwarded_calls_total", FORWARDED, &["transport", "outcome"]),
             forwarded_duration: register(
                 r,
                 Histogram::with_opts(
-                    HistogramOpts::new(
-                        "text_browser_forwarded_call_duration_seconds",
-                        "Latency of calls forwarded to the replica owning their session, its work included",
-                    )
-                    .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
+                    HistogramOpts::new("text_browser_forwarded_call_duration_seconds", FORWARDED_DURATION)
+                        .buckets(vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0]),
                 ),
             ),
             registry,

@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::{BrowserSource, SessionLimits, SessionManager, SessionSetup, supervisor};
+use crate::browser::{BrowserSource, Chromium, SessionLimits, SessionManager, SessionSetup, supervisor};
 use crate::config::{Config, ConfigError};
 use crate::egress::EgressPolicy;
 use crate::egress::proxy::ProxyAddress;
@@ -56,29 +56,9 @@ impl Application {
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let chromium = source.start().await?;
         let metrics = Metrics::new();
-        let policy = Arc::new(
-            EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips)
-                .with_proxies(config.allow_proxy_regex.clone()),
-        );
-        let limits = SessionLimits {
-            max_sessions: config.max_sessions,
-            warm_sessions: config.warm_sessions,
-            queue_timeout: config.queue_timeout,
-            queue_max: config.queue_max,
-            ttl: config.session_ttl,
-            download_max_bytes: config.download_max_bytes,
-        };
         let rate_limit = rate_limit::config(config.rate_limit_max);
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
-        let setup = SessionSetup {
-            replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
-            // A browser of our own is on this machine; a remote one reaches us where we say.
-            proxy_at: match &source {
-                BrowserSource::Launch { .. } => ProxyAddress::local(),
-                BrowserSource::Attach { .. } => ProxyAddress::advertised(&config.egress_proxy_advertise),
-            },
-        };
-        let sessions = Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone(), setup));
+        let sessions = session_manager(&config, &source, chromium, &metrics, &trimmer);
         let replicas =
             config.replicas.clone().map(|t| Arc::new(Forwarder::new(t, config.api_key.expose(), metrics.clone())));
 
@@ -179,6 +159,38 @@ impl Application {
         sessions.chromium().shutdown().await;
         Ok(())
     }
+}
+
+/// The sessions, in `chromium` (started from `source`), within the configured limits and egress
+/// policy.
+fn session_manager(
+    config: &Config,
+    source: &BrowserSource,
+    chromium: Chromium,
+    metrics: &Metrics,
+    trimmer: &Arc<Trimmer>,
+) -> Arc<SessionManager> {
+    let policy = Arc::new(
+        EgressPolicy::new(config.allow_host_regex.clone(), config.block_private_ips)
+            .with_proxies(config.allow_proxy_regex.clone()),
+    );
+    let limits = SessionLimits {
+        max_sessions: config.max_sessions,
+        warm_sessions: config.warm_sessions,
+        queue_timeout: config.queue_timeout,
+        queue_max: config.queue_max,
+        ttl: config.session_ttl,
+        download_max_bytes: config.download_max_bytes,
+    };
+    let setup = SessionSetup {
+        replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
+        // A browser of our own is on this machine; a remote one reaches us where we say.
+        proxy_at: match source {
+            BrowserSource::Launch { .. } => ProxyAddress::local(),
+            BrowserSource::Attach { .. } => ProxyAddress::advertised(&config.egress_proxy_advertise),
+        },
+    };
+    Arc::new(SessionManager::new(chromium, policy, limits, metrics.clone(), trimmer.clone(), setup))
 }
 
 /// Resolves on SIGINT (ctrl-c) or SIGTERM.

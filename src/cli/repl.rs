@@ -88,11 +88,7 @@ pub struct Settings {
 /// Reads lines until `.quit` or end of input.
 pub fn run(runtime: &Runtime, connection: &Connection, session: &str, settings: Settings) {
     let Settings { ours, mut base, paint, mut json, live } = settings;
-    let mut words: Vec<String> = steps::VERBS.iter().map(|v| (*v).to_owned()).collect();
-    words.extend(runtime.block_on(connection.method_names()));
-    words.extend([".help", ".session", ".json", ".quit"].map(str::to_owned));
-    words.sort();
-    words.dedup();
+    let words = completion_words(runtime, connection);
     let refs = Arc::new(Mutex::new(Vec::new()));
     let Ok(mut editor) = Editor::<Completions, FileHistory>::new() else {
         eprintln!("cannot open the terminal for the REPL");
@@ -104,18 +100,7 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, settings: 
         let _ = editor.load_history(path);
     }
 
-    // Live errors above the prompt (printed plainly when there is no terminal to share).
-    let live_params = for_session(session, only_errors());
-    let mut follower = None;
-    let subscribed = if live { runtime.block_on(connection.subscribe(live_params)).ok() } else { None };
-    if let Some(events) = subscribed {
-        follower = Some(match editor.create_external_printer() {
-            Ok(mut printer) => runtime.spawn(live::follow(events, paint, Default::default(), move |line| {
-                let _ = printer.print(format!("{line}\n"));
-            })),
-            Err(_) => runtime.spawn(live::follow(events, paint, Default::default(), |line| println!("{line}"))),
-        });
-    }
+    let follower = if live { follow_errors(runtime, connection, session, paint, &mut editor) } else { None };
 
     loop {
         let line = match editor.readline("tb> ") {
@@ -176,6 +161,34 @@ pub fn run(runtime: &Runtime, connection: &Connection, session: &str, settings: 
     }
     drop(editor);
     runtime.block_on(live::finish(connection, session, ours, follower));
+}
+
+/// What the prompt completes: the steps, the service's methods and the REPL's own commands.
+fn completion_words(runtime: &Runtime, connection: &Connection) -> Vec<String> {
+    let mut words: Vec<String> = steps::VERBS.iter().map(|v| (*v).to_owned()).collect();
+    words.extend(runtime.block_on(connection.method_names()));
+    words.extend([".help", ".session", ".json", ".quit"].map(str::to_owned));
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Prints the page's errors above the prompt as they happen (plainly when there is no terminal to
+/// share); the task that does it, when the subscription was made.
+fn follow_errors(
+    runtime: &Runtime,
+    connection: &Connection,
+    session: &str,
+    paint: Paint,
+    editor: &mut Editor<Completions, FileHistory>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let events = runtime.block_on(connection.subscribe(for_session(session, only_errors()))).ok()?;
+    Some(match editor.create_external_printer() {
+        Ok(mut printer) => runtime.spawn(live::follow(events, paint, Default::default(), move |line| {
+            let _ = printer.print(format!("{line}\n"));
+        })),
+        Err(_) => runtime.spawn(live::follow(events, paint, Default::default(), |line| println!("{line}"))),
+    })
 }
 
 /// `events.subscribe` params for errors only.

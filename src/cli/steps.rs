@@ -158,6 +158,20 @@ pub fn parse_line(line: &str, base: Option<&Url>) -> Result<Option<Call>, String
         "logs" => Call::new("logs.pull", words.first().map_or_else(|| json!({}), |level| json!({ "level": level }))),
         "network" => Call::new("network.pull", json!({})),
         "tabs" => Call::new("tabs.list", json!({})),
+        "assert.text" | "assert.visible" | "assert.hidden" | "assert.checked" | "assert.value" | "assert.count"
+        | "assert.url" | "assert.title" => assertion(verb, &words, rest)?,
+        method if method.contains('.') && rest.is_empty() => Call::new(method, json!({})),
+        other => return Err(format!("unknown step {other:?} (type .help for the forms, or METHOD {{JSON}})")),
+    };
+    Ok(Some(call))
+}
+
+/// An `assert.*` step: the words after its verb, and the rest of its line.
+fn assertion(verb: &str, words: &[String], rest: &str) -> Result<Call, String> {
+    let need = |n: usize, form: &str| {
+        if words.len() < n { Err(format!("{verb} needs {form}")) } else { Ok(()) }
+    };
+    Ok(match verb {
         "assert.text" => {
             need(1, "text: assert.text Saved, or assert.text #status Saved")?;
             if words.len() > 1 && looks_like_target(&words[0]) {
@@ -165,10 +179,6 @@ pub fn parse_line(line: &str, base: Option<&Url>) -> Result<Option<Call>, String
             } else {
                 Call::new(verb, json!({ "text": remainder(rest, 0) }))
             }
-        }
-        "assert.visible" | "assert.hidden" | "assert.checked" => {
-            need(1, &format!("a target: {verb} #save"))?;
-            Call::new(verb, target(&words[0]))
         }
         "assert.value" => {
             need(2, "a target and a value: assert.value #name Alpha")?;
@@ -187,10 +197,12 @@ pub fn parse_line(line: &str, base: Option<&Url>) -> Result<Option<Call>, String
             need(1, "a title: assert.title Projects")?;
             Call::new(verb, json!({ "title": remainder(rest, 0) }))
         }
-        method if method.contains('.') && rest.is_empty() => Call::new(method, json!({})),
-        other => return Err(format!("unknown step {other:?} (type .help for the forms, or METHOD {{JSON}})")),
-    };
-    Ok(Some(call))
+        // assert.visible, assert.hidden, assert.checked
+        _ => {
+            need(1, &format!("a target: {verb} #save"))?;
+            Call::new(verb, target(&words[0]))
+        }
+    })
 }
 
 /// Parses a whole script: JSON (an array of `{method, params}` or `{"steps": [...]}`), or one step
