@@ -3,11 +3,16 @@
 
 Every `use crate::…` / `use super::…` / `use self::…` in a file is an edge from that file's module
 to the module the path names (the longest prefix that is a module; an item re-exported by a
-`mod.rs` counts as an import of that folder's module). For each edge the two modules are lifted to
-their ancestors just below their common ancestor, so a file in `browser/page/` importing
-`browser/chromium/` is the edge page → chromium, and circles are searched among siblings: between
-files of a folder and between folders of a parent. Only `pub use` lines of a `mod.rs` count from
-a folder to its children (re-exports); `mod x;` declarations are not imports.
+`mod.rs` counts as an import of that folder's module), and so is every such path written inline
+in code (`super::views::origin_of(…)`, `crate::metrics::X.inc()`): a path needs no `use` line to
+make a dependency. Comments, string literals, `pub(in …)` visibilities and macros' `$crate::` are
+not paths to a dependency. Unit-test modules (`mod tests { … }`, `tests.rs`) are left out.
+
+For each edge the two modules are lifted to their ancestors just below their common ancestor, so a
+file in `browser/page/` importing `browser/chromium/` is the edge page → chromium, and circles are
+searched among siblings: between files of a folder and between folders of a parent. Only `pub use`
+lines of a `mod.rs` count from a folder to its children (re-exports); `mod x;` declarations are
+not imports.
 
 Usage: module_graph.py SRC_DIR   (prints the circles found; exit status 1 if there are any)
 """
@@ -31,6 +36,18 @@ modules = {module_of(p) for p in src.rglob("*.rs")}
 modules |= {m[:i] for m in modules for i in range(len(m))}
 
 USE = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?use\s+([^;]+);", re.M)
+# A path written inline: `super::a::b`, `crate::a`, `self::a` (not `$crate::`, not part of a longer name).
+INLINE = re.compile(r"(?<![\w$:])((?:crate|super|self)(?:::(?:super|\w+))+)")
+VISIBILITY = re.compile(r"pub\(\s*in\s+[^)]*\)")
+# Comments and string literals (raw strings included), replaced before paths are read.
+NOISE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|"(?:\\.|[^"\\])*"|'(?:\\[^']{1,8}|[^'\\])'""", re.S)
+
+
+def code_of(text):
+    """The file without its unit tests, comments and string literals, `use` lines kept."""
+    text = re.sub(r"#\[cfg\(test\)\]\s*mod tests \{.*", "", text, flags=re.S)
+    text = NOISE.sub(lambda m: "" if m.group(0).startswith("/") else '""', text)
+    return VISIBILITY.sub("pub", text)
 
 
 def paths_of(tree, prefix=""):
@@ -77,18 +94,28 @@ def resolve(module, path):
 
 
 edges = defaultdict(set)
+
+
+def add_edge(module, path, public_folder_use):
+    target = resolve(module, path)
+    if target is None or target == module:
+        return
+    if target[: len(module)] == module and not public_folder_use:
+        return  # a folder reaching into its own children privately is no import edge
+    edges[module].add(target)
+
+
 for file in src.rglob("*.rs"):
+    if file.name == "tests.rs":
+        continue
     module = module_of(file)
     is_folder = file.name in ("mod.rs", "lib.rs", "main.rs")
-    text = re.sub(r"#\[cfg\(test\)\]\s*mod tests \{.*", "", file.read_text(), flags=re.S)
+    text = code_of(file.read_text())
     for match in USE.finditer(text):
         for path in paths_of(match.group(3)):
-            target = resolve(module, path)
-            if target is None or target == module:
-                continue
-            if target[: len(module)] == module and not (is_folder and match.group(1)):
-                continue  # a folder reaching into its own children privately is no import edge
-            edges[module].add(target)
+            add_edge(module, path, is_folder and bool(match.group(1)))
+    for match in INLINE.finditer(USE.sub("", text)):
+        add_edge(module, match.group(1), False)
 
 # Lift each edge to siblings under the lowest common ancestor.
 siblings = defaultdict(lambda: defaultdict(set))

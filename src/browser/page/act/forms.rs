@@ -8,16 +8,14 @@
 //! reported, not papered over.
 
 use serde_json::json;
-use tokio::time::Instant;
 
 use super::keyboard::dispatch_key;
 use super::keys;
 use super::listeners::{Input, ahead_of, input_on};
 use super::pointer::{ClickOptions, dispatch_click};
-use super::run::{Acted, ActionRun, follow_navigation};
+use super::run::{Acted, ActionRun, follow_navigation, leave_field};
 use crate::browser::chromium::protocol::input::InsertText;
 use crate::browser::error::BrowserError;
-use crate::browser::page::handle::Page;
 use crate::browser::page::locate::action::Action;
 use crate::browser::page::locate::answers::Field;
 use crate::browser::page::locate::scripts::{FieldKindOf, FinishFill, IsChecked, SelectOptions};
@@ -144,13 +142,6 @@ impl ActionRun {
     pub async fn focus(&self, target: &Target) -> Result<(), BrowserError> {
         self.page.locate().ready(target, Action::Focus, "page.focus", true, self.deadline).await.map(|_| ())
     }
-}
-
-/// Fires the `change` a typed fill left to the look at its end (`Acted::change`), for a caller
-/// that does not look next: the next field of `page.fillForm`, an action answered without
-/// settling. A page that went meanwhile has no field to leave.
-pub(super) async fn leave_field(page: &Page, deadline: Instant) {
-    let _ = page.locate().call(FinishFill, &[json!(null), json!(false)], deadline).await;
 }
 
 fn describe(value: &FieldValue) -> &'static str {

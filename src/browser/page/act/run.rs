@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use serde_json::json;
 use tokio::time::Instant;
 
 use super::listeners::{Ahead, Input, name_reached, reached_since};
@@ -15,6 +16,7 @@ use crate::browser::chromium::ids::RequestId;
 use crate::browser::error::BrowserError;
 use crate::browser::page::handle::{Page, busy_of};
 use crate::browser::page::locate::answers::{Busy, Ready};
+use crate::browser::page::locate::scripts::FinishFill;
 use crate::browser::page::navigation::WaitUntil;
 use crate::browser::page::watch::dom::NoteKind;
 use crate::browser::page::watch::notes::ActionNote;
@@ -82,6 +84,13 @@ impl Acted {
     }
 }
 
+/// Fires the `change` a typed fill left to the look at its end (`Acted::change`), for a caller
+/// that does not look next: the next field of `page.fillForm`, an action answered without
+/// settling. A page that went meanwhile has no field to leave.
+pub(super) async fn leave_field(page: &Page, deadline: Instant) {
+    let _ = page.locate().call(FinishFill, &[json!(null), json!(false)], deadline).await;
+}
+
 impl Page {
     /// Begins an action: files the caller's action (`page.click e5`) in the timeline and marks
     /// where the page stands before it.
@@ -141,7 +150,7 @@ impl ActionRun {
         let (page, deadline) = (&self.page, self.deadline);
         let change_in_look = acted.change && acted.ahead.is_none() && acted.input.is_some() && !settle.is_zero();
         if acted.change && !change_in_look {
-            super::forms::leave_field(page, deadline).await;
+            leave_field(page, deadline).await;
         }
         match (&acted.ahead, acted.input) {
             (Some(ahead), _) => (Some(ahead.clone()), None),
