@@ -243,30 +243,11 @@ impl Config {
             None => (ApiKey::generate(), true),
         };
         let allow = get("ALLOW_HOST_REGEX").unwrap_or_else(|| DEFAULT_ALLOW_HOST_REGEX.to_string());
-        let allow_host_regex = Regex::new(&allow).map_err(|e| ConfigError::Invalid {
-            var: "ALLOW_HOST_REGEX",
-            value: allow.clone(),
-            reason: e.to_string(),
-        })?;
-        let allow_proxy_regex = get("ALLOW_PROXY_REGEX")
-            .map(|allow| {
-                Regex::new(&allow).map_err(|e| ConfigError::Invalid {
-                    var: "ALLOW_PROXY_REGEX",
-                    value: allow.clone(),
-                    reason: e.to_string(),
-                })
-            })
-            .transpose()?;
+        let allow_host_regex = regex("ALLOW_HOST_REGEX", allow)?;
+        let allow_proxy_regex = get("ALLOW_PROXY_REGEX").map(|allow| regex("ALLOW_PROXY_REGEX", allow)).transpose()?;
         Ok(Self {
             port: parse_num(&get, "PORT", 3337, 0, u16::MAX as u64)? as u16,
-            host: match get("HOST") {
-                None => IpAddr::from([127, 0, 0, 1]),
-                Some(v) => v.trim().parse().map_err(|_| ConfigError::Invalid {
-                    var: "HOST",
-                    value: v.clone(),
-                    reason: "expected an IP address such as 127.0.0.1 or 0.0.0.0".into(),
-                })?,
-            },
+            host: host(&get)?,
             api_key,
             api_key_generated,
             allow_host_regex,
@@ -308,17 +289,7 @@ impl Config {
             },
             replicas: replicas(&get)?,
             test_panic_method: get("TEST_PANIC_METHOD").map(|m| m.trim().to_owned()),
-            log_format: match get("LOG_FORMAT").as_deref().map(str::trim) {
-                None | Some("json") => LogFormat::Json,
-                Some("pretty") => LogFormat::Pretty,
-                Some(other) => {
-                    return Err(ConfigError::Invalid {
-                        var: "LOG_FORMAT",
-                        value: other.into(),
-                        reason: "expected json or pretty".into(),
-                    });
-                }
-            },
+            log_format: log_format(&get)?,
         })
     }
 
@@ -358,6 +329,36 @@ fn parse_num(
         return Err(invalid(format!("expected a number from {min} to {max}")));
     }
     Ok(n)
+}
+
+/// A regular expression from `var`'s value.
+fn regex(var: &'static str, value: String) -> Result<Regex, ConfigError> {
+    Regex::new(&value).map_err(|e| ConfigError::Invalid { var, value, reason: e.to_string() })
+}
+
+/// HOST: the address to listen on (127.0.0.1 by default).
+fn host(get: &impl Fn(&str) -> Option<String>) -> Result<IpAddr, ConfigError> {
+    match get("HOST") {
+        None => Ok(IpAddr::from([127, 0, 0, 1])),
+        Some(v) => v.trim().parse().map_err(|_| ConfigError::Invalid {
+            var: "HOST",
+            value: v.clone(),
+            reason: "expected an IP address such as 127.0.0.1 or 0.0.0.0".into(),
+        }),
+    }
+}
+
+/// LOG_FORMAT: json (the default) or pretty.
+fn log_format(get: &impl Fn(&str) -> Option<String>) -> Result<LogFormat, ConfigError> {
+    match get("LOG_FORMAT").as_deref().map(str::trim) {
+        None | Some("json") => Ok(LogFormat::Json),
+        Some("pretty") => Ok(LogFormat::Pretty),
+        Some(other) => Err(ConfigError::Invalid {
+            var: "LOG_FORMAT",
+            value: other.into(),
+            reason: "expected json or pretty".into(),
+        }),
+    }
 }
 
 fn parse_bool(get: &impl Fn(&str) -> Option<String>, var: &'static str, default: bool) -> Result<bool, ConfigError> {

@@ -7,56 +7,8 @@ use text_browser::startup::{self, Application};
 use text_browser::{rpc, telemetry};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None => {}
-        Some("-h" | "--help") => {
-            print!("{}", config::help_text());
-            return ExitCode::SUCCESS;
-        }
-        Some("-V" | "--version") => {
-            println!("text-browser {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
-        Some("--openrpc") => {
-            print!("{}", rpc::openrpc::file_text(&rpc::openrpc::document(&rpc::all_methods())));
-            return ExitCode::SUCCESS;
-        }
-        Some("--chromium-flags") => {
-            // What to start a pool browser with (BROWSER_WS_ENDPOINT): the flags we launch with.
-            for flag in text_browser::browser::Chromium::recommended_args(true) {
-                println!("{flag}");
-            }
-            return ExitCode::SUCCESS;
-        }
-        Some("--mcp-tools") => {
-            let methods = rpc::all_methods();
-            let toolbox = text_browser::mcp::Toolbox::new(&methods, &rpc::openrpc::document(&methods));
-            println!("{}", serde_json::json!({ "tools": toolbox.tools }));
-            return ExitCode::SUCCESS;
-        }
-        Some("--agent-instructions") => {
-            return match rpc::instructions::markdown(&rpc::all_methods()) {
-                Ok(block) => {
-                    print!("{block}");
-                    ExitCode::SUCCESS
-                }
-                Err(why) => {
-                    eprintln!("text-browser: {why}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Some("--readme-methods") => {
-            print!("{}", rpc::reference::markdown(&rpc::all_methods()));
-            return ExitCode::SUCCESS;
-        }
-        Some(other) => {
-            eprintln!(
-                "text-browser: unknown argument {other:?}; configuration is by environment variables (see --help)"
-            );
-            return ExitCode::from(2);
-        }
+    if let Some(arg) = std::env::args().nth(1) {
+        return answer(&arg);
     }
     let config = match Config::from_env() {
         Ok(config) => config,
@@ -96,4 +48,55 @@ fn main() -> ExitCode {
             }
         }
     })
+}
+
+/// What a flag asks for (help, version, the derived documents), printed without starting.
+fn answer(arg: &str) -> ExitCode {
+    match arg {
+        "-h" | "--help" => {
+            print!("{}", config::help_text());
+            ExitCode::SUCCESS
+        }
+        "-V" | "--version" => {
+            println!("text-browser {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        "--openrpc" => {
+            print!("{}", rpc::openrpc::file_text(&rpc::openrpc::document(&rpc::all_methods())));
+            ExitCode::SUCCESS
+        }
+        "--chromium-flags" => {
+            // What to start a pool browser with (BROWSER_WS_ENDPOINT): the flags we launch with.
+            for flag in text_browser::browser::Chromium::recommended_args(true) {
+                println!("{flag}");
+            }
+            ExitCode::SUCCESS
+        }
+        "--mcp-tools" => {
+            let methods = rpc::all_methods();
+            let toolbox = text_browser::mcp::Toolbox::new(&methods, &rpc::openrpc::document(&methods));
+            println!("{}", serde_json::json!({ "tools": toolbox.tools }));
+            ExitCode::SUCCESS
+        }
+        "--agent-instructions" => match rpc::instructions::markdown(&rpc::all_methods()) {
+            Ok(block) => {
+                print!("{block}");
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                eprintln!("text-browser: {why}");
+                ExitCode::FAILURE
+            }
+        },
+        "--readme-methods" => {
+            print!("{}", rpc::reference::markdown(&rpc::all_methods()));
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!(
+                "text-browser: unknown argument {other:?}; configuration is by environment variables (see --help)"
+            );
+            ExitCode::from(2)
+        }
+    }
 }

@@ -170,43 +170,17 @@ async fn script(
     ours: bool,
     paint: Paint,
 ) -> ExitCode {
-    let text = if path == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(path) };
-    let text = match text {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("{}", paint.red(&format!("cannot read {path}: {e}")));
-            return ExitCode::from(2);
-        }
-    };
-    let calls = match steps::parse_script(&text, options.base.as_ref()) {
-        Ok(calls) if calls.is_empty() => {
-            eprintln!("{}", paint.red(&format!("{path} has no steps")));
-            return ExitCode::from(2);
-        }
+    let calls = match read_steps(path, options) {
         Ok(calls) => calls,
         Err(why) => {
-            eprintln!("{}", paint.red(&format!("{path}: {why}")));
+            eprintln!("{}", paint.red(&why));
             return ExitCode::from(2);
         }
     };
     // The page's errors: printed as they happen, and counted for --fail-on-errors.
     let errors = Arc::new(AtomicUsize::new(0));
     let follower = if options.live || options.fail_on_errors {
-        match connection.subscribe(for_session(session, repl::only_errors())).await {
-            Ok(events) => {
-                let print = options.live;
-                let follow = live::follow(events, paint, errors.clone(), move |line| {
-                    if print {
-                        println!("{line}");
-                    }
-                });
-                Some(tokio::spawn(follow))
-            }
-            Err(err) => {
-                eprintln!("{}", show::error(&err, paint));
-                None
-            }
-        }
+        follow_errors(connection, session, options.live, paint, errors.clone()).await
     } else {
         None
     };
@@ -243,4 +217,40 @@ async fn script(
         code = ExitCode::from(1);
     }
     code
+}
+
+/// The script's steps as `session.run` calls, or why there are none (for stderr).
+fn read_steps(path: &str, options: &Options) -> Result<Vec<steps::Call>, String> {
+    let text = if path == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(path) };
+    let text = text.map_err(|e| format!("cannot read {path}: {e}"))?;
+    match steps::parse_script(&text, options.base.as_ref()) {
+        Ok(calls) if calls.is_empty() => Err(format!("{path} has no steps")),
+        Ok(calls) => Ok(calls),
+        Err(why) => Err(format!("{path}: {why}")),
+    }
+}
+
+/// Follows the page's errors, counting them into `errors` and printing them when `print`; the
+/// task that does it, when the subscription was made.
+async fn follow_errors(
+    connection: &Connection,
+    session: &str,
+    print: bool,
+    paint: Paint,
+    errors: Arc<AtomicUsize>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    match connection.subscribe(for_session(session, repl::only_errors())).await {
+        Ok(events) => {
+            let follow = live::follow(events, paint, errors, move |line| {
+                if print {
+                    println!("{line}");
+                }
+            });
+            Some(tokio::spawn(follow))
+        }
+        Err(err) => {
+            eprintln!("{}", show::error(&err, paint));
+            None
+        }
+    }
 }

@@ -319,16 +319,7 @@ async fn execute(
         )))),
     };
     let outcome = outcome.map_err(|err| err.with_call_context(name, started.elapsed()).with_usage(&registered.usage));
-    // No answer past its cap, whoever asked (a client, session.run, an MCP tool).
-    let outcome = outcome.and_then(|value| {
-        if answers::fits(&value, answers::MAX_ANSWER_BYTES) {
-            return Ok(value);
-        }
-        Err(ApiError::Browser(crate::browser::BrowserError::TooLarge(format!(
-            "the answer of {name} would be more than {} MiB of JSON, the most one answer may hold; ask for less",
-            answers::MAX_ANSWER_BYTES / (1024 * 1024)
-        ))))
-    });
+    let outcome = outcome.and_then(|value| within_cap(name, value));
     let elapsed = started.elapsed();
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
     match outcome {
@@ -348,6 +339,17 @@ async fn execute(
         )
     });
     outcome
+}
+
+/// No answer past its cap, whoever asked (a client, session.run, an MCP tool).
+fn within_cap(name: &'static str, value: Value) -> Result<Value, ApiError> {
+    if answers::fits(&value, answers::MAX_ANSWER_BYTES) {
+        return Ok(value);
+    }
+    Err(ApiError::Browser(crate::browser::BrowserError::TooLarge(format!(
+        "the answer of {name} would be more than {} MiB of JSON, the most one answer may hold; ask for less",
+        answers::MAX_ANSWER_BYTES / (1024 * 1024)
+    ))))
 }
 
 /// Sends a call for `owner`'s session to `owner` and passes its answer on unchanged. A call a peer

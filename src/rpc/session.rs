@@ -289,8 +289,56 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
     if p.steps.is_empty() || p.steps.len() > MAX_STEPS {
         return Err(ApiError::invalid("steps", format!("give 1 to {MAX_STEPS} steps")));
     }
-    let mut defaults = Vec::with_capacity(p.steps.len());
-    for (i, step) in p.steps.iter().enumerate() {
+    let defaults = check_steps(&ctx, &p.steps)?;
+    let deadline = ctx.deadline(p.timeout, ctx.max_call.as_millis() as u64)?;
+    // A run on a session that is not there fails as a whole, like any call on it.
+    ctx.sessions.ensure_open(&p.session_id)?;
+    let stop_on_error = p.stop_on_error.unwrap_or(true);
+    let total = p.steps.len();
+    let mut results = Vec::new();
+    for (step, default_ms) in p.steps.into_iter().zip(defaults) {
+        let started = Instant::now();
+        let params = step.params.unwrap_or_else(|| Value::Object(Default::default()));
+        let outcome = run_step(&ctx, &step.method, params, &p.session_id, default_ms, deadline).await;
+        // The session itself is gone (closed, expired, lost with Chromium): the run fails with it.
+        if let Err(err) = &outcome
+            && matches!(
+                err.kind(),
+                ErrorKind::SessionNotFound | ErrorKind::SessionClosed | ErrorKind::BrowserUnavailable
+            )
+        {
+            return Err(outcome.unwrap_err());
+        }
+        let ms = started.elapsed().as_millis() as u64;
+        let failed = outcome.is_err();
+        results.push(match outcome {
+            Ok(result) => StepResult { method: step.method, ok: true, result: Some(result), error: None, ms },
+            Err(err) => StepResult {
+                method: step.method,
+                ok: false,
+                result: None,
+                error: serde_json::to_value(err.to_error_object()).ok(),
+                ms,
+            },
+        });
+        if failed && stop_on_error {
+            break;
+        }
+    }
+    let skipped = total - results.len();
+    let landed_by = Instant::now() + Duration::from_secs(10);
+    let landed = ctx
+        .sessions
+        .run(&p.session_id, None, landed_by, |page| async move { page.nav().landed(landed_by).await })
+        .await;
+    let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
+    Ok(RunResult { results, skipped, url, title })
+}
+
+/// Every step's method and params checked before any step runs; each step's default timeout.
+fn check_steps(ctx: &RpcContext, steps: &[Step]) -> Result<Vec<u64>, ApiError> {
+    let mut defaults = Vec::with_capacity(steps.len());
+    for (i, step) in steps.iter().enumerate() {
         let known = ctx.methods.get().and_then(|m| m.get(step.method.as_str()));
         match known {
             Some(registered) if registered.page_method => {
@@ -327,64 +375,33 @@ async fn run(ctx: Arc<RpcContext>, p: RunParams) -> Result<RunResult, ApiError> 
             ));
         }
     }
-    let deadline = ctx.deadline(p.timeout, ctx.max_call.as_millis() as u64)?;
-    // A run on a session that is not there fails as a whole, like any call on it.
-    ctx.sessions.ensure_open(&p.session_id)?;
-    let stop_on_error = p.stop_on_error.unwrap_or(true);
-    let total = p.steps.len();
-    let mut results = Vec::new();
-    for (step, default_ms) in p.steps.into_iter().zip(defaults) {
-        let started = Instant::now();
-        let mut params = step.params.unwrap_or_else(|| Value::Object(Default::default()));
-        let left_ms = cdp::remaining(deadline).as_millis() as u64;
-        let outcome = match bound_step(&mut params, &p.session_id, default_ms, left_ms) {
-            Err(err) => Err(err),
-            Ok(()) if left_ms == 0 => Err(ApiError::Browser(BrowserError::Timeout(
-                "the run's timeout passed before this step started".into(),
-            ))),
-            // The step's own timeout was cut to what is left of the run's; this is the net
-            // under it (a step never outlives the run by more than a moment).
-            Ok(()) => match tokio::time::timeout_at(deadline + STEP_GRACE, ctx.invoke(&step.method, &params)).await {
-                Ok(outcome) => outcome,
-                Err(_) => Err(ApiError::Browser(BrowserError::Timeout(format!(
-                    "{} did not finish within the run's timeout",
-                    step.method
-                )))),
-            },
-        };
-        // The session itself is gone (closed, expired, lost with Chromium): the run fails with it.
-        if let Err(err) = &outcome
-            && matches!(
-                err.kind(),
-                ErrorKind::SessionNotFound | ErrorKind::SessionClosed | ErrorKind::BrowserUnavailable
-            )
-        {
-            return Err(outcome.unwrap_err());
+    Ok(defaults)
+}
+
+/// One step of a run: its params bound to the run's session and what is left of its time.
+async fn run_step(
+    ctx: &Arc<RpcContext>,
+    method: &str,
+    mut params: Value,
+    session_id: &str,
+    default_ms: u64,
+    deadline: Instant,
+) -> Result<Value, ApiError> {
+    let left_ms = cdp::remaining(deadline).as_millis() as u64;
+    match bound_step(&mut params, session_id, default_ms, left_ms) {
+        Err(err) => Err(err),
+        Ok(()) if left_ms == 0 => {
+            Err(ApiError::Browser(BrowserError::Timeout("the run's timeout passed before this step started".into())))
         }
-        let ms = started.elapsed().as_millis() as u64;
-        let failed = outcome.is_err();
-        results.push(match outcome {
-            Ok(result) => StepResult { method: step.method, ok: true, result: Some(result), error: None, ms },
-            Err(err) => StepResult {
-                method: step.method,
-                ok: false,
-                result: None,
-                error: serde_json::to_value(err.to_error_object()).ok(),
-                ms,
-            },
-        });
-        if failed && stop_on_error {
-            break;
-        }
+        // The step's own timeout was cut to what is left of the run's; this is the net
+        // under it (a step never outlives the run by more than a moment).
+        Ok(()) => match tokio::time::timeout_at(deadline + STEP_GRACE, ctx.invoke(method, &params)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(ApiError::Browser(BrowserError::Timeout(format!(
+                "{method} did not finish within the run's timeout"
+            )))),
+        },
     }
-    let skipped = total - results.len();
-    let landed_by = Instant::now() + Duration::from_secs(10);
-    let landed = ctx
-        .sessions
-        .run(&p.session_id, None, landed_by, |page| async move { page.nav().landed(landed_by).await })
-        .await;
-    let (url, title) = landed.map(|l| (l.url, l.title)).unwrap_or_default();
-    Ok(RunResult { results, skipped, url, title })
 }
 
 /// How long a step may run past the run's deadline before it is cut off (its own timeout, cut to

@@ -58,8 +58,20 @@ const MAX_FRAMES: usize = 8;
 pub struct Segment {
     /// How it was scheduled (`await`, `Promise.then`, `setTimeout` …); none for the synchronous part.
     pub boundary: Option<String>,
+    /// Scheduled as a promise's continuation or an XHR's callback (where a response is read):
+    /// read once from the boundary's description as the trace enters.
+    pub after_promise: bool,
     /// Its frames with a script URL, innermost first.
     pub frames: Vec<CodeLocation>,
+}
+
+/// Whether an async parent's description (CDP's `StackTrace.description`) names a promise's
+/// continuation or an XHR's callback.
+fn continues(description: &str) -> bool {
+    description == "await"
+        || description.starts_with("Promise.")
+        || description.starts_with("async")
+        || description.contains("XMLHttpRequest")
 }
 
 /// A stack trace, innermost segment first.
@@ -87,13 +99,12 @@ impl Stack {
                 .filter_map(CodeLocation::of_frame)
                 .take(MAX_FRAMES)
                 .collect();
-            let boundary = if first {
-                None
-            } else {
-                Some(trace.get("description").and_then(Value::as_str).unwrap_or("async").chars().take(40).collect())
-            };
+            let boundary: Option<String> = (!first).then(|| {
+                trace.get("description").and_then(Value::as_str).unwrap_or("async").chars().take(40).collect()
+            });
+            let after_promise = boundary.as_deref().is_some_and(continues);
             first = false;
-            segments.push(Segment { boundary, frames });
+            segments.push(Segment { boundary, after_promise, frames });
             current = trace.get("parent");
         }
         Self { segments }
@@ -116,9 +127,7 @@ impl Stack {
 
     /// Whether it runs in a promise's continuation or an XHR's callback: where a response is read.
     pub fn after_promise(&self) -> bool {
-        self.parents().iter().filter_map(|s| s.boundary.as_deref()).any(|b| {
-            b == "await" || b.starts_with("Promise.") || b.starts_with("async") || b.contains("XMLHttpRequest")
-        })
+        self.parents().iter().any(|s| s.after_promise)
     }
 
     pub fn is_empty(&self) -> bool {
