@@ -13,8 +13,8 @@ use chromiumoxide::cdp::browser_protocol::target::EventTargetCreated;
 use futures_util::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::event_routes::EventRoutes;
 use super::kinds::TargetKind;
-use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
 
 pub(super) async fn forward(browser: &Browser, routes: Arc<EventRoutes>) -> Result<JoinHandle<()>, BrowserError> {

@@ -3,7 +3,7 @@
 //!
 //! - `launch`: starting the Chromium process so it dies with the service, its profile directory
 //! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
-//! - `routes`: events chromiumoxide could not parse, routed raw to the page they belong to
+//! - `event_routes`: which page an event belongs to; events chromiumoxide could not parse, routed raw
 //! - `browser_events`: browser-level download and popup events, forwarded to their page
 //! - `cdp`: sending a [`cdp::Command`] with a deadline and reading its answer once (our protection
 //!   against protocol drift); Chromium's refusals parsed into what callers act on
@@ -16,13 +16,13 @@
 
 mod browser_events;
 pub mod cdp;
+mod event_routes;
 pub mod ids;
 pub mod kinds;
 mod launch;
 mod process;
 pub mod protocol;
-mod routes;
 pub mod supervisor;
 
+pub(super) use event_routes::{EventRoutes, RawEvent};
 pub use process::{Chromium, Lifeline};
-pub(super) use routes::{EventRoutes, RawEvent};

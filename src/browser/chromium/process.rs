@@ -22,9 +22,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::cdp::{self, Raw};
+use super::event_routes::EventRoutes;
 use super::ids;
 use super::launch::{self, ChildProcess, ProfileDir};
-use super::routes::EventRoutes;
 use crate::browser::error::BrowserError;
 use crate::browser::process_state::ProcessState;
 

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::popup_log;
+use super::adoption;
 use super::scratch::ScratchDir;
 use super::siblings::Siblings;
 use super::viewport::Viewport;
@@ -131,7 +131,7 @@ impl Core {
 
     /// The tab id this page goes by in `tabs.list` and `tab_id` params.
     pub fn tab_id(&self) -> String {
-        popup_log::tab_id(self.target_id.as_str())
+        adoption::tab_id(self.target_id.as_str())
     }
 
     /// The page's target id, for closing it.
@@ -151,7 +151,7 @@ impl Core {
 
     /// The tab id of the page that opened this one, for a popup.
     pub fn opener_tab_id(&self) -> Option<String> {
-        self.page.opener_id().as_ref().map(|id| popup_log::tab_id(id.as_ref()))
+        self.page.opener_id().as_ref().map(|id| adoption::tab_id(id.as_ref()))
     }
 
     /// `value` with every password this session typed masked in its strings; as it is when the

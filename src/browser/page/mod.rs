@@ -21,12 +21,13 @@
 //!   `site_data` (cookies, web storage), `assertions`, `evidence` (what a failed call carries),
 //!   `wait` (page.waitFor on elements), `interception` (network.route: + `route_table`, the routes
 //!   the pump consults; `url_glob`: the bounded URL patterns of routes and assert.url)
-//! - what a session's tabs share: `siblings`, `popup_log` (popups waiting to be adopted),
+//! - what a session's tabs share: `siblings`, `adoption` (popups waiting to be adopted as tabs),
 //!   `scratch` (a page's own temp directories)
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
 mod act;
+mod adoption;
 mod assertions;
 mod code;
 mod core;
@@ -39,7 +40,6 @@ mod inspect;
 mod interception;
 mod locate;
 mod navigation;
-mod popup_log;
 mod reading;
 mod route_table;
 mod scratch;

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::popup_log::PopupLog;
+use super::adoption::PopupLog;
 use super::scratch::ScratchDir;
 use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::error::BrowserError;

@@ -1,6 +1,6 @@
 //! Sessions: each an isolated browser context with its tabs, and everything about their life.
 //!
-//! - `session`: one session's lifecycle (open, turn, orderly close, dispose)
+//! - `session`: one session's lifecycle (open, turn, orderly close, dispose) and its list of tabs
 //! - `tabs`: its pages (the first, popups, tabs.open), the active one, closing one
 //! - `opener`: opens and disposes sessions on the current Chromium
 //! - `manager`: the map of open sessions, MAX_SESSIONS, the create queue, lost sessions
@@ -17,7 +17,6 @@ mod pool;
 #[allow(clippy::module_inception)]
 mod session;
 mod storage;
-mod tab_list;
 mod tabs;
 
 pub use manager::{Readiness, SessionLimits, SessionManager};

@@ -16,7 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::options::{Emulation, SessionOptions};
 use super::storage;
-use super::tab_list::Tabs;
 use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::chromium::protocol::browser::{DownloadBehavior, GrantPermissions, SetDownloadBehavior};
 use crate::browser::chromium::protocol::emulation::{
@@ -98,6 +97,38 @@ pub struct Session {
     /// Its MAX_SESSIONS slot: given back when it is closed, not when the last handle to it goes
     /// (a call's future or a page task may hold one a moment longer).
     capacity: Mutex<Option<OwnedSemaphorePermit>>,
+}
+
+/// The list of a session's tabs and which one is active: the state `tabs` works on, held here so
+/// the session does not depend on `tabs`.
+pub(super) struct Tabs {
+    pub(super) list: Vec<Page>,
+    pub(super) active: usize,
+    /// Targets of tabs the session closed itself, newest last: Chromium may still list one for a
+    /// moment, and it must not be adopted again as a popup.
+    closed: Vec<String>,
+}
+
+/// Closed targets remembered.
+const CLOSED_REMEMBERED: usize = 16;
+
+impl Tabs {
+    pub(super) fn new(first: Page) -> Self {
+        Self { list: vec![first], active: 0, closed: Vec::new() }
+    }
+
+    /// Remembers that the session closed the tab of `target`.
+    pub(super) fn remember_closed(&mut self, target: &str) {
+        if self.closed.len() == CLOSED_REMEMBERED {
+            self.closed.remove(0);
+        }
+        self.closed.push(target.to_owned());
+    }
+
+    /// Whether the session closed the tab of `target` itself.
+    pub(super) fn was_closed(&self, target: &str) -> bool {
+        self.closed.iter().any(|t| t == target)
+    }
 }
 
 impl Session {

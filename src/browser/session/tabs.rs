@@ -11,8 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::time::Instant;
 
-use super::session::{Session, apply_to_tab};
-use super::tab_list::Tabs;
+use super::session::{Session, Tabs, apply_to_tab};
 use crate::browser::chromium::Chromium;
 use crate::browser::chromium::kinds::TargetKind;
 use crate::browser::chromium::protocol::page::BringToFront;

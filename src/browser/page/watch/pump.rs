@@ -27,7 +27,7 @@ use super::reducer::{BODY_GRACE, Download, Outbox, Reducer};
 use super::store::SharedStore;
 use super::views::live::{LiveEvent, LiveFeed};
 use crate::browser::chromium::ids::{FetchRequestId, RequestId};
-use crate::browser::page::popup_log::PopupLog;
+use crate::browser::page::adoption::PopupLog;
 use crate::egress::failures::FailureLog;
 
 /// Where the pump publishes what waiting methods wait on.

@@ -201,7 +201,7 @@ impl Reducer {
 mod tests {
     use super::*;
     use crate::browser::chromium::kinds::{DialogKind, Milestone, ResourceType};
-    use crate::browser::page::popup_log::PopupLog;
+    use crate::browser::page::adoption::PopupLog;
     use crate::browser::page::watch::cdp_events::RequestStart;
     use crate::browser::page::watch::nav::DocumentFailure;
     use crate::browser::page::watch::records::{Entry, Outcome, RequestRecord};

@@ -11,7 +11,7 @@ use super::super::notes::Signal;
 use super::super::records::{self, Record};
 use super::super::store::Store;
 use super::outbox::Outbox;
-use crate::browser::page::popup_log::tab_id;
+use crate::browser::page::adoption::tab_id;
 
 /// Popup announcements kept waiting for their other half.
 const POPUP_HALVES: usize = 8;
