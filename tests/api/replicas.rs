@@ -75,6 +75,61 @@ fn forwarded(metrics: &str, transport: &str, outcome: &str) -> f64 {
     metric(metrics, &name).unwrap_or_else(|| panic!("{name} is exported:\n{metrics}"))
 }
 
+/// A batch whose calls belong to different replicas: each call goes to its owner, answered in order.
+/// Answers the other session, on replica 2.
+async fn batch_to_owners(r1: &Instance, r2: &Instance, sid: &str) -> String {
+    let other = r2.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
+    assert!(other.starts_with("tb-2."), "{other}");
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": "a", "method": "page.goto", "params": { "session_id": other, "url": page("/") } },
+        { "jsonrpc": "2.0", "id": "b", "method": "page.text", "params": { "session_id": sid, "selector": "h1" } },
+        { "jsonrpc": "2.0", "id": "c", "method": "page.text", "params": { "session_id": "tb-0.nosuchsession" } },
+    ]);
+    let answers: Value = r1.post(batch.to_string()).await.json().await.unwrap();
+    assert_eq!(answers[0]["id"], "a", "{answers}");
+    assert_eq!(answers[0]["result"]["url"], page("/"), "{answers}");
+    assert_eq!(answers[1]["result"]["text"], "Projects", "{answers}");
+    assert_eq!(answers[2]["error"]["data"]["kind"], "session_not_found", "{answers}");
+    other
+}
+
+/// Over a WebSocket: calls are forwarded too; a subscription is refused, naming the owner's URL.
+async fn websocket_to_owner(r0: &Instance, r1: &Instance, r2: &Instance, sid: &str) {
+    let text =
+        json!({ "jsonrpc": "2.0", "id": 7, "method": "page.text", "params": { "session_id": sid, "selector": "h1" } });
+    assert_eq!(ws_call(&r2.base, text).await["result"]["text"], "Projects");
+    let subscribe = json!({ "jsonrpc": "2.0", "id": 8, "method": "events.subscribe", "params": { "session_id": sid } });
+    let refused = ws_call(&r1.base, subscribe.clone()).await;
+    assert_eq!(refused["error"]["data"]["kind"], "wrong_replica", "{refused}");
+    assert_eq!(refused["error"]["data"]["owner"], "tb-0", "{refused}");
+    assert_eq!(refused["error"]["data"]["ownerUrl"], r0.base, "{refused}");
+    let at_owner = ws_call(&r0.base, subscribe).await;
+    assert!(at_owner["result"].is_string() || at_owner["result"].is_u64(), "the owner streams it: {at_owner}");
+}
+
+/// An MCP session begun on replica 0 is driven through the others: its requests go to replica 0.
+/// Answers the MCP session's id.
+async fn mcp_through_others(r0: &Instance, r1: &Instance, r2: &Instance) -> String {
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "probe", "version": "1" } } });
+    let (status, mcp_session, _) = mcp(&r0.base, None, init).await;
+    assert_eq!(status, 200);
+    let mcp_session = mcp_session.expect("an MCP session id");
+    assert!(mcp_session.starts_with("tb-0."), "the MCP session names its replica: {mcp_session}");
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(mcp(&r1.base, Some(&mcp_session), initialized).await.0, 202);
+    let navigate = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "navigate", "arguments": { "url": page("/projects") } } });
+    let (status, _, went) = mcp(&r1.base, Some(&mcp_session), navigate).await;
+    assert_eq!(status, 200, "{went}");
+    assert_eq!(went["result"]["isError"], false, "{went}");
+    let heading = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": { "name": "text", "arguments": { "selector": "h1" } } });
+    let (_, _, read) = mcp(&r2.base, Some(&mcp_session), heading).await;
+    assert!(read["result"].to_string().contains("Projects"), "{read}");
+    mcp_session
+}
+
 #[tokio::test]
 async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the_owner_stops() {
     // Replica 0 allows few requests a minute: calls forwarded to it must not count against it.
@@ -105,50 +160,11 @@ async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the
     assert_eq!((direct.code, direct.kind()), (relayed.code, relayed.kind()), "{relayed:?}");
     assert_eq!(relayed.data["evidence"]["url"], went["url"], "{relayed:?}");
 
-    // A batch whose calls belong to different replicas: each call goes to its owner, answered in order.
-    let other = r2.ok("session.create", json!({})).await["session_id"].as_str().unwrap().to_owned();
-    assert!(other.starts_with("tb-2."), "{other}");
-    let batch = json!([
-        { "jsonrpc": "2.0", "id": "a", "method": "page.goto", "params": { "session_id": other, "url": page("/") } },
-        { "jsonrpc": "2.0", "id": "b", "method": "page.text", "params": { "session_id": sid, "selector": "h1" } },
-        { "jsonrpc": "2.0", "id": "c", "method": "page.text", "params": { "session_id": "tb-0.nosuchsession" } },
-    ]);
-    let answers: Value = r1.post(batch.to_string()).await.json().await.unwrap();
-    assert_eq!(answers[0]["id"], "a", "{answers}");
-    assert_eq!(answers[0]["result"]["url"], page("/"), "{answers}");
-    assert_eq!(answers[1]["result"]["text"], "Projects", "{answers}");
-    assert_eq!(answers[2]["error"]["data"]["kind"], "session_not_found", "{answers}");
+    let other = batch_to_owners(r1, r2, &sid).await;
 
-    // Over a WebSocket: calls are forwarded too; a subscription is refused, naming the owner's URL.
-    let text =
-        json!({ "jsonrpc": "2.0", "id": 7, "method": "page.text", "params": { "session_id": sid, "selector": "h1" } });
-    assert_eq!(ws_call(&r2.base, text).await["result"]["text"], "Projects");
-    let subscribe = json!({ "jsonrpc": "2.0", "id": 8, "method": "events.subscribe", "params": { "session_id": sid } });
-    let refused = ws_call(&r1.base, subscribe.clone()).await;
-    assert_eq!(refused["error"]["data"]["kind"], "wrong_replica", "{refused}");
-    assert_eq!(refused["error"]["data"]["owner"], "tb-0", "{refused}");
-    assert_eq!(refused["error"]["data"]["ownerUrl"], r0.base, "{refused}");
-    let at_owner = ws_call(&r0.base, subscribe).await;
-    assert!(at_owner["result"].is_string() || at_owner["result"].is_u64(), "the owner streams it: {at_owner}");
+    websocket_to_owner(r0, r1, r2, &sid).await;
 
-    // An MCP session begun on replica 0 is driven through the others: its requests go to replica 0.
-    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "probe", "version": "1" } } });
-    let (status, mcp_session, _) = mcp(&r0.base, None, init).await;
-    assert_eq!(status, 200);
-    let mcp_session = mcp_session.expect("an MCP session id");
-    assert!(mcp_session.starts_with("tb-0."), "the MCP session names its replica: {mcp_session}");
-    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    assert_eq!(mcp(&r1.base, Some(&mcp_session), initialized).await.0, 202);
-    let navigate = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": { "name": "navigate", "arguments": { "url": page("/projects") } } });
-    let (status, _, went) = mcp(&r1.base, Some(&mcp_session), navigate).await;
-    assert_eq!(status, 200, "{went}");
-    assert_eq!(went["result"]["isError"], false, "{went}");
-    let heading = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": { "name": "text", "arguments": { "selector": "h1" } } });
-    let (_, _, read) = mcp(&r2.base, Some(&mcp_session), heading).await;
-    assert!(read["result"].to_string().contains("Projects"), "{read}");
+    let mcp_session = mcp_through_others(r0, r1, r2).await;
 
     // Forwarded calls are counted where they were forwarded, and skipped the owner's rate limit:
     // replica 0 took far more than its 8 a minute through the others.

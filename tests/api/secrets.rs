@@ -59,33 +59,7 @@ async fn a_typed_password_is_in_no_answer_of_any_method() {
     let wrong = t.call("assert.value", s(json!({ "selector": "#current", "value": "guess", "timeout": 300 }))).await;
     assert_eq!(wrong["error"]["data"]["actual"], json!({ "count": 1, "value": "••••" }), "{wrong}");
     assert_eq!(wrong["error"]["data"]["expected"], json!({ "value": "••••" }), "{wrong}");
-    for (method, params) in [
-        ("assert.text", json!({ "selector": "#hint", "text": TYPED })),
-        ("assert.text", json!({ "selector": "#result", "text": "nothing like this", "timeout": 300 })),
-        ("assert.title", json!({ "title": "Change password" })),
-        ("assert.url", json!({ "pattern": "**/password/*" })),
-        ("page.inspect", json!({ "selector": "#new-password" })),
-        ("page.inspect", json!({ "selector": "#hint" })),
-        ("page.inspect", json!({ "selector": "#result" })),
-        ("page.text", json!({})),
-        ("page.text", json!({ "format": "markdown" })),
-        ("page.content", json!({})),
-        ("page.snapshot", json!({})),
-        ("page.evaluate", json!({ "expression": "[document.querySelector('#new-password').value, location.href]" })),
-        ("page.evaluate", json!({ "expression": "localStorage.getItem('password-draft')" })),
-        ("page.evaluate", json!({ "expression": "(() => { throw new Error(document.title) })()" })),
-        ("logs.pull", json!({})),
-        ("network.pull", json!({})),
-        ("network.har", json!({ "bodies": true })),
-        ("storage.state", json!({})),
-        ("storage.local", json!({})),
-        ("find.byRole", json!({ "role": "status" })),
-        ("page.click", json!({ "selector": "text=strong password", "timeout": 300 })),
-        (
-            "session.run",
-            json!({ "steps": [{ "method": "page.text" }, { "method": "page.inspect", "params": { "selector": "#hint" } }] }),
-        ),
-    ] {
+    for (method, params) in readers() {
         t.call(method, s(params)).await;
     }
     let pulled = t.call("network.pull", s(json!({ "urlContains": "/api/signup" }))).await;
@@ -129,4 +103,36 @@ async fn a_typed_password_is_in_no_answer_of_any_method() {
     let leaks: Vec<&(String, String)> =
         t.answers.iter().filter(|(_, answer)| answer.contains(FILLED) || answer.contains(TYPED)).collect();
     assert!(leaks.is_empty(), "a password in {} answer(s):\n{leaks:#?}", leaks.len());
+}
+
+/// What reads the fields and their echoes, passing and failing, as (method, params without the
+/// session).
+fn readers() -> Vec<(&'static str, Value)> {
+    vec![
+        ("assert.text", json!({ "selector": "#hint", "text": TYPED })),
+        ("assert.text", json!({ "selector": "#result", "text": "nothing like this", "timeout": 300 })),
+        ("assert.title", json!({ "title": "Change password" })),
+        ("assert.url", json!({ "pattern": "**/password/*" })),
+        ("page.inspect", json!({ "selector": "#new-password" })),
+        ("page.inspect", json!({ "selector": "#hint" })),
+        ("page.inspect", json!({ "selector": "#result" })),
+        ("page.text", json!({})),
+        ("page.text", json!({ "format": "markdown" })),
+        ("page.content", json!({})),
+        ("page.snapshot", json!({})),
+        ("page.evaluate", json!({ "expression": "[document.querySelector('#new-password').value, location.href]" })),
+        ("page.evaluate", json!({ "expression": "localStorage.getItem('password-draft')" })),
+        ("page.evaluate", json!({ "expression": "(() => { throw new Error(document.title) })()" })),
+        ("logs.pull", json!({})),
+        ("network.pull", json!({})),
+        ("network.har", json!({ "bodies": true })),
+        ("storage.state", json!({})),
+        ("storage.local", json!({})),
+        ("find.byRole", json!({ "role": "status" })),
+        ("page.click", json!({ "selector": "text=strong password", "timeout": 300 })),
+        (
+            "session.run",
+            json!({ "steps": [{ "method": "page.text" }, { "method": "page.inspect", "params": { "selector": "#hint" } }] }),
+        ),
+    ]
 }
