@@ -178,7 +178,9 @@ pub fn methods() -> Vec<MethodSpec> {
     ]
 }
 
-async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionCreateResult, ApiError> {
+/// session.create's params that shape the page (headless, viewport, user agent, cookies to seed),
+/// checked before anything is opened; the viewport.
+fn check_page(ctx: &RpcContext, p: &SessionCreateParams) -> Result<Viewport, ApiError> {
     if let Some(headless) = p.headless.filter(|h| *h != ctx.headless) {
         return Err(ApiError::invalid(
             "headless",
@@ -207,6 +209,11 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
             )
         })?;
     }
+    Ok(viewport)
+}
+
+async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionCreateResult, ApiError> {
+    let viewport = check_page(&ctx, &p)?;
     if p.wait_until.is_some() && p.url.is_none() {
         return Err(ApiError::invalid("waitUntil", "waitUntil goes with url"));
     }
