@@ -196,10 +196,19 @@ impl ServerHandler for BrowserTools {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
-        Ok(match self.run(&request.name, arguments).await {
+        // The tool runs on the MCP session's worker, outside the HTTP request's span: its calls log
+        // with the request's x-request-id all the same.
+        let request_id = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("x-request-id"))
+            .and_then(|id| id.to_str().ok())
+            .map(|id| id.chars().take(128).collect())
+            .unwrap_or_default();
+        Ok(match crate::rpc::as_request(request_id, self.run(&request.name, arguments)).await {
             Ok(content) => CallToolResult::success(content),
             Err(err) => {
                 let mut error = serde_json::to_value(err.to_error_object()).unwrap_or(Value::Null);

@@ -92,8 +92,17 @@ pub trait CallGate: Send + Sync {
 
 tokio::task_local! {
     /// The x-request-id of the call being handled, for the log lines of calls it makes itself
-    /// (`session.run`'s steps).
+    /// (`session.run`'s steps) and of the calls an MCP tool makes.
     static REQUEST_ID: String;
+}
+
+/// Runs `call` as part of the HTTP request `request_id`: what it logs, and what
+/// [`RpcContext::invoke`] runs inside it, carries that id. For callers whose work runs outside the
+/// request's own task and span (an MCP tool call runs on its MCP session's worker, inside rmcp's
+/// own spans).
+pub async fn as_request<F: std::future::Future>(request_id: String, call: F) -> F::Output {
+    let span = tracing::info_span!("call", request_id = %request_id);
+    tracing::Instrument::instrument(REQUEST_ID.scope(request_id, call), span).await
 }
 
 /// A registered method, as `session.run` finds it.
