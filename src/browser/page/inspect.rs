@@ -115,7 +115,7 @@ async fn raw_listeners(page: &Page, backend: i64, deadline: Instant) -> Result<V
                 column: l.column_number + 1,
                 handler: l.handler_source().map(str::to_owned),
                 event: l.event,
-                script_id: l.script_id,
+                script_id: l.script_id.into(),
             });
         }
     }

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::options::{Emulation, SessionOptions};
 use super::storage;
-use crate::browser::chromium::ids::BrowserContextId;
+use crate::browser::chromium::ids::{BrowserContextId, TargetId};
 use crate::browser::chromium::protocol::browser::{DownloadBehavior, GrantPermissions, SetDownloadBehavior};
 use crate::browser::chromium::protocol::emulation::{
     SetGeolocationOverride, SetLocaleOverride, SetScriptExecutionDisabled, SetTimezoneOverride, SetUserAgentOverride,
@@ -106,7 +106,7 @@ pub(super) struct Tabs {
     pub(super) active: usize,
     /// Targets of tabs the session closed itself, newest last: Chromium may still list one for a
     /// moment, and it must not be adopted again as a popup.
-    closed: Vec<String>,
+    closed: Vec<TargetId>,
 }
 
 /// Closed targets remembered.
@@ -122,7 +122,7 @@ impl Tabs {
         if self.closed.len() == CLOSED_REMEMBERED {
             self.closed.remove(0);
         }
-        self.closed.push(target.to_owned());
+        self.closed.push(TargetId::new(target));
     }
 
     /// Whether the session closed the tab of `target` itself.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::runtime::RemoteObject;
 use super::{Done, command, is_false};
+use crate::browser::chromium::ids::ScriptId;
 
 /// A DOM node as Chromium describes it (only what the service reads).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -172,7 +173,7 @@ pub struct EventListener {
     #[serde(default)]
     pub use_capture: bool,
     #[serde(default)]
-    pub script_id: String,
+    pub script_id: ScriptId,
     #[serde(default)]
     pub line_number: u32,
     #[serde(default)]

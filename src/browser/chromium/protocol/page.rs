@@ -31,18 +31,18 @@ pub struct FrameTree {
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Frame {
     #[serde(default)]
-    pub id: String,
+    pub id: FrameId,
 }
 
 impl FrameTree {
     /// Every frame's id, this one first, depth first.
-    pub fn ids(&self) -> Vec<String> {
+    pub fn ids(&self) -> Vec<FrameId> {
         let mut out = Vec::new();
         self.collect(&mut out);
         out
     }
 
-    fn collect(&self, out: &mut Vec<String>) {
+    fn collect(&self, out: &mut Vec<FrameId>) {
         if !self.frame.id.is_empty() {
             out.push(self.frame.id.clone());
         }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Done, command, is_false};
+use crate::browser::chromium::ids::ScriptId;
 
 /// What a call or evaluation gives back, when it is not JSON already.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -184,7 +185,7 @@ impl Properties {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
-    pub script_id: String,
+    pub script_id: ScriptId,
     pub line_number: u32,
     #[serde(default)]
     pub column_number: u32,

@@ -106,7 +106,7 @@ pub(super) fn input_on(page: &Page, target: &Target, input: Input) -> Option<Inp
 /// trusted event began it (the pointer did not move, the document went away).
 pub(super) fn reached_since(page: &Page, mark: &Mark, input: Input) -> Option<Ahead> {
     let note = page.watch().store().take_reached(mark.seq, input.begun_by())?;
-    Some(Ahead::of(input, note, mark.loader.as_str().into()))
+    Some(Ahead::of(input, note, mark.loader.clone()))
 }
 
 /// The listeners `input`'s events will reach on `target` (at viewport point `point`, or the focused

@@ -155,7 +155,7 @@ async fn predecessor_listeners(page: &Page, aimed: &Aimed, events: Option<&[&str
                 continue;
             }
             let function = l.handler_source().map(function_name);
-            let at = store.script_url(&l.script_id).map(|url| CodeLocation {
+            let at = store.script_url(l.script_id.as_str()).map(|url| CodeLocation {
                 url: url.to_owned(),
                 line: l.line_number + 1,
                 column: l.column_number + 1,

@@ -97,7 +97,7 @@ impl Page {
     pub fn begin_action(&self, what: ActionNote, deadline: Instant) -> ActionRun {
         let at = now_ms();
         let seq = self.watch().store().timeline.push(at, Record::Action(what));
-        let mark = Mark { seq, loader: self.loader_id().to_string(), at };
+        let mark = Mark { seq, loader: self.loader_id(), at };
         ActionRun { page: self.clone(), mark, deadline }
     }
 }

@@ -33,7 +33,7 @@ impl Page {
     /// Marks where the page stands, without filing anything.
     pub fn mark(&self) -> Mark {
         let store = self.watch().store();
-        Mark { seq: store.timeline.last_seq(), loader: self.loader_id().to_string(), at: now_ms() }
+        Mark { seq: store.timeline.last_seq(), loader: self.loader_id(), at: now_ms() }
     }
 
     /// Waits until every request started since `mark` has been answered and nothing has started,

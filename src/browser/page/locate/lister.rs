@@ -147,7 +147,7 @@ impl Listing<'_> {
             for ((index, _), answer) in functions.iter().zip(answers) {
                 let Ok(answer) = answer else { continue };
                 let location =
-                    answer.function_location().map(|l| (l.script_id, l.line_number + 1, l.column_number + 1));
+                    answer.function_location().map(|l| (l.script_id.into(), l.line_number + 1, l.column_number + 1));
                 if let Some(slot) = out.get_mut(*index) {
                     slot.1 = location;
                 }

@@ -113,7 +113,7 @@ impl Gathering<'_> {
             }
         };
         let (tree, scanned, top) = join3(page.send(GetFrameTree {}, deadline), self.scan(), top).await;
-        let frames = tree?.frame_tree.ids();
+        let frames: Vec<String> = tree?.frame_tree.ids().into_iter().map(String::from).collect();
         let (scanned, top) = (scanned?, top?);
         let children: Vec<&String> = frames.iter().filter(|f| **f != main).collect();
         let no_runs = scanned.summary.runs.is_empty();

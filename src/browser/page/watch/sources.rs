@@ -83,7 +83,7 @@ pub async fn fetch(page: &chromiumoxide::Page, main_frame: &FrameId, url: &str, 
         }
         tried_tree = true;
         let tree = cdp::send(page, GetFrameTree {}, deadline).await.ok()?;
-        frames.extend(tree.frame_tree.ids().into_iter().map(FrameId::from).filter(|f| f != main_frame));
+        frames.extend(tree.frame_tree.ids().into_iter().filter(|f| f != main_frame));
     }
 }
 

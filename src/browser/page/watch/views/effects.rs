@@ -23,7 +23,7 @@ use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
 use super::reached::Reached;
 use super::{dom_cause, wording};
-use crate::browser::chromium::ids::RequestId;
+use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
 /// Requests listed one by one before the rest are grouped by endpoint.
@@ -41,7 +41,7 @@ pub struct Mark {
     /// The newest timeline entry then.
     pub seq: u64,
     /// The document then.
-    pub loader: String,
+    pub loader: LoaderId,
     /// When: ms since the Unix epoch.
     pub at: f64,
 }
