@@ -11,139 +11,10 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::replica::Topology;
+use crate::replica::{MIN_SECRET_LEN, PeerSecret, Replicas, Topology};
 
-/// The default allow-list: the local machine on any port, over http or https.
-pub const DEFAULT_ALLOW_HOST_REGEX: &str = r"^https?://(localhost|127\.0\.0\.1)(:\d+)?/";
-
-/// One environment variable the service reads.
-pub struct EnvVar {
-    pub name: &'static str,
-    pub default: &'static str,
-    pub meaning: &'static str,
-}
-
-/// Every variable the service reads, in the order `--help` and the README list them.
-pub const VARS: &[EnvVar] = &[
-    EnvVar { name: "PORT", default: "3337", meaning: "listen port (0 picks a free one)" },
-    EnvVar { name: "HOST", default: "127.0.0.1", meaning: "bind address (the Docker image sets 0.0.0.0)" },
-    EnvVar {
-        name: "API_KEY",
-        default: "(none)",
-        meaning: "required x-api-key; when unset a random key is generated and printed once to stderr",
-    },
-    EnvVar {
-        name: "ALLOW_HOST_REGEX",
-        default: DEFAULT_ALLOW_HOST_REGEX,
-        meaning: "URLs the browser may load, matched against the normalized URL of every request",
-    },
-    EnvVar {
-        name: "BLOCK_PRIVATE_IPS",
-        default: "false",
-        meaning: "also refuse requests (and upstream proxies) whose host resolves to a loopback, private or link-local address",
-    },
-    EnvVar {
-        name: "ALLOW_PROXY_REGEX",
-        default: "(none)",
-        meaning: "upstream proxies session.create may name, matched against http://host:port/; unset, none is allowed",
-    },
-    EnvVar {
-        name: "REFUSE_PASSWORD_FILL",
-        default: "false",
-        meaning: "refuse page.fill and page.type into password fields",
-    },
-    EnvVar { name: "SESSION_TTL_MS", default: "120000", meaning: "idle time after which a session is closed" },
-    EnvVar { name: "RATE_LIMIT_MAX", default: "120", meaning: "requests per minute per client IP" },
-    EnvVar { name: "MAX_SESSIONS", default: "8", meaning: "concurrent sessions, warm ones included" },
-    EnvVar {
-        name: "QUEUE_TIMEOUT_MS",
-        default: "0",
-        meaning: "how long session.create waits for a free slot at MAX_SESSIONS (0: fail at once)",
-    },
-    EnvVar {
-        name: "QUEUE_MAX",
-        default: "32",
-        meaning: "how many session.create calls may wait for a slot at once; more get capacity_exceeded",
-    },
-    EnvVar {
-        name: "WARM_SESSIONS",
-        default: "1",
-        meaning: "blank sessions kept ready so session.create is instant (0 disables)",
-    },
-    EnvVar { name: "MAX_BODY_BYTES", default: "524288", meaning: "request body cap" },
-    EnvVar {
-        name: "READ_TIMEOUT_MS",
-        default: "10000",
-        meaning: "a request's headers must arrive within this time, and its body may not stall longer (else 408)",
-    },
-    EnvVar {
-        name: "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP",
-        default: "32",
-        meaning: "open connections per client IP that have not sent the API key yet; more are closed at once",
-    },
-    EnvVar {
-        name: "MCP_ALLOWED_HOSTS",
-        default: "localhost,127.0.0.1,::1",
-        meaning: "Host headers /mcp accepts (comma-separated host or host:port), against DNS rebinding",
-    },
-    EnvVar {
-        name: "MCP_ALLOWED_ORIGINS",
-        default: "(none)",
-        meaning: "browser Origins /mcp accepts (comma-separated scheme://host:port); a request with any other Origin is refused",
-    },
-    EnvVar {
-        name: "DOWNLOAD_MAX_BYTES",
-        default: "104857600",
-        meaning: "a download a page starts is cancelled once it grows past this many bytes",
-    },
-    EnvVar {
-        name: "MAX_CALL_MS",
-        default: "120000",
-        meaning: "upper bound on any single call, whatever timeout it asks for",
-    },
-    EnvVar {
-        name: "CHROME_PATH",
-        default: "auto",
-        meaning: "Chromium binary; else chromium, chromium-browser or google-chrome on PATH",
-    },
-    EnvVar { name: "HEADLESS", default: "true", meaning: "run Chromium headless" },
-    EnvVar {
-        name: "BROWSER_WS_ENDPOINT",
-        default: "(none)",
-        meaning: "attach to this running Chromium (ws://host:port/devtools/browser/<id>, or http://host:port) instead of launching one",
-    },
-    EnvVar {
-        name: "EGRESS_PROXY_ADVERTISE",
-        default: "127.0.0.1",
-        meaning: "host a remote browser reaches this service's per-session egress proxies at; not loopback: they listen on every interface",
-    },
-    EnvVar {
-        name: "REPLICA_ID",
-        default: "(none)",
-        meaning: "this replica's name (a StatefulSet pod's, text-browser-0); session ids then carry it and calls for other replicas' sessions are forwarded",
-    },
-    EnvVar {
-        name: "PEER_URL_TEMPLATE",
-        default: "(none)",
-        meaning: "a replica's base URL with {replica} for its name, e.g. http://{replica}.text-browser:3337",
-    },
-    EnvVar {
-        name: "PEERS",
-        default: "(none)",
-        meaning: "replicas' base URLs by name, name=http://host:port,… (before PEER_URL_TEMPLATE)",
-    },
-    EnvVar {
-        name: "METRICS_API_KEY",
-        default: "(none)",
-        meaning: "when set, /metrics requires it as a bearer token or x-api-key",
-    },
-    EnvVar { name: "LOG_FORMAT", default: "json", meaning: "json or pretty" },
-    EnvVar {
-        name: "TEST_PANIC_METHOD",
-        default: "(none)",
-        meaning: "tests only, never in production: every call of this method panics, to prove a panic answers only its own call",
-    },
-];
+mod vars;
+pub use vars::{DEFAULT_ALLOW_HOST_REGEX, EnvVar, VARS};
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
@@ -222,8 +93,9 @@ pub struct Config {
     pub browser_ws_endpoint: Option<String>,
     /// EGRESS_PROXY_ADVERTISE: the host a (remote) browser reaches the per-session proxies at.
     pub egress_proxy_advertise: String,
-    /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE: which replica this is and how to reach the others.
-    pub replicas: Option<Topology>,
+    /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE and PEER_SECRET: which replica this is, how to
+    /// reach the others, and how they prove themselves.
+    pub replicas: Option<Replicas>,
     pub log_format: LogFormat,
     /// TEST_PANIC_METHOD: for tests only (see [`VARS`]).
     pub test_panic_method: Option<String>,
@@ -245,6 +117,7 @@ impl Config {
         let allow = get("ALLOW_HOST_REGEX").unwrap_or_else(|| DEFAULT_ALLOW_HOST_REGEX.to_string());
         let allow_host_regex = regex("ALLOW_HOST_REGEX", allow)?;
         let allow_proxy_regex = get("ALLOW_PROXY_REGEX").map(|allow| regex("ALLOW_PROXY_REGEX", allow)).transpose()?;
+        let replicas = replicas(&get, &api_key)?;
         Ok(Self {
             port: parse_num(&get, "PORT", 3337, 0, u16::MAX as u64)? as u16,
             host: host(&get)?,
@@ -287,7 +160,7 @@ impl Config {
                 None => "127.0.0.1".to_owned(),
                 Some(v) => advertise_host(v.trim())?,
             },
-            replicas: replicas(&get)?,
+            replicas,
             test_panic_method: get("TEST_PANIC_METHOD").map(|m| m.trim().to_owned()),
             log_format: log_format(&get)?,
         })
@@ -418,28 +291,44 @@ fn advertise_host(value: &str) -> Result<String, ConfigError> {
     Ok(value.to_owned())
 }
 
-/// REPLICA_ID, PEERS and PEER_URL_TEMPLATE: all unset, or REPLICA_ID with at least one way to find
-/// the others.
-fn replicas(get: &impl Fn(&str) -> Option<String>) -> Result<Option<Topology>, ConfigError> {
+/// REPLICA_ID, PEERS, PEER_URL_TEMPLATE, REPLICA_COUNT and PEER_SECRET: all unset, or REPLICA_ID
+/// with at least one way to find the others and the secret they share.
+fn replicas(get: &impl Fn(&str) -> Option<String>, api_key: &ApiKey) -> Result<Option<Replicas>, ConfigError> {
     let (id, peers, template) = (get("REPLICA_ID"), get("PEERS"), get("PEER_URL_TEMPLATE"));
     let Some(id) = id else {
-        return match (peers, template) {
-            (None, None) => Ok(None),
-            (Some(v), _) => Err(ConfigError::Invalid {
-                var: "PEERS",
-                value: v,
-                reason: "set REPLICA_ID too: peers are only used by a named replica".into(),
-            }),
-            (None, Some(v)) => Err(ConfigError::Invalid {
-                var: "PEER_URL_TEMPLATE",
-                value: v,
+        let unused = [("PEERS", peers), ("PEER_URL_TEMPLATE", template), ("PEER_SECRET", get("PEER_SECRET"))];
+        return match unused.into_iter().find_map(|(var, value)| Some(var).zip(value)) {
+            None => Ok(None),
+            Some((var, value)) => Err(ConfigError::Invalid {
+                var,
+                value: if var == "PEER_SECRET" { "(hidden)".into() } else { value },
                 reason: "set REPLICA_ID too: peers are only used by a named replica".into(),
             }),
         };
     };
-    Topology::parse(id.trim(), peers.as_deref(), template.as_deref().map(str::trim))
-        .map(Some)
-        .map_err(|(var, value, reason)| ConfigError::Invalid { var, value, reason })
+    let count = get("REPLICA_COUNT");
+    let settings = crate::replica::Settings {
+        me: id.trim(),
+        peers: peers.as_deref(),
+        template: template.as_deref().map(str::trim),
+        count: count.as_deref(),
+    };
+    let topology =
+        Topology::parse(settings).map_err(|(var, value, reason)| ConfigError::Invalid { var, value, reason })?;
+    let secret = match get("PEER_SECRET") {
+        Some(secret) if secret.len() >= MIN_SECRET_LEN && secret != api_key.expose() => PeerSecret::new(&secret),
+        found => {
+            return Err(ConfigError::Invalid {
+                var: "PEER_SECRET",
+                value: if found.is_some() { "(hidden)".into() } else { String::new() },
+                reason: format!(
+                    "REPLICA_ID needs a PEER_SECRET of at least {MIN_SECRET_LEN} characters that differs from \
+                     API_KEY, the same on every replica (e.g. openssl rand -hex 32)"
+                ),
+            });
+        }
+    };
+    Ok(Some(Replicas { topology, secret }))
 }
 
 /// A comma-separated list, trimmed, without empty items.
@@ -450,6 +339,7 @@ fn list(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replica::Owner;
     use std::collections::HashMap;
 
     fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
@@ -557,20 +447,32 @@ mod tests {
     #[test]
     fn replica_settings_are_checked_together() {
         assert!(config(&[]).unwrap().replicas.is_none(), "without REPLICA_ID nothing changes");
-        let c = config(&[("REPLICA_ID", "tb-1"), ("PEERS", "tb-0=http://127.0.0.1:4000, tb-2=http://127.0.0.1:4002")])
-            .unwrap();
-        let topology = c.replicas.unwrap();
+        let peers = ("PEERS", "tb-0=http://127.0.0.1:4000, tb-2=http://127.0.0.1:4002");
+        let secret = ("PEER_SECRET", "0123456789abcdef0123");
+        let c = config(&[("REPLICA_ID", "tb-1"), peers, secret]).unwrap();
+        let topology = c.replicas.unwrap().topology;
         assert_eq!(topology.me(), "tb-1");
-        assert_eq!(topology.url_of("tb-2").as_deref(), Some("http://127.0.0.1:4002"));
+        let owner = topology.owner("tb-2.x");
+        assert!(matches!(owner, Owner::Peer(ref p) if p.url == "http://127.0.0.1:4002"), "{owner:?}");
         for (var, pairs) in [
             ("REPLICA_ID", vec![("REPLICA_ID", "Tb_1"), ("PEER_URL_TEMPLATE", "http://{replica}:1")]),
             ("REPLICA_ID", vec![("REPLICA_ID", "tb-1")]),
             ("PEERS", vec![("REPLICA_ID", "tb-1"), ("PEERS", "tb-0")]),
             ("PEERS", vec![("REPLICA_ID", "tb-1"), ("PEERS", "tb-0=ftp://x")]),
             ("PEER_URL_TEMPLATE", vec![("REPLICA_ID", "tb-1"), ("PEER_URL_TEMPLATE", "http://fixed:1")]),
+            ("PEER_URL_TEMPLATE", vec![("REPLICA_ID", "tb-1"), ("PEER_URL_TEMPLATE", "http://{replica}:1")]),
+            (
+                "REPLICA_COUNT",
+                vec![("REPLICA_ID", "tb-1"), ("PEER_URL_TEMPLATE", "http://{replica}:1"), ("REPLICA_COUNT", "1")],
+            ),
+            ("PEER_SECRET", vec![("REPLICA_ID", "tb-1"), peers]),
+            ("PEER_SECRET", vec![("REPLICA_ID", "tb-1"), peers, ("PEER_SECRET", "short")]),
+            ("PEER_SECRET", vec![("REPLICA_ID", "tb-1"), peers, ("API_KEY", secret.1), secret]),
+            ("PEER_SECRET", vec![secret]),
         ] {
             let err = config(&pairs).unwrap_err();
             assert!(err.to_string().starts_with(var), "{pairs:?}: {err}");
+            assert!(!err.to_string().contains(secret.1), "the secret is never echoed: {err}");
         }
     }
 

@@ -59,8 +59,9 @@ impl Application {
         let rate_limit = rate_limit::config(config.rate_limit_max);
         let trimmer = Arc::new(Trimmer::new(metrics.memory_trims.clone(), metrics.memory_returned_bytes.clone()));
         let sessions = session_manager(&config, &source, chromium, &metrics, &trimmer);
-        let replicas =
-            config.replicas.clone().map(|t| Arc::new(Forwarder::new(t, config.api_key.expose(), metrics.clone())));
+        let replicas = config.replicas.clone().map(|replicas| {
+            Arc::new(Forwarder::new(replicas, config.api_key.expose(), config.max_body_bytes, metrics.clone()))
+        });
 
         let methods = rpc::all_methods();
         let names: Vec<String> = methods.iter().map(|m| m.name.to_owned()).collect();
@@ -88,7 +89,7 @@ impl Application {
                 max_body_bytes: config.max_body_bytes,
                 idle: config.session_ttl,
                 stop: mcp_stop.clone(),
-                replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
+                replica: config.replicas.as_ref().map(|r| r.topology.me().to_owned()),
             },
         );
         let module = rpc::build_module(ctx, methods);
@@ -183,7 +184,7 @@ fn session_manager(
         download_max_bytes: config.download_max_bytes,
     };
     let setup = SessionSetup {
-        replica: config.replicas.as_ref().map(|t| t.me().to_owned()),
+        replica: config.replicas.as_ref().map(|r| r.topology.me().to_owned()),
         // A browser of our own is on this machine; a remote one reaches us where we say.
         proxy_at: match source {
             BrowserSource::Launch { .. } => ProxyAddress::local(),

@@ -16,7 +16,12 @@ pub async fn report(base: &str, rounds: usize) {
     let peers = format!("r-0=http://127.0.0.1:{},r-1=http://127.0.0.1:{}", ports[0], ports[1]);
     let start = |i: usize| {
         let (name, port) = (format!("r-{i}"), ports[i].to_string());
-        Service::start(&[("REPLICA_ID", name.as_str()), ("PEERS", peers.as_str()), ("PORT", port.as_str())])
+        Service::start(&[
+            ("REPLICA_ID", name.as_str()),
+            ("PEERS", peers.as_str()),
+            ("PORT", port.as_str()),
+            ("PEER_SECRET", "bench-peers-0123456789"),
+        ])
     };
     let (owner, other) = (start(0), start(1));
     let sid = owner.session().await;

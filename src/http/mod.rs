@@ -54,8 +54,12 @@ pub struct HttpParts {
 
 pub fn router(parts: HttpParts) -> Router {
     let auth = auth::AuthState { key: parts.api_key.clone(), metrics: parts.metrics.clone() };
-    // Only a replica has peers whose forwarded requests skip its rate limit.
-    let peer_key = parts.mcp_owners.as_ref().map(|_| parts.api_key.clone());
+    // Only a replica has peers, whose proven requests skip its rate limit.
+    let peers = parts.mcp_owners.as_ref().map(|owners| forwarded::PeerCheck {
+        secret: owners.forwarder.secret().clone(),
+        max_body: parts.max_body_bytes,
+        read_timeout: parts.read_timeout,
+    });
     let body = body_limit::BodyLimitState {
         max_bytes: parts.max_body_bytes,
         read_timeout: parts.read_timeout,
@@ -70,7 +74,7 @@ pub fn router(parts: HttpParts) -> Router {
             .layer(from_fn(mcp_errors::in_contract))
             .layer(forwarded::UnlessForwardedLayer::new(
                 rate_limit::layer(parts.rate_limit.clone(), parts.metrics.clone()),
-                peer_key.clone(),
+                peers.clone(),
             ))
             .layer(from_fn_with_state(auth.clone(), auth::require_api_key))
             .layer(from_fn_with_state(parts.mcp_owners, forwarded::mcp_to_owner))
@@ -79,8 +83,7 @@ pub fn router(parts: HttpParts) -> Router {
             .layer(RequestBodyLimitLayer::new(parts.max_body_bytes)),
     );
     // A call another replica forwarded was counted by the rate limit where the client sent it.
-    let limit =
-        forwarded::UnlessForwardedLayer::new(rate_limit::layer(parts.rate_limit, parts.metrics.clone()), peer_key);
+    let limit = forwarded::UnlessForwardedLayer::new(rate_limit::layer(parts.rate_limit, parts.metrics.clone()), peers);
     let rpc_routes =
         Router::new().route_service("/rpc", tower::service_fn(move |request| rpc.clone().handle(request))).layer(
             ServiceBuilder::new()

@@ -19,8 +19,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::time::Instant;
 
-use super::FORWARDED_BY;
-use super::topology::Topology;
+use super::proof::{PEER_PROOF, PeerSecret, Signed};
+use super::topology::{Peer, Topology};
+use super::{FORWARDED_BY, Replicas};
 use crate::metrics::Metrics;
 
 /// How long a peer gets to accept a connection before it counts as unavailable.
@@ -36,21 +37,25 @@ pub enum ReplicaError {
     Unavailable { owner: String, url: String, reason: String },
     /// The call reached a replica that does not own the session and cannot pass it on.
     #[error("this session belongs to replica {owner}: {reason}")]
-    Wrong { owner: String, url: Option<String>, reason: String },
+    Wrong { owner: String, url: String, reason: String },
 }
 
 impl ReplicaError {
+    /// `wrong_replica` for a session `owner` holds.
+    pub fn wrong(owner: &Peer<'_>, reason: String) -> Self {
+        Self::Wrong { owner: owner.name.to_owned(), url: owner.url.clone(), reason }
+    }
+
     pub fn owner(&self) -> &str {
         match self {
             Self::Unavailable { owner, .. } | Self::Wrong { owner, .. } => owner,
         }
     }
 
-    /// The owner's base URL, where it is known.
-    pub fn url(&self) -> Option<&str> {
+    /// The owner's base URL.
+    pub fn url(&self) -> &str {
         match self {
-            Self::Unavailable { url, .. } => Some(url),
-            Self::Wrong { url, .. } => url.as_deref(),
+            Self::Unavailable { url, .. } | Self::Wrong { url, .. } => url,
         }
     }
 }
@@ -97,7 +102,7 @@ pub enum Outcome {
     Error,
     /// The owner could not be reached in time.
     ReplicaUnavailable,
-    /// Not passed on (a call a peer had forwarded already, an owner without a URL, a subscription).
+    /// Not passed on (a call a peer had forwarded already, a subscription).
     WrongReplica,
 }
 
@@ -114,42 +119,39 @@ impl Outcome {
 
 pub struct Forwarder {
     topology: Topology,
+    /// PEER_SECRET: every forwarded request carries a proof made with it.
+    secret: PeerSecret,
     client: Client<HttpConnector, Body>,
     key: HeaderValue,
     /// This replica's name, as the [`FORWARDED_BY`] header says it.
     me: HeaderValue,
+    /// MAX_BODY_BYTES: the most of an MCP request's body that is read before it is relayed.
+    max_body: usize,
     metrics: Metrics,
 }
 
 impl Forwarder {
     /// `api_key`: the service's own, which every replica shares.
-    pub fn new(topology: Topology, api_key: &str, metrics: Metrics) -> Self {
+    pub fn new(replicas: Replicas, api_key: &str, max_body: usize, metrics: Metrics) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(PEER_CONNECT_TIMEOUT));
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let mut key = HeaderValue::from_str(api_key).unwrap_or_else(|_| HeaderValue::from_static(""));
         key.set_sensitive(true);
+        let Replicas { topology, secret } = replicas;
         // REPLICA_ID is a DNS label, always a valid header value.
         let me = HeaderValue::from_str(topology.me()).unwrap_or_else(|_| HeaderValue::from_static("unnamed"));
-        Self { topology, client, key, me, metrics }
+        Self { topology, secret, client, key, me, max_body, metrics }
+    }
+
+    /// PEER_SECRET, which checks the proofs peers send.
+    pub fn secret(&self) -> &PeerSecret {
+        &self.secret
     }
 
     pub fn topology(&self) -> &Topology {
         &self.topology
-    }
-
-    /// The owner's base URL, or why the call cannot be passed on.
-    pub fn url_of(&self, owner: &str) -> Result<String, ReplicaError> {
-        self.topology.url_of(owner).ok_or_else(|| ReplicaError::Wrong {
-            owner: owner.to_owned(),
-            url: None,
-            reason: format!(
-                "this replica ({}) has no address for it (PEERS lists {}; no PEER_URL_TEMPLATE)",
-                self.topology.me(),
-                self.topology.listed().join(", ")
-            ),
-        })
     }
 
     /// Counts a call for another replica's session that ended as `outcome`.
@@ -161,7 +163,7 @@ impl Forwarder {
     /// its answer; `deadline` bounds the whole exchange.
     pub async fn call(
         &self,
-        owner: &str,
+        owner: &Peer<'_>,
         method: &str,
         params: Option<&str>,
         request_id: &str,
@@ -182,20 +184,22 @@ impl Forwarder {
 
     async fn exchange(
         &self,
-        owner: &str,
+        owner: &Peer<'_>,
         method: &str,
         params: Option<&str>,
         request_id: &str,
         deadline: Instant,
     ) -> Result<Relayed, ReplicaError> {
-        let url = self.url_of(owner)?;
+        let url = &owner.url;
         let unavailable =
-            |reason: String| ReplicaError::Unavailable { owner: owner.to_owned(), url: url.clone(), reason };
+            |reason: String| ReplicaError::Unavailable { owner: owner.name.to_owned(), url: url.clone(), reason };
         let body = call_body(method, params);
+        let proof = self.prove(Signed { method: "POST", path: "/rpc", body: body.as_bytes() });
         let mut request = hyper::Request::post(format!("{url}/rpc"))
             .header(CONTENT_TYPE, "application/json")
             .header("x-api-key", self.key.clone())
             .header(FORWARDED_BY, self.me.clone())
+            .header(PEER_PROOF, proof)
             .body(Body::from(body))
             .map_err(|e| unavailable(format!("the request could not be built: {e}")))?;
         if let Ok(id) = HeaderValue::from_str(request_id)
@@ -215,18 +219,40 @@ impl Forwarder {
         };
         match tokio::time::timeout_at(deadline, exchange).await {
             Ok(relayed) => relayed,
-            Err(_) => Err(unavailable("it did not answer within the call's time".into())),
+            Err(_) => Err(unavailable("it did not answer within the call's timeout".into())),
         }
+    }
+
+    /// The [`PEER_PROOF`] header for a request this replica sends.
+    fn prove(&self, request: Signed<'_>) -> HeaderValue {
+        let proof = self.secret.sign(self.topology.me(), request);
+        // Digits, a dot and base64url: always a valid header value.
+        HeaderValue::from_str(&proof).unwrap_or_else(|_| HeaderValue::from_static(""))
     }
 }
 
+/// The headers of an MCP request that are passed to the replica holding its session: what the
+/// MCP transport reads (and the Host and Origin it checks), nothing else the client sent.
+const MCP_HEADERS: &[&str] = &[
+    "host",
+    "origin",
+    "content-type",
+    "content-length",
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    "x-request-id",
+];
+
 impl Forwarder {
-    /// Passes an HTTP request (an MCP session's) to replica `owner` as it is, with this replica's
-    /// name added, and streams the owner's response back; `deadline` bounds the wait for the
+    /// Passes an MCP request to replica `owner`'s `/mcp` — its method, body and the headers MCP
+    /// needs ([`MCP_HEADERS`]), whatever path under `/mcp` the client used — with this replica's
+    /// key and name, and streams the owner's response back; `deadline` bounds the wait for the
     /// response's head (its body, an event stream, may go on).
     pub async fn relay(
         &self,
-        owner: &str,
+        owner: &Peer<'_>,
         request: hyper::Request<Body>,
         deadline: Instant,
     ) -> Result<hyper::Response<Body>, ReplicaError> {
@@ -242,23 +268,38 @@ impl Forwarder {
 
     async fn relay_once(
         &self,
-        owner: &str,
+        owner: &Peer<'_>,
         request: hyper::Request<Body>,
         deadline: Instant,
     ) -> Result<hyper::Response<Body>, ReplicaError> {
-        let url = self.url_of(owner)?;
+        let url = &owner.url;
         let unavailable =
-            |reason: String| ReplicaError::Unavailable { owner: owner.to_owned(), url: url.clone(), reason };
-        let (mut parts, body) = request.into_parts();
-        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-        parts.uri = format!("{url}{path}").parse().map_err(|e| unavailable(format!("no URL for it: {e}")))?;
-        parts.headers.insert(FORWARDED_BY, self.me.clone());
-        parts.extensions = Default::default();
-        let sent = self.client.request(hyper::Request::from_parts(parts, body));
+            |reason: String| ReplicaError::Unavailable { owner: owner.name.to_owned(), url: url.clone(), reason };
+        let (parts, body) = request.into_parts();
+        // Read whole (MCP requests are small JSON), so the proof covers it.
+        let body = http_body_util::Limited::new(body, self.max_body)
+            .collect()
+            .await
+            .map_err(|e| unavailable(format!("the request's body could not be read: {e}")))?
+            .to_bytes();
+        let proof = self.prove(Signed { method: parts.method.as_str(), path: "/mcp", body: &body });
+        let mut relayed = hyper::Request::builder().method(parts.method).uri(format!("{url}/mcp"));
+        for name in MCP_HEADERS {
+            for value in parts.headers.get_all(*name) {
+                relayed = relayed.header(*name, value);
+            }
+        }
+        let relayed = relayed
+            .header("x-api-key", self.key.clone())
+            .header(FORWARDED_BY, self.me.clone())
+            .header(PEER_PROOF, proof)
+            .body(Body::from(body))
+            .map_err(|e| unavailable(format!("the request could not be built: {e}")))?;
+        let sent = self.client.request(relayed);
         match tokio::time::timeout_at(deadline, sent).await {
             Ok(Ok(response)) => Ok(response.map(Body::new)),
             Ok(Err(e)) => Err(unavailable(chain(&e))),
-            Err(_) => Err(unavailable("it did not answer within the call's time".into())),
+            Err(_) => Err(unavailable("it did not answer within the call's timeout".into())),
         }
     }
 }

@@ -82,15 +82,14 @@ fn elsewhere(ctx: &RpcContext, session_id: &str) -> Option<ApiError> {
     let forwarder = ctx.replicas.as_ref()?;
     let Owner::Peer(owner) = forwarder.topology().owner(session_id) else { return None };
     forwarder.count(Transport::Subscription, Outcome::WrongReplica);
-    Some(ApiError::Replica(ReplicaError::Wrong {
-        owner: owner.to_owned(),
-        url: forwarder.topology().url_of(owner),
-        reason: format!(
+    Some(ApiError::Replica(ReplicaError::wrong(
+        &owner,
+        format!(
             "events.subscribe streams only from the replica holding the session, and this is {}; \
              open the WebSocket at data.ownerUrl",
             forwarder.topology().me()
         ),
-    }))
+    )))
 }
 
 fn parse(raw: Option<&str>) -> Result<SubscribeParams, ApiError> {

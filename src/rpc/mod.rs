@@ -53,7 +53,7 @@ use tokio::time::Instant;
 use crate::browser::SessionManager;
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
-use crate::replica::{ForwardedBy, Forwarder, Owner, Relayed, ReplicaError};
+use crate::replica::{ForwardedBy, Forwarder, Owner, Peer, Relayed, ReplicaError};
 pub use discover::Discovery;
 use error::ApiError;
 use registry::Handler;
@@ -289,7 +289,11 @@ async fn execute(
         && let Owner::Peer(owner) = forwarder.topology().owner(&session_id)
     {
         admitted?;
-        return forward(forwarder, owner, name, raw, from, &ctx, &session_id).await;
+        // The owner gets the call's own time: its `timeout`, else the method's default.
+        let asked = params.as_ref().ok().and_then(|p| p.get("timeout")).and_then(Value::as_u64);
+        let own = asked.or(registered.default_timeout_ms).map_or(ctx.max_call, Duration::from_millis);
+        let call = Forwarded { owner: &owner, name, raw, from, session_id: &session_id };
+        return forward(forwarder, call, own.min(ctx.max_call)).await;
     }
     // A safety net over the method's own deadline: no call outlives MAX_CALL_MS by more than a margin.
     let bound = ctx.max_call + Duration::from_secs(2);
@@ -361,48 +365,50 @@ fn within_cap(name: &'static str, value: Value) -> Result<Value, ApiError> {
     ))))
 }
 
-/// Sends a call for `owner`'s session to `owner` and passes its answer on unchanged. A call a peer
-/// forwarded here is not passed on again (two replicas that disagree about an owner would send it
-/// back and forth): it is answered `wrong_replica`. Counted in the forwarded-call metrics, not in
-/// the per-method ones (the owner counts the call there).
-async fn forward(
-    forwarder: &Forwarder,
-    owner: &str,
+/// A call for another replica's session.
+struct Forwarded<'a> {
+    owner: &'a Peer<'a>,
     name: &'static str,
-    raw: Option<&str>,
-    from: Origin<'_>,
-    ctx: &RpcContext,
-    session_id: &str,
-) -> Result<Value, ApiError> {
+    raw: Option<&'a str>,
+    from: Origin<'a>,
+    session_id: &'a str,
+}
+
+/// How long past the call's own time the owner's answer is waited for: its own deadline answers
+/// first (with the evidence of a failure); a silent owner is given up on then.
+const FORWARD_MARGIN: Duration = Duration::from_millis(500);
+
+/// Sends a call for `owner`'s session to `owner` and passes its answer on unchanged, waiting at
+/// most the call's own time (`own`) and [`FORWARD_MARGIN`]. A call a peer forwarded here is not
+/// passed on again (two replicas that disagree about an owner would send it back and forth): it
+/// is answered `wrong_replica`. Counted in the forwarded-call metrics, not in the per-method ones
+/// (the owner counts the call there).
+async fn forward(forwarder: &Forwarder, call: Forwarded<'_>, own: Duration) -> Result<Value, ApiError> {
+    let Forwarded { owner, name, raw, from, session_id } = call;
     let started = Instant::now();
     let outcome = match from.forwarded_by {
         Some(peer) => {
             forwarder.count(crate::replica::Transport::Rpc, crate::replica::Outcome::WrongReplica);
-            Err(ApiError::Replica(ReplicaError::Wrong {
-                owner: owner.to_owned(),
-                url: forwarder.topology().url_of(owner),
-                reason: format!(
+            Err(ApiError::Replica(ReplicaError::wrong(
+                owner,
+                format!(
                     "replica {peer} forwarded it to this replica ({}), which does not own it; give every replica the same PEERS or PEER_URL_TEMPLATE",
                     forwarder.topology().me()
                 ),
-            }))
+            )))
         }
-        None => {
-            // A little past MAX_CALL_MS: the owner's own deadline answers first.
-            let deadline = started + ctx.max_call + Duration::from_secs(1);
-            match forwarder.call(owner, name, raw, from.request_id, deadline).await {
-                Ok(Relayed::Result(value)) => Ok(value),
-                Ok(Relayed::Error { code, message, data }) => Err(ApiError::relayed(code, message, data)),
-                Err(err) => Err(ApiError::Replica(err)),
-            }
-        }
+        None => match forwarder.call(owner, name, raw, from.request_id, started + own + FORWARD_MARGIN).await {
+            Ok(Relayed::Result(value)) => Ok(value),
+            Ok(Relayed::Error { code, message, data }) => Err(ApiError::relayed(code, message, data)),
+            Err(err) => Err(ApiError::Replica(err)),
+        },
     };
     let kind = outcome.as_ref().err().map_or("ok", |err| err.kind().as_str());
     tracing::info!(
         method = name,
         session_id,
         request_id = from.request_id,
-        forwarded_to = owner,
+        forwarded_to = owner.name,
         duration_ms = started.elapsed().as_secs_f64() * 1000.0,
         outcome = kind,
         "rpc"

@@ -7,7 +7,12 @@ use async_tungstenite::tungstenite::Message;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
+use crate::egress::Internal;
 use crate::helpers::{API_KEY, Instance, RpcError, metric, page};
+use text_browser::replica::{PeerSecret, Signed};
+
+/// The PEER_SECRET the replicas of these tests share.
+const PEER_SECRET: &str = "peers-only-0123456789";
 
 /// Ports for `n` services, taken from the OS and let go again just before the services bind them.
 fn free_ports(n: usize) -> Vec<u16> {
@@ -24,7 +29,12 @@ fn start_replicas(extra: [&[(&str, &str)]; 3]) -> Vec<Instance> {
     (0..3)
         .map(|i| {
             let (name, port) = (format!("tb-{i}"), ports[i].to_string());
-            let mut env = vec![("REPLICA_ID", name.as_str()), ("PEERS", peers.as_str()), ("PORT", port.as_str())];
+            let mut env = vec![
+                ("REPLICA_ID", name.as_str()),
+                ("PEERS", peers.as_str()),
+                ("PORT", port.as_str()),
+                ("PEER_SECRET", PEER_SECRET),
+            ];
             env.extend_from_slice(extra[i]);
             Instance::start(&env)
         })
@@ -222,26 +232,31 @@ async fn any_replica_drives_a_session_of_another_with_the_same_answers_until_the
     assert_eq!(r2.ok("page.text", json!({ "session_id": other, "selector": "h1" })).await["text"], "Fixtures Home");
 }
 
-#[tokio::test]
-async fn a_replica_without_an_address_for_the_owner_and_a_call_sent_back_answer_wrong_replica() {
-    let svc = Instance::start(&[("REPLICA_ID", "tb-5"), ("PEERS", "tb-6=http://127.0.0.1:9")]);
-    let err = svc.err("page.text", json!({ "session_id": "tb-7.0123456789abcdef" })).await;
-    assert_eq!(err.kind(), "wrong_replica", "{err:?}");
-    assert!(err.message.contains("PEERS lists tb-6"), "{}", err.message);
-    // A call a peer forwarded is never forwarded again.
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "page.text", "params": { "session_id": "tb-6.00ff" } });
-    let answer: Value = reqwest::Client::new()
-        .post(svc.rpc_url())
+/// POSTs a JSON-RPC `body` to `base`'s /rpc with the API key and `headers`; the answer.
+async fn post_with(base: &str, body: &Value, headers: &[(&str, String)]) -> Value {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/rpc"))
         .header("x-api-key", API_KEY)
-        .header("x-text-browser-forwarded-by", "tb-6")
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    request.body(body.to_string()).send().await.unwrap().json().await.unwrap()
+}
+
+#[tokio::test]
+async fn an_id_naming_no_known_replica_is_not_found_and_a_call_sent_back_with_a_peers_proof_is_wrong_replica() {
+    let svc =
+        Instance::start(&[("REPLICA_ID", "tb-5"), ("PEERS", "tb-6=http://127.0.0.1:9"), ("PEER_SECRET", PEER_SECRET)]);
+    let err = svc.err("page.text", json!({ "session_id": "tb-7.0123456789abcdef" })).await;
+    assert_eq!(err.kind(), "session_not_found", "tb-7 is no replica this one knows: {err:?}");
+    // A call a peer forwarded (its proof made with PEER_SECRET) is never forwarded again.
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "page.text", "params": { "session_id": "tb-6.00ff" } });
+    let text = body.to_string();
+    let proof =
+        PeerSecret::new(PEER_SECRET).sign("tb-6", Signed { method: "POST", path: "/rpc", body: text.as_bytes() });
+    let headers = [("x-text-browser-forwarded-by", "tb-6".to_owned()), ("x-text-browser-peer-proof", proof)];
+    let answer = post_with(&svc.base, &body, &headers).await;
     assert_eq!(answer["error"]["data"]["kind"], "wrong_replica", "{answer}");
     assert_eq!(answer["error"]["data"]["ownerUrl"], "http://127.0.0.1:9", "{answer}");
     // Without REPLICA_ID nothing changes: bare ids, no forwarding.
@@ -250,4 +265,119 @@ async fn a_replica_without_an_address_for_the_owner_and_a_call_sent_back_answer_
     assert!(!sid.contains('.'), "{sid}");
     let err = plain.err("page.text", json!({ "session_id": "tb-6.00ff" })).await;
     assert_eq!(err.kind(), "session_not_found", "{err:?}");
+}
+
+/// Sends `request` as it is (raw bytes, so a path keeps its `../`) to `base` and reads the answer's
+/// status line.
+async fn raw_status(base: &str, request: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(base.trim_start_matches("http://")).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = vec![0u8; 512];
+    let n = tokio::time::timeout(Duration::from_secs(30), stream.read(&mut answer)).await.unwrap().unwrap();
+    String::from_utf8_lossy(&answer[..n]).lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn session_and_mcp_ids_that_name_a_host_reach_nothing() {
+    // With a template, a replica name becomes a host name: an id of the caller's must never pick
+    // one. 127.0.0.2 (outside every allow-list) records what reaches it; the names below all
+    // resolve there.
+    let internal = Internal::start().await;
+    let port = internal.addr.rsplit(':').next().unwrap().to_owned();
+    let template = format!("http://{{replica}}:{port}");
+    let svc = Instance::start(&[
+        ("REPLICA_ID", "tb-2"),
+        ("PEER_URL_TEMPLATE", template.as_str()),
+        ("REPLICA_COUNT", "3"),
+        ("PEER_SECRET", PEER_SECRET),
+    ]);
+    let hosts = ["2130706434", "0x7f000002", "017700000002"];
+    for host in hosts {
+        let err = svc.err("page.text", json!({ "session_id": format!("{host}.x"), "timeout": 2000 })).await;
+        assert_eq!(err.kind(), "session_not_found", "{host}: {err:?}");
+        let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+        let (status, _, answer) = mcp(&svc.base, Some(&format!("{host}.abc")), init).await;
+        assert!(status == 404 || status == 400, "{host}: HTTP {status} {answer}");
+    }
+    let addr = svc.base.trim_start_matches("http://").to_owned();
+    for (method, path) in [("GET", "/mcp"), ("DELETE", "/mcp"), ("POST", "/mcp/../rpc"), ("POST", "/mcp/x?y=1")] {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nx-api-key: {API_KEY}\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nmcp-session-id: 0x7f000002.abc\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let status = raw_status(&svc.base, request).await;
+        assert!(!status.contains(" 200 ") && !status.contains(" 503 "), "{method} {path}: {status}");
+    }
+    assert_eq!(internal.hits(), 0, "a session or MCP session id made the replica connect to 127.0.0.2");
+    let metrics = svc.metrics().await;
+    for transport in ["rpc", "mcp"] {
+        for outcome in ["ok", "error", "replica_unavailable"] {
+            assert_eq!(forwarded(&metrics, transport, outcome), 0.0, "{transport} {outcome}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_forwarded_marker_without_a_peers_proof_is_any_callers() {
+    let svc = Instance::start(&[
+        ("REPLICA_ID", "tb-5"),
+        ("PEERS", "tb-6=http://127.0.0.1:9"),
+        ("PEER_SECRET", PEER_SECRET),
+        ("RATE_LIMIT_MAX", "6"),
+    ]);
+    // Another key holder claims to be replica tb-6, with no proof or a made-up one.
+    let claims = [
+        vec![("x-text-browser-forwarded-by", "tb-6".to_owned())],
+        vec![("x-text-browser-forwarded-by", "tb-6".to_owned()), ("x-text-browser-peer-proof", "1.AAAA".to_owned())],
+    ];
+    // Its call for tb-6's session is forwarded like anyone's (not refused as sent back).
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "page.text", "params": { "session_id": "tb-6.00ff" } });
+    let answer = post_with(&svc.base, &call, &claims[0]).await;
+    assert_eq!(answer["error"]["data"]["kind"], "replica_unavailable", "{answer}");
+    // And the rate limit counts its calls, single and batched.
+    let cheap = json!({ "jsonrpc": "2.0", "id": 1, "method": "page.text", "params": { "session_id": "nosuch" } });
+    let mut limited = 0;
+    for i in 0..20 {
+        let answer = post_with(&svc.base, &cheap, &claims[i % 2]).await;
+        limited += usize::from(answer["error"]["data"]["kind"] == "rate_limited");
+    }
+    assert!(limited >= 10, "only {limited} of 20 calls claiming a peer were rate limited");
+    let batch: Vec<Value> = (0..50).map(|_| cheap.clone()).collect();
+    let answers = post_with(&svc.base, &Value::Array(batch), &claims[0]).await;
+    let refused = match answers.as_array() {
+        Some(answers) => answers.iter().filter(|a| a["error"]["data"]["kind"] == "rate_limited").count(),
+        None => usize::from(answers["error"]["data"]["kind"] == "rate_limited") * 50,
+    };
+    assert_eq!(refused, 50, "a batch claiming a peer is limited too: {answers}");
+}
+
+#[tokio::test]
+async fn a_peer_that_never_answers_gives_replica_unavailable_within_the_calls_timeout() {
+    // A peer that accepts connections and then says nothing.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let peers = format!("tb-6=http://{}", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            held.push(stream);
+        }
+    });
+    let svc = Instance::start(&[
+        ("REPLICA_ID", "tb-5"),
+        ("PEERS", peers.as_str()),
+        ("PEER_SECRET", PEER_SECRET),
+        ("MAX_CALL_MS", "30000"),
+    ]);
+    for timeout in [1000u64, 2500] {
+        let started = Instant::now();
+        let err = svc.err("page.text", json!({ "session_id": "tb-6.00ff", "timeout": timeout })).await;
+        let took = started.elapsed();
+        assert_eq!(err.kind(), "replica_unavailable", "{err:?}");
+        assert!(took < Duration::from_millis(timeout + 1000), "timeout {timeout} ms: answered after {took:?}");
+        assert!(took >= Duration::from_millis(timeout), "the owner had its time: {took:?}");
+    }
 }
