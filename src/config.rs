@@ -50,6 +50,27 @@ impl fmt::Debug for ApiKey {
     }
 }
 
+/// How many connections `/rpc` holds, and how long a WebSocket may idle (see `http::connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// MAX_CONNECTIONS: requests in flight and WebSockets open, together.
+    pub max: usize,
+    /// MAX_WEBSOCKETS_PER_IP.
+    pub websockets_per_ip: usize,
+    /// WS_IDLE_TIMEOUT_MS.
+    pub websocket_idle: Duration,
+}
+
+impl ConnectionLimits {
+    fn parse(get: &impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        Ok(Self {
+            max: parse_num(get, "MAX_CONNECTIONS", 512, 1, 1_000_000)? as usize,
+            websockets_per_ip: parse_num(get, "MAX_WEBSOCKETS_PER_IP", 16, 1, 1_000_000)? as usize,
+            websocket_idle: Duration::from_millis(parse_num(get, "WS_IDLE_TIMEOUT_MS", 300_000, 1000, 86_400_000)?),
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
     Json,
@@ -80,6 +101,9 @@ pub struct Config {
     /// READ_TIMEOUT_MS: for a request's headers, and between pieces of its body.
     pub read_timeout: Duration,
     pub max_unauthenticated_connections_per_ip: usize,
+    /// MAX_CONNECTIONS, MAX_WEBSOCKETS_PER_IP and WS_IDLE_TIMEOUT_MS: who may hold /rpc's
+    /// connections, and for how long.
+    pub connections: ConnectionLimits,
     /// MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS: what /mcp's transport accepts.
     pub mcp_allowed_hosts: Vec<String>,
     pub mcp_allowed_origins: Vec<String>,
@@ -143,6 +167,7 @@ impl Config {
                 1,
                 1_000_000,
             )? as usize,
+            connections: ConnectionLimits::parse(&get)?,
             mcp_allowed_hosts: list(get("MCP_ALLOWED_HOSTS").as_deref().unwrap_or("localhost,127.0.0.1,::1")),
             mcp_allowed_origins: list(get("MCP_ALLOWED_ORIGINS").as_deref().unwrap_or("")),
             download_max_bytes: parse_num(&get, "DOWNLOAD_MAX_BYTES", 104_857_600, 1024, u64::MAX / 2)?,
@@ -374,6 +399,9 @@ mod tests {
                 "MAX_BODY_BYTES" => c.max_body_bytes.to_string(),
                 "READ_TIMEOUT_MS" => c.read_timeout.as_millis().to_string(),
                 "MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP" => c.max_unauthenticated_connections_per_ip.to_string(),
+                "MAX_CONNECTIONS" => c.connections.max.to_string(),
+                "MAX_WEBSOCKETS_PER_IP" => c.connections.websockets_per_ip.to_string(),
+                "WS_IDLE_TIMEOUT_MS" => c.connections.websocket_idle.as_millis().to_string(),
                 "DOWNLOAD_MAX_BYTES" => c.download_max_bytes.to_string(),
                 "MAX_CALL_MS" => c.max_call.as_millis().to_string(),
                 _ => continue,
@@ -407,6 +435,9 @@ mod tests {
             ("QUEUE_TIMEOUT_MS", "600001"),
             ("READ_TIMEOUT_MS", "50"),
             ("MAX_UNAUTHENTICATED_CONNECTIONS_PER_IP", "0"),
+            ("MAX_CONNECTIONS", "0"),
+            ("MAX_WEBSOCKETS_PER_IP", "many"),
+            ("WS_IDLE_TIMEOUT_MS", "10"),
             ("HEADLESS", "maybe"),
             ("LOG_FORMAT", "xml"),
             ("BROWSER_WS_ENDPOINT", "localhost:9222"),

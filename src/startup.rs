@@ -95,7 +95,14 @@ impl Application {
         let module = rpc::build_module(ctx, methods);
         let (stop_handle, rpc_server) = jsonrpsee::server::stop_channel();
         let router = http::router(HttpParts {
-            rpc: RpcService::new(module, names, metrics.clone(), stop_handle, config.max_body_bytes),
+            rpc: RpcService::new(
+                module,
+                names,
+                metrics.clone(),
+                stop_handle,
+                config.max_body_bytes,
+                http::connections::Connections::new(config.connections, metrics.clone()),
+            ),
             mcp,
             api_key: Arc::new(config.api_key.clone()),
             max_body_bytes: config.max_body_bytes,

@@ -70,6 +70,21 @@ pub const VARS: &[EnvVar] = &[
         meaning: "open connections per client IP that have not sent the API key yet; more are closed at once",
     },
     EnvVar {
+        name: "MAX_CONNECTIONS",
+        default: "512",
+        meaning: "requests in flight and WebSockets open on /rpc together; one more is refused (503, rate_limited)",
+    },
+    EnvVar {
+        name: "MAX_WEBSOCKETS_PER_IP",
+        default: "16",
+        meaning: "WebSockets one client IP may hold open on /rpc; one more is refused (429, rate_limited)",
+    },
+    EnvVar {
+        name: "WS_IDLE_TIMEOUT_MS",
+        default: "300000",
+        meaning: "a WebSocket with no call running, no subscription open and no call for this long is closed",
+    },
+    EnvVar {
         name: "MCP_ALLOWED_HOSTS",
         default: "localhost,127.0.0.1,::1",
         meaning: "Host headers /mcp accepts (comma-separated host or host:port), against DNS rebinding",

@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod body_limit;
 pub mod conformance;
+pub mod connections;
 pub mod forwarded;
 pub mod mcp_errors;
 pub mod probes;

@@ -55,11 +55,8 @@ fn too_many(error: GovernorError, metrics: &Metrics) -> Response<Body> {
     match error {
         GovernorError::TooManyRequests { wait_time, headers } => {
             metrics.http_rejected.with_label_values(&["429"]).inc();
-            let mut response = rejection::response(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorKind::RateLimited,
-                &format!("too many requests from this address; retry after {wait_time} s"),
-            );
+            let message = format!("too many requests from this address; retry after {wait_time} s");
+            let mut response = rejection::retry_later(StatusCode::TOO_MANY_REQUESTS, &message, wait_time);
             if let Some(headers) = headers {
                 response.headers_mut().extend(headers);
             }

@@ -3,14 +3,16 @@
 //!
 //! jsonrpsee's tower service is built per request from one builder, so every connection gets its
 //! own connection id, and the HTTP request's extensions (request id) reach method handlers. A POST
-//! of JSON goes through `conformance` first, which answers what jsonrpsee would get wrong.
+//! of JSON goes through `conformance` first, which answers what jsonrpsee would get wrong. Every
+//! request and WebSocket first takes a slot from `connections` (refused in our error contract
+//! when there is none); a WebSocket gets its own stop handle, with which an idle one is closed.
 
 use std::convert::Infallible;
-
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderValue, Method, Response, StatusCode, header};
 use jsonrpsee::Methods;
 use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
@@ -19,9 +21,11 @@ use tower::Service;
 use tower::layer::util::{Identity, Stack};
 
 use super::conformance::{self, Prepared};
+use super::connections::Connections;
 use super::rate_limit::Prepaid;
 use super::rejection;
 use crate::metrics::Metrics;
+use crate::rpc::Activity;
 use crate::rpc::answers::{AnswersLayer, TRANSPORT_LIMIT};
 use crate::rpc::error::ErrorKind;
 
@@ -37,6 +41,8 @@ struct Inner {
     builder: jsonrpsee::server::TowerServiceBuilder<Stack<AnswersLayer, Identity>, Identity>,
     methods: Methods,
     stop: StopHandle,
+    /// Who holds /rpc's connections (MAX_CONNECTIONS, MAX_WEBSOCKETS_PER_IP, idle WebSockets).
+    connections: Arc<Connections>,
     /// Every method's name, for calls to methods that do not exist.
     names: Arc<[String]>,
     metrics: Metrics,
@@ -49,6 +55,7 @@ impl RpcService {
         metrics: Metrics,
         stop: StopHandle,
         max_body_bytes: usize,
+        connections: Arc<Connections>,
     ) -> Self {
         // Batch lengths, answer sizes and a WebSocket call's size (MAX_BODY_BYTES, as an HTTP
         // body) are checked by `rpc::answers` (a POSTed batch's length by `conformance` before
@@ -56,7 +63,10 @@ impl RpcService {
         // jsonrpsee reads a WebSocket message up to its request limit: past WS_MESSAGE_FACTOR ×
         // MAX_BODY_BYTES it answers `-32007` itself.
         let max = u32::try_from(max_body_bytes.saturating_mul(WS_MESSAGE_FACTOR)).unwrap_or(u32::MAX);
+        // `connections` decides who may connect, in our error contract; jsonrpsee's own limit
+        // (a text/plain 429) is set out of reach.
         let config = ServerConfig::builder()
+            .max_connections(u32::MAX)
             .max_request_body_size(max)
             .max_response_body_size(TRANSPORT_LIMIT as u32)
             .set_batch_request_config(BatchRequestConfig::Unlimited)
@@ -64,7 +74,7 @@ impl RpcService {
         let names: Arc<[String]> = names.into();
         let answers = RpcServiceBuilder::new().layer(AnswersLayer::new(names.clone(), max_body_bytes));
         let builder = Server::builder().set_config(config).set_rpc_middleware(answers).to_service_builder();
-        Self(Arc::new(Inner { builder, methods: methods.into(), stop, names, metrics }))
+        Self(Arc::new(Inner { builder, methods: methods.into(), stop, connections, names, metrics }))
     }
 
     pub async fn handle(self, mut request: Request) -> Result<Response<Body>, Infallible> {
@@ -75,9 +85,10 @@ impl RpcService {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("application/json"));
+        let ip = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(peer)| peer.ip());
         if request.method() != Method::POST {
             if jsonrpsee::server::ws::is_upgrade_request(&request) {
-                return Ok(self.jsonrpsee(request).await);
+                return Ok(self.websocket(request, ip).await);
             }
             let mut refused = rejection::response(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -94,6 +105,11 @@ impl RpcService {
                 "send the body as JSON with the header content-type: application/json",
             ));
         }
+        // Held until the request is answered.
+        let _slot = match self.0.connections.take(ip, false) {
+            Ok(slot) => slot,
+            Err(refused) => return Ok(refused),
+        };
         let (mut parts, body) = request.into_parts();
         // The body was buffered (and capped) by the layers in front.
         let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
@@ -121,9 +137,32 @@ impl RpcService {
         Ok(answered(conformance::finish(plan, &String::from_utf8_lossy(&answer))))
     }
 
+    /// A WebSocket upgrade: a slot among the connections (given back when the socket closes), an
+    /// [`Activity`] its calls mark, and a stop handle of its own, which closes it once idle.
+    async fn websocket(self, mut request: Request, ip: Option<IpAddr>) -> Response<Body> {
+        let slot = match self.0.connections.take(ip, true) {
+            Ok(slot) => slot,
+            Err(refused) => return refused,
+        };
+        let activity = Arc::new(Activity::default());
+        let (stop, handle) = jsonrpsee::server::stop_channel();
+        self.0.connections.watch_idle(&slot, activity.clone(), handle, self.0.stop.clone());
+        // jsonrpsee keeps the upgrade request's extensions for the connection's life and hands
+        // them to every call on it.
+        request.extensions_mut().insert(activity);
+        request.extensions_mut().insert(Arc::new(slot));
+        self.jsonrpsee_until(request, stop).await
+    }
+
     async fn jsonrpsee(self, request: Request) -> Response<Body> {
+        let stop = self.0.stop.clone();
+        self.jsonrpsee_until(request, stop).await
+    }
+
+    /// Runs `request` through jsonrpsee, whose connection ends when `stop` is stopped.
+    async fn jsonrpsee_until(self, request: Request, stop: StopHandle) -> Response<Body> {
         let inner = &self.0;
-        let mut service = inner.builder.clone().build(inner.methods.clone(), inner.stop.clone());
+        let mut service = inner.builder.clone().build(inner.methods.clone(), stop);
         match service.call(request).await {
             Ok(response) => response.map(Body::new),
             Err(err) => {

@@ -69,6 +69,8 @@ pub fn register(module: &mut RpcModule<RpcContext>) {
             if let Some(err) = elsewhere(&ctx, &p.session_id) {
                 return pending.reject(err.to_error_object()).await;
             }
+            // A WebSocket with a subscription open is not idle.
+            let _busy = extensions.get::<std::sync::Arc<super::Activity>>().map(super::Activity::busy);
             stream(ctx, p, pending).await;
         })
         // Infallible: registered once, at start-up, under names nothing else uses.

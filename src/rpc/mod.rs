@@ -11,6 +11,7 @@
 //! and writes one log line per call.
 
 mod actions;
+mod activity;
 pub mod answers;
 mod assertions;
 mod brief;
@@ -54,6 +55,7 @@ use crate::browser::SessionManager;
 use crate::memory::Trimmer;
 use crate::metrics::Metrics;
 use crate::replica::{ForwardedBy, Forwarder, Owner, Peer, Relayed, ReplicaError};
+pub use activity::Activity;
 pub use discover::Discovery;
 use error::ApiError;
 use registry::Handler;
@@ -243,6 +245,8 @@ pub fn build_module(ctx: Arc<RpcContext>, methods: Vec<MethodSpec>) -> RpcModule
                     let forwarded_by = extensions.get::<ForwardedBy>().map(|f| f.0.as_str());
                     let from = Origin { request_id: &request_id, forwarded_by };
                     let admitted = ctx.calls.admit(&extensions);
+                    // A WebSocket with a call running is not idle.
+                    let _busy = extensions.get::<Arc<Activity>>().map(Activity::busy);
                     execute(name, registered, ctx, raw.as_deref(), from, admitted)
                         .await
                         .map_err(|err| err.to_error_object())

@@ -9,6 +9,7 @@ mod assertions;
 mod cli;
 mod client_examples;
 mod conformance;
+mod connections;
 mod contract;
 mod dialogs;
 mod document;
