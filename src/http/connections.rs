@@ -61,30 +61,19 @@ impl Connections {
         self.counts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A slot for a request (or, with `websocket`, a WebSocket) from `ip`, or the refusal to send.
-    pub fn take(self: &Arc<Self>, ip: Option<IpAddr>, websocket: bool) -> Result<Slot, Response<Body>> {
+    /// A slot for a request (or, with `websocket`, a WebSocket) from `ip`, or why there is none.
+    pub fn take(self: &Arc<Self>, ip: Option<IpAddr>, websocket: bool) -> Result<Slot, Refused> {
         let mut counts = self.counts();
         if counts.open >= self.limits.max {
-            drop(counts);
             self.metrics.http_rejected.with_label_values(&["connections"]).inc();
-            let message = format!(
-                "the service has MAX_CONNECTIONS ({}) requests and WebSockets open on /rpc; retry in a few seconds",
-                self.limits.max
-            );
-            return Err(rejection::retry_later(StatusCode::SERVICE_UNAVAILABLE, &message, RETRY_AFTER_S));
+            return Err(Refused::Full(self.limits.max));
         }
         let websocket_of = ip.filter(|_| websocket);
         if let Some(ip) = websocket_of {
             let held = counts.websockets.entry(ip).or_insert(0);
             if *held >= self.limits.websockets_per_ip {
-                drop(counts);
                 self.metrics.http_rejected.with_label_values(&["websockets_per_ip"]).inc();
-                let message = format!(
-                    "this address has MAX_WEBSOCKETS_PER_IP ({}) WebSockets open on /rpc: send more calls over \
-                     one of them, or close one",
-                    self.limits.websockets_per_ip
-                );
-                return Err(rejection::retry_later(StatusCode::TOO_MANY_REQUESTS, &message, RETRY_AFTER_S));
+                return Err(Refused::WebSockets(self.limits.websockets_per_ip));
             }
             *held += 1;
         }
@@ -118,6 +107,36 @@ impl Connections {
     }
 }
 
+/// Why a request or WebSocket got no slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// MAX_CONNECTIONS are open.
+    Full(usize),
+    /// The address holds MAX_WEBSOCKETS_PER_IP WebSockets.
+    WebSockets(usize),
+}
+
+impl Refused {
+    /// The refusal in the error contract.
+    pub fn response(self) -> Response<Body> {
+        match self {
+            Self::Full(max) => {
+                let message = format!(
+                    "the service has MAX_CONNECTIONS ({max}) requests and WebSockets open on /rpc; retry in a few seconds"
+                );
+                rejection::retry_later(StatusCode::SERVICE_UNAVAILABLE, &message, RETRY_AFTER_S)
+            }
+            Self::WebSockets(per_ip) => {
+                let message = format!(
+                    "this address has MAX_WEBSOCKETS_PER_IP ({per_ip}) WebSockets open on /rpc: send more calls over \
+                     one of them, or close one"
+                );
+                rejection::retry_later(StatusCode::TOO_MANY_REQUESTS, &message, RETRY_AFTER_S)
+            }
+        }
+    }
+}
+
 impl Drop for Slot {
     fn drop(&mut self) {
         self.closed.cancel();
@@ -140,8 +159,8 @@ mod tests {
 
     use std::time::Duration;
 
-    fn refused(taken: Result<Slot, Response<Body>>) -> StatusCode {
-        taken.err().expect("refused").status()
+    fn refused(taken: Result<Slot, Refused>) -> StatusCode {
+        taken.err().expect("refused").response().status()
     }
 
     fn table(max: usize, per_ip: usize) -> Arc<Connections> {

@@ -108,7 +108,7 @@ impl RpcService {
         // Held until the request is answered.
         let _slot = match self.0.connections.take(ip, false) {
             Ok(slot) => slot,
-            Err(refused) => return Ok(refused),
+            Err(refused) => return Ok(refused.response()),
         };
         let (mut parts, body) = request.into_parts();
         // The body was buffered (and capped) by the layers in front.
@@ -142,7 +142,7 @@ impl RpcService {
     async fn websocket(self, mut request: Request, ip: Option<IpAddr>) -> Response<Body> {
         let slot = match self.0.connections.take(ip, true) {
             Ok(slot) => slot,
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         };
         let activity = Arc::new(Activity::default());
         let (stop, handle) = jsonrpsee::server::stop_channel();

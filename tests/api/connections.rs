@@ -104,7 +104,7 @@ async fn past_max_connections_a_request_is_refused_in_the_contract_until_a_socke
     for _ in 0..3 {
         open.push(open_from(&svc, "127.0.0.1").await.expect("three connections fit"));
     }
-    let (status, body, retry) = refusal(open_from(&svc, "127.0.0.3").await.err().expect("a fourth is refused"));
+    let (status, body, retry) = refusal(open_from(&svc, "127.0.0.3").await.expect_err("a fourth is refused"));
     assert_eq!((status, body["error"]["data"]["kind"].as_str()), (503, Some("rate_limited")), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("MAX_CONNECTIONS"), "{body}");
     assert!(retry.is_some());
