@@ -3,7 +3,10 @@
 //! from a body whose keys are `page` and `items` shows its bug in the answer itself.
 //!
 //! Keys and types only, never values (a body may carry tokens or personal data), and bounded:
-//! the top object's fields with their types, deeper objects by their keys, lists by their length and first item, [`KEYS`] keys per object, [`CHARS`] characters in all.
+//! the top object's fields with their types, deeper objects by their keys, lists by their length
+//! and first item, [`KEYS`] keys per object, [`CHARS`] characters in all. Keys can be data too
+//! (tokens, user names, ids used as keys): an object with one key that does not read as a field
+//! name ([`is_name`]) is counted, `{3 keys}`, not listed.
 
 use serde_json::Value;
 
@@ -59,12 +62,68 @@ fn of(value: &Value, depth: usize) -> String {
     }
 }
 
-/// A key that names a field (`items`, `next_page`, `data-id`), not a value used as a key.
+/// Key prefixes of credentials and tokens (Stripe, GitHub, Slack, AWS, Google, GitLab, npm,
+/// Shopify, OpenAI, webhooks) and of a JWT (`eyJ`, base64 of `{"`).
+const SECRET_PREFIXES: &[&str] = &[
+    "sk_",
+    "pk_",
+    "rk_",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxr-",
+    "xoxs-",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "ya29.",
+    "glpat-",
+    "npm_",
+    "shpat_",
+    "shpss_",
+    "whsec_",
+    "eyJ",
+];
+
+/// A key that names a field (`items`, `next_page`, `userId`, `HTTPStatus`, `address2`), not data
+/// used as a key (`AKIAIOSFODNN7EXAMPLE`, `sk_live_…`, `ghp_16C7…`, a JWT, a UUID, a hash, an
+/// e-mail, `ada.lovelace`): at most 32 characters of letters, `_`, `$` and `-`, digits only as the
+/// last one or two, no known token prefix, and words as names have them — lower-case or
+/// capitalized, acronyms of at most 4 capitals (an all-capitals word of at most 12), few humps,
+/// vowels in long words, no long run of hex letters.
 fn is_name(key: &str) -> bool {
-    let mut chars = key.chars();
-    key.len() <= 40
-        && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '-'))
+    let body = key.trim_end_matches(|c: char| c.is_ascii_digit());
+    key.len() <= 32
+        && key.len() - body.len() <= 2
+        && body.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && body.chars().all(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '-'))
+        && !SECRET_PREFIXES.iter().any(|prefix| key.starts_with(prefix))
+        && body.split(['_', '$', '-']).all(reads_as_words)
+}
+
+/// One part of a key between separators: `userName`, `User`, `HTTPStatus`, `ERROR`, `id`.
+fn reads_as_words(part: &str) -> bool {
+    let letters = part.len();
+    if letters == 0 {
+        return true;
+    }
+    if part.chars().all(|c| c.is_ascii_uppercase()) {
+        return letters <= 12;
+    }
+    let hex_like = letters >= 8 && part.chars().all(|c| c.is_ascii_hexdigit());
+    let voweless = letters >= 6 && !part.chars().any(|c| "aeiouyAEIOUY".contains(c));
+    // Capitals that start a word (`userName`: one) and the longest run of capitals.
+    let chars: Vec<char> = part.chars().collect();
+    let humps = chars.windows(2).filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase()).count();
+    let run = part.split(|c: char| !c.is_ascii_uppercase()).map(str::len).max().unwrap_or(0);
+    !hex_like && !voweless && humps * 3 <= letters && run <= 5
 }
 
 #[cfg(test)]
@@ -96,8 +155,57 @@ mod tests {
         let line = outline(&wide).unwrap();
         assert!(line.ends_with("…+32}"), "{line}");
         let long_keys: String =
-            format!("{{{}}}", (0..8).map(|i| format!("\"{}{i}\":1", "k".repeat(38))).collect::<Vec<_>>().join(","));
+            format!("{{{}}}", (0..8).map(|i| format!("\"{}{i}\":1", "items".repeat(6))).collect::<Vec<_>>().join(","));
         assert_eq!(outline(&long_keys).unwrap().chars().count(), CHARS);
+    }
+
+    #[test]
+    fn keys_that_are_data_are_counted_never_shown() {
+        for (body, outline_is) in [
+            (r#"{"AKIAIOSFODNN7EXAMPLE":{"secret":"x"},"sk_live_51HqLyjWDarjtT1zdp7dc":3}"#, "{2 keys}"),
+            (
+                r#"{"users":{"alice":1,"bob_smith":2,"ghp_16C7e42F292c6912E7710c838347Ae178B4a":3}}"#,
+                "{users: {3 keys}}",
+            ),
+            (r#"{"eyJhbGciOiJIUzI1NiJ9":{"a":1},"a3f1c2e4-5b6d-4e7f-8a9b-0c1d2e3f4a5b":2}"#, "{2 keys}"),
+            (r#"{"data":{"deadbeefcafebabe":1}}"#, "{data: {1 keys}}"),
+            (r#"{"data":{"QwErTyUiOpAsDf":1}}"#, "{data: {1 keys}}"),
+            (r#"{"data":{"XKCDQWRTPLMNBVCZ":1}}"#, "{data: {1 keys}}"),
+            (r#"{"data":{"ada.lovelace":1,"ada@example.com":2}}"#, "{data: {2 keys}}"),
+            (r#"{"data":{"pqxzrtw":1}}"#, "{data: {1 keys}}"),
+        ] {
+            let line = outline(body).unwrap();
+            assert_eq!(line, outline_is, "{body}");
+        }
+    }
+
+    #[test]
+    fn field_names_of_every_common_shape_are_shown() {
+        let names = [
+            "items",
+            "next_page",
+            "userId",
+            "createdAt",
+            "HTTPStatus",
+            "userID",
+            "ERROR_CODE",
+            "address2",
+            "h1",
+            "v2",
+            "$ref",
+            "_links",
+            "data-id",
+            "isOk",
+            "utf8",
+            "base64",
+            "type",
+            "URL",
+            "xmlHttpRequest",
+            "rhythm",
+        ];
+        for name in names {
+            assert!(is_name(name), "{name} is a field name");
+        }
     }
 
     #[test]
