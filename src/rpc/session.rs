@@ -71,7 +71,7 @@ pub struct SessionCreateParams {
 
     /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
     pub headless: Option<bool>,
-    /// Milliseconds to open the session (default 30000), plus 45000 for a navigation to `url`.
+    /// Milliseconds for the whole call, navigation included (default 30000, with url 75000).
     pub timeout: Option<u64>,
 }
 
@@ -222,7 +222,8 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         // what the operator allows.
         ctx.sessions.policy().check(url).map_err(BrowserError::from)?;
     }
-    let deadline = ctx.deadline(p.timeout, 30_000)?;
+    // One deadline for the whole call: opening the session and navigating to `url`.
+    let deadline = ctx.deadline(p.timeout, if p.url.is_some() { 75_000 } else { 30_000 })?;
     if let Some(at) = &p.geolocation {
         at.validate().map_err(|m| ApiError::invalid("geolocation", m))?;
     }
@@ -249,9 +250,13 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     // anything is opened, and resolved once.
     let proxy = match &p.proxy {
         Some(proxy) => Some(
-            Upstream::admit(&proxy.server, proxy.bypass.as_deref(), ctx.sessions.policy())
-                .await
-                .map_err(|e| ApiError::invalid("proxy.server", e.to_string()))?,
+            tokio::time::timeout_at(
+                deadline,
+                Upstream::admit(&proxy.server, proxy.bypass.as_deref(), ctx.sessions.policy()),
+            )
+            .await
+            .map_err(|_| BrowserError::Timeout("proxy.server was not resolved within the call's timeout".into()))?
+            .map_err(|e| ApiError::invalid("proxy.server", e.to_string()))?,
         ),
         None => None,
     };
@@ -274,19 +279,18 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
     };
     let session_id = ctx.sessions.create(&options, deadline).await?;
     let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };
-    let nav_deadline = ctx.deadline(p.timeout.map(|t| t + 45_000), 75_000)?;
     let wait_until = p.wait_until.unwrap_or_default();
-    let navigated =
-        ctx.sessions
-            .run(&session_id, None, nav_deadline, |page| async move {
-                navigate(&page, &url, wait_until, nav_deadline).await
-            })
-            .await;
+    let navigated = ctx
+        .sessions
+        .run(&session_id, None, deadline, |page| async move { navigate(&page, &url, wait_until, deadline).await })
+        .await;
     match navigated {
         Ok(navigation) => Ok(SessionCreateResult { session_id, navigation: Some(navigation) }),
         Err(err) => {
             // Nothing half-made stays behind: the caller gets the error, not a session to clean up.
-            let _ = ctx.sessions.close(&session_id, CloseReason::Closed).await;
+            // Closed meanwhile, so the answer keeps to the call's timeout.
+            let sessions = ctx.sessions.clone();
+            tokio::spawn(async move { sessions.close(&session_id, CloseReason::Closed).await });
             Err(err)
         }
     }

@@ -169,6 +169,18 @@ async fn a_call_in_flight_when_its_session_closes_ends_with_session_closed() {
 }
 
 #[tokio::test]
+async fn session_create_with_a_url_that_never_loads_answers_within_its_timeout() {
+    let svc = shared();
+    let started = std::time::Instant::now();
+    let err = svc.err("session.create", json!({ "url": page("/slow?ms=60000"), "timeout": 3000 })).await;
+    let took = started.elapsed();
+    assert_eq!(err.kind(), "timeout", "{err:?}");
+    // Its timeout bounds the whole call, navigation included (it took 48 s when only the opening
+    // was bounded by it); a second more for closing the half-made session on a busy machine.
+    assert!(took < Duration::from_secs(4), "session.create {{timeout: 3000}} answered after {took:?}");
+}
+
+#[tokio::test]
 async fn session_create_beyond_max_sessions_is_capacity_exceeded() {
     let svc = Instance::start(&[("MAX_SESSIONS", "2")]);
     let a = svc.session().await;
