@@ -3,6 +3,7 @@
 //! - `chromium`: the Chromium process, raw CDP calls with deadlines, the supervisor
 //! - `session`: sessions' lives (manager, warm pool, janitor, options)
 //! - `page`: the [`Page`] handle and one file per capability (navigation, actions, reading …)
+//! - `redact`: a session's secrets, masked in every form in everything the service returns
 //! - `pointer`: what a user's pointer meets (the element a point hits, what an action's scroll
 //!   avoided), shared by answers and errors
 //! - `error`: this layer's error type
@@ -18,6 +19,7 @@ mod owned_dir;
 mod page;
 pub mod pointer;
 mod process_state;
+mod redact;
 mod session;
 
 pub use chromium::supervisor::{self, BrowserSource};

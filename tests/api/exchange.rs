@@ -221,19 +221,11 @@ async fn a_password_the_vault_sends_every_way_is_in_no_answer_or_event() {
     ] {
         call(method, params).await;
     }
-    // What returns the page's own data verbatim (the cookie jar's values, a script's result) holds
-    // the plain password nowhere; it holds its percent- and base64-encoded forms until the mask
-    // covers every encoding (issue 39), so only the plain form is looked for there.
-    let verbatim = ["cookies.get", "storage.state", "page.evaluate"];
+    // What returns the page's own data verbatim (the cookie jar's values, a script's result) too.
     for (method, params) in [("cookies.get", json!({})), ("storage.state", json!({}))] {
         call(method, params).await;
     }
     call("page.evaluate", json!({ "expression": "document.cookie" })).await;
-    let (data, mut answers): (Vec<_>, Vec<_>) =
-        answers.into_iter().partition(|(what, _)| verbatim.iter().any(|m| what.starts_with(m)));
-    for (what, answer) in &data {
-        assert!(!answer.contains(MASTER), "{what}: {answer}");
-    }
     let streamed = drain_events(&mut events).await;
     assert!(streamed.contains("/vault/api/unlock"), "the subscription streamed the page's requests: {streamed}");
     answers.push(("events".to_owned(), streamed));
@@ -263,9 +255,7 @@ async fn a_password_the_vault_sends_every_way_is_in_no_mcp_result() {
         .collect();
     let tools: Vec<&str> = results.iter().map(|(tool, _)| tool.as_str()).collect();
     assert!(tools.contains(&"response_body") && tools.contains(&"timeline"), "every read ran: {stdout}");
-    // A script's result is the page's data verbatim: the plain password only (see above).
-    let (data, results): (Vec<_>, Vec<_>) = results.into_iter().partition(|(tool, _)| tool == "evaluate");
-    assert!(data.iter().all(|(_, text)| !text.contains(MASTER)), "{data:?}");
+    assert!(tools.contains(&"evaluate"), "the page's own data was read: {stdout}");
     let found = leaks(&results);
     assert!(found.is_empty(), "the password in {} MCP result(s):\n{}", found.len(), found.join("\n"));
 }

@@ -136,3 +136,204 @@ fn readers() -> Vec<(&'static str, Value)> {
         ),
     ]
 }
+
+/// Typed into the members' sign-in: every character an encoding escapes (space, `@`, `!`, a
+/// non-ASCII letter, a quote, a backslash, `&`, `<`).
+const MEMBER: &str = "Hunt3r 2@!é\"x\\y&<";
+/// Typed in another tab of the same session.
+const DRAFTED: &str = "Tr0ub4dor&3<\"pw";
+
+/// `encodeURIComponent`'s escapes.
+const COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// `password` as pages and their servers write it: as typed, form-encoded (`+`, `%XX`),
+/// percent-encoded as `encodeURIComponent` does, JSON-escaped (once, and again inside another
+/// JSON string), HTML-escaped as an attribute's value, and the part of `base64("ada:" +
+/// password)` that only the password decides.
+fn forms_of(password: &str) -> Vec<(&'static str, String)> {
+    let json = serde_json::to_string(password).expect("a string");
+    let twice = serde_json::to_string(&json).expect("a string");
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("ada:{password}"));
+    vec![
+        ("plain", password.to_owned()),
+        ("form", url::form_urlencoded::byte_serialize(password.as_bytes()).collect()),
+        ("percent", percent_encoding::utf8_percent_encode(password, COMPONENT).to_string()),
+        ("json", json[1..json.len() - 1].to_owned()),
+        ("json in json", twice[3..twice.len() - 3].to_owned()),
+        ("html", password.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")),
+        ("html attribute", password.replace('&', "&amp;").replace('"', "&quot;")),
+        ("base64", b64[6..b64.len() - 4].to_owned()),
+    ]
+}
+
+/// The answers holding `password` in any of its forms, each with the form: looked for in the
+/// answer as sent and in every string it holds (a form with a quote or a backslash is escaped
+/// again in the JSON that carries it).
+fn leaks_of(password: &str, answers: &[(String, String)]) -> Vec<String> {
+    let forms = forms_of(password);
+    let mut found = Vec::new();
+    for (what, answer) in answers {
+        let mut texts = vec![answer.clone()];
+        for line in answer.lines() {
+            strings_in(&serde_json::from_str(line).unwrap_or(Value::Null), &mut texts);
+        }
+        for (form, written) in &forms {
+            if texts.iter().any(|text| text.contains(written.as_str())) {
+                found.push(format!("{form} in {what}: {answer}"));
+            }
+        }
+    }
+    found
+}
+
+/// Every string `value` holds, keys included.
+fn strings_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            out.push(k.clone());
+            strings_in(v, out);
+        }),
+        _ => {}
+    }
+}
+
+/// A new session on the members' sign-in, loaded (its guard).
+async fn members() -> crate::helpers::SessionGuard {
+    let svc = shared();
+    let created = svc.ok("session.create", json!({ "url": page("/members/"), "waitUntil": "load" })).await;
+    crate::helpers::SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"))
+}
+
+/// Every event the subscription sent so far, as one text.
+async fn drain(ws: &mut crate::helpers::Socket) -> String {
+    use futures_util::StreamExt;
+    let mut all = String::new();
+    while let Ok(Some(Ok(message))) = tokio::time::timeout(std::time::Duration::from_millis(500), ws.next()).await {
+        all.push_str(message.to_text().unwrap_or_default());
+        all.push('\n');
+    }
+    all
+}
+
+#[tokio::test]
+async fn a_password_typed_in_pieces_is_in_no_answer_or_event_in_any_encoding() {
+    let svc = shared();
+    let sid = members().await;
+    let mut events = crate::helpers::websocket(svc).await;
+    crate::helpers::subscribe_on(&mut events, json!({ "session_id": sid.to_string() })).await;
+    let mut t = Transcript { svc, answers: Vec::new(), called: BTreeSet::new() };
+    let s = |params: Value| {
+        let mut params = params;
+        params["session_id"] = json!(sid.to_string());
+        params
+    };
+
+    // Two characters at a time: no piece is a secret on its own; together they are.
+    let chars: Vec<char> = MEMBER.chars().collect();
+    for piece in chars.chunks(2) {
+        let text: String = piece.iter().collect();
+        let typed = t.call("page.type", s(json!({ "selector": "#pw", "text": text }))).await;
+        assert_eq!(typed["result"]["ok"], true, "{typed}");
+    }
+    t.call("page.click", s(json!({ "selector": "#go" }))).await;
+    let failed = t
+        .call("assert.text", s(json!({ "selector": "#state", "text": "401, 401, 401, 401, 404", "timeout": 30000 })))
+        .await;
+    assert_eq!(failed["result"]["ok"], true, "every request was answered: {failed}");
+
+    let pulled = t.call("network.pull", s(json!({ "onlyErrors": false }))).await;
+    let requests = pulled["result"]["requests"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<String> = requests.iter().filter_map(|r| r["requestId"].as_str().map(str::to_owned)).collect();
+    assert!(ids.len() >= 5, "the sign-in's requests: {pulled}");
+    for id in ids {
+        t.call("network.body", s(json!({ "requestId": id }))).await;
+    }
+    for (method, params) in [
+        ("network.har", json!({ "bodies": true })),
+        ("logs.pull", json!({})),
+        ("page.timeline", json!({})),
+        ("page.text", json!({})),
+        ("page.content", json!({})),
+        ("page.snapshot", json!({})),
+        ("page.inspect", json!({ "selector": "#pw" })),
+        ("storage.local", json!({})),
+        ("storage.state", json!({})),
+        ("cookies.get", json!({})),
+        ("page.evaluate", json!({ "expression": "[document.cookie, localStorage.getItem('members-draft')]" })),
+    ] {
+        t.call(method, s(params)).await;
+    }
+    // The classic sign-in puts it in the address.
+    t.call("page.click", s(json!({ "selector": "#classic" }))).await;
+    let moved = t.call("assert.url", s(json!({ "pattern": "**/members/?user=ada*", "timeout": 30000 }))).await;
+    assert_eq!(moved["result"]["ok"], true, "{moved}");
+    let carried =
+        t.call("page.evaluate", s(json!({ "expression": "location.search.includes('&pw=Hunt3r+2%40')" }))).await;
+    assert_eq!(carried["result"]["result"], true, "the address holds the password: {carried}");
+    for method in ["page.url", "tabs.list", "page.timeline", "network.pull"] {
+        t.call(method, s(json!({}))).await;
+    }
+    let streamed = drain(&mut events).await;
+    assert!(streamed.contains("/api/members/session"), "the subscription streamed the sign-in: {streamed}");
+    t.answers.push(("events".to_owned(), streamed));
+
+    let found = leaks_of(MEMBER, &t.answers);
+    assert!(found.is_empty(), "the password in {} place(s):\n{}", found.len(), found.join("\n"));
+}
+
+#[tokio::test]
+async fn a_password_typed_in_one_tab_is_masked_in_every_tab_and_after_that_tab_closed() {
+    let svc = shared();
+    let sid = members().await;
+    let listed = svc.ok("tabs.list", json!({ "session_id": sid.to_string() })).await;
+    let first = listed["tabs"][0]["tab_id"].as_str().expect("the first tab").to_owned();
+    let mut events = crate::helpers::websocket(svc).await;
+    crate::helpers::subscribe_on(&mut events, json!({ "session_id": sid.to_string(), "tab_id": first })).await;
+    let mut t = Transcript { svc, answers: Vec::new(), called: BTreeSet::new() };
+    let s = |params: Value| {
+        let mut params = params;
+        params["session_id"] = json!(sid.to_string());
+        params
+    };
+    let opened =
+        t.call("tabs.open", s(json!({ "url": page("/members/"), "waitUntil": "load", "timeout": 30000 }))).await;
+    let second = opened["result"]["tab_id"].as_str().unwrap_or_else(|| panic!("a second tab: {opened}")).to_owned();
+    let typed = t.call("page.type", s(json!({ "tab_id": second, "selector": "#pw", "text": DRAFTED }))).await;
+    assert_eq!(typed["result"]["ok"], true, "{typed}");
+
+    // The first tab hears of it (a storage event), shows it and logs it.
+    let params =
+        json!({ "tab_id": first, "selector": "#other-tab", "text": "Drafted in another tab", "timeout": 30000 });
+    let heard = t.call("assert.text", s(params)).await;
+    assert_eq!(heard["result"]["ok"], true, "{heard}");
+    for (method, params) in [
+        ("page.text", json!({ "tab_id": first })),
+        ("page.content", json!({ "tab_id": first })),
+        ("logs.pull", json!({ "tab_id": first })),
+        ("page.timeline", json!({ "tab_id": first })),
+        ("tabs.close", json!({ "tab_id": second })),
+        ("storage.state", json!({})),
+        ("cookies.get", json!({})),
+        ("page.evaluate", json!({ "tab_id": first, "expression": "localStorage.getItem('members-draft')" })),
+        ("page.text", json!({ "tab_id": first })),
+    ] {
+        t.call(method, s(params)).await;
+    }
+    let streamed = drain(&mut events).await;
+    assert!(streamed.contains("draft from another tab"), "the first tab's log streamed: {streamed}");
+    t.answers.push(("events".to_owned(), streamed));
+
+    let found = leaks_of(DRAFTED, &t.answers);
+    assert!(found.is_empty(), "the password in {} place(s):\n{}", found.len(), found.join("\n"));
+}

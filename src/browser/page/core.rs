@@ -108,6 +108,7 @@ impl Core {
         let env = Env { download_cap: Some(siblings.download_cap), context_id: siblings.context_id.clone() };
         let shared = Shared { egress: siblings.egress.clone(), popups: siblings.popups.clone() };
         let (watch, pump) = Watch::start(page.clone(), main_frame, env, shared, events);
+        watch.store().redactor = siblings.redactor.clone();
         Ok(Self {
             page,
             target_id,
@@ -154,11 +155,11 @@ impl Core {
         self.page.opener_id().as_ref().map(|id| adoption::tab_id(id.as_ref()))
     }
 
-    /// `value` with every password this session typed masked in its strings; as it is when the
-    /// session typed none. Every answer about this page passes here (see `rpc::registry`).
+    /// `value` with every password this session typed (in any tab) and every secret-named query
+    /// value masked in its strings. Every answer about this page passes here (see `rpc::registry`).
     pub fn redact_json(&self, value: Value) -> Value {
         let redactor = self.watch.store().redactor.clone();
-        if redactor.is_empty() { value } else { redactor.json(value) }
+        redactor.json(value)
     }
 
     /// Where Chromium saves this page's downloads.

@@ -1,7 +1,8 @@
 //! What the tabs of one session share, handed to every page the session opens or adopts: its
 //! egress proxy's failure log (one proxy per browser context), the directory Chromium saves the
 //! context's downloads into (download behaviour is set per context, not per page) and the size a
-//! download may reach, and the popups waiting to be adopted as tabs. Knows no page.
+//! download may reach, the popups waiting to be adopted as tabs, and the session's secrets (one
+//! redactor for all its tabs, outliving any of them). Knows no page.
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use super::adoption::PopupLog;
 use super::scratch::ScratchDir;
 use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::error::BrowserError;
+use crate::browser::redact::Redactor;
 use crate::egress::failures::FailureLog;
 
 #[derive(Clone)]
@@ -20,6 +22,8 @@ pub struct Siblings {
     /// The browser context, which Chromium names when cancelling a download.
     pub context_id: BrowserContextId,
     pub popups: PopupLog,
+    /// What the session typed into password fields, masked in every tab's answers and events.
+    pub redactor: Redactor,
 }
 
 impl Siblings {
@@ -35,6 +39,7 @@ impl Siblings {
             download_cap,
             context_id: context_id.clone(),
             popups: PopupLog::default(),
+            redactor: Redactor::default(),
         })
     }
 

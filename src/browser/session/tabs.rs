@@ -143,10 +143,10 @@ impl Session {
         page.inherit(from, self.policy.clone(), deadline).await
     }
 
-    /// `value` with every password typed in any of the session's tabs masked in its strings.
+    /// `value` with every password the session typed (in any tab, open or closed) masked in its
+    /// strings.
     pub fn redact_json(&self, value: serde_json::Value) -> serde_json::Value {
-        let tabs = self.lock_tabs().list.clone();
-        tabs.iter().fold(value, |value, page| page.redact_json(value))
+        self.siblings.redactor.json(value)
     }
 
     /// Every tab, as tabs.list shows them (after adopting popups and dropping closed tabs).

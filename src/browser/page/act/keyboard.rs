@@ -47,7 +47,8 @@ impl ActionRun {
             let ready = page.locate().ready(target, Action::Press, "page.type", true, deadline).await?;
             acted = Acted::of(ready, None);
         }
-        if page.locate().call(FocusedPassword, &[], deadline).await? {
+        let password = page.locate().call(FocusedPassword, &[], deadline).await?.is_some();
+        if password {
             if refuse_password {
                 return Err(BrowserError::NotAllowed(
                     "page.type into a password field is refused: the operator set REFUSE_PASSWORD_FILL".into(),
@@ -69,6 +70,13 @@ impl ActionRun {
                 c => keys::parse(&c.to_string())?,
             };
             dispatch_key(page, &combo, deadline).await?;
+        }
+        if password {
+            // Typed in pieces, the field holds them joined: that is the secret. (Gone when the
+            // keys moved focus or left the page: then what was typed is all there is.)
+            if let Ok(Some(value)) = page.locate().call(FocusedPassword, &[], deadline).await {
+                page.watch().store().redactor.remember(&value);
+            }
         }
         Ok(acted)
     }

@@ -53,8 +53,8 @@ scripts! {
     Point = "point.js" => PointAt;
     /// A fill's last step: the `change` a user leaving the field fires.
     FinishFill = "finish_fill.js" => IgnoredAny;
-    /// Whether the focused element is a password field.
-    FocusedPassword = "focused_password.js" => bool;
+    /// The focused element's value when it is a password field (else null).
+    FocusedPassword = "focused_password.js" => Option<String>;
     /// What kind of field an element is (how `page.fillForm` sets it).
     FieldKindOf = "field_kind.js" => FieldKind;
     /// Chooses a select's options; the values chosen.

@@ -13,7 +13,8 @@
 //! - `records`, `timeline`, `store`: what is kept, bounded in entries and bytes; `notes`: the
 //!   typed notes of dialogs, downloads, popups, actions, and the signals live subscribers get; `bodies`,
 //!   `sources`: captured response bodies and script sources; `shape`: a JSON body's outline in a
-//!   line; `redact`: secrets masked on the way out
+//!   line (the session's secrets are masked on the way out by `browser::redact`, whose handle
+//!   the store holds)
 //! - `nav`: the navigation and network state waiting methods subscribe to
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
 //!   `facts`: out of order, serial chains
@@ -39,7 +40,6 @@ pub mod notes;
 pub mod origin;
 mod pump;
 pub mod records;
-pub mod redact;
 mod reducer;
 mod reorder;
 mod shape;

@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::bodies::BodyStore;
 use super::causes::CauseStore;
 use super::dom::ReachNote;
-use super::redact::Redactor;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
 use crate::browser::chromium::ids::ScriptId;
 use crate::browser::page::route_table::RouteTable;
+use crate::browser::redact::Redactor;
 
 /// Script ids remembered; beyond this the map starts over.
 const MAX_SCRIPTS: usize = 10_000;
@@ -33,6 +33,7 @@ pub struct Store {
     /// What the latest inputs were about to reach, each with the timeline's last sequence number
     /// when it arrived, oldest first.
     reached: VecDeque<(u64, ReachNote)>,
+    /// The session's secrets (a handle shared by its tabs, set when the page starts).
     pub redactor: Redactor,
     /// Which held requests the page's routes answer (`network.route`): edited by the page handle,
     /// consulted (and counted) by the reducer.
