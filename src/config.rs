@@ -115,6 +115,9 @@ pub struct Config {
     pub headless: bool,
     /// BROWSER_WS_ENDPOINT: attach to this browser instead of launching one.
     pub browser_ws_endpoint: Option<String>,
+    /// ALLOW_UNGUARDED_BROWSER: use a BROWSER_WS_ENDPOINT browser that lacks the flags guarding
+    /// egress (with a warning) instead of refusing it.
+    pub allow_unguarded_browser: bool,
     /// EGRESS_PROXY_ADVERTISE: the host a (remote) browser reaches the per-session proxies at.
     pub egress_proxy_advertise: String,
     /// REPLICA_ID with PEERS / PEER_URL_TEMPLATE and PEER_SECRET: which replica this is, how to
@@ -181,6 +184,7 @@ impl Config {
                 None => None,
                 Some(v) => Some(browser_endpoint(v.trim())?),
             },
+            allow_unguarded_browser: parse_bool(&get, "ALLOW_UNGUARDED_BROWSER", false)?,
             egress_proxy_advertise: match get("EGRESS_PROXY_ADVERTISE") {
                 None => "127.0.0.1".to_owned(),
                 Some(v) => advertise_host(v.trim())?,

@@ -48,10 +48,7 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
-        let source = match &config.browser_ws_endpoint {
-            Some(endpoint) => BrowserSource::Attach { endpoint: endpoint.clone() },
-            None => BrowserSource::Launch { executable: config.chrome_executable()?, headless: config.headless },
-        };
+        let source = browser_source(&config)?;
         let addr = SocketAddr::new(config.host, config.port);
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let chromium = source.start().await?;
@@ -171,6 +168,16 @@ impl Application {
 
 /// The sessions, in `chromium` (started from `source`), within the configured limits and egress
 /// policy.
+/// Where the browser comes from: BROWSER_WS_ENDPOINT's, or one we launch.
+fn browser_source(config: &Config) -> Result<BrowserSource, StartupError> {
+    Ok(match &config.browser_ws_endpoint {
+        Some(endpoint) => {
+            BrowserSource::Attach { endpoint: endpoint.clone(), allow_unguarded: config.allow_unguarded_browser }
+        }
+        None => BrowserSource::Launch { executable: config.chrome_executable()?, headless: config.headless },
+    })
+}
+
 fn session_manager(
     config: &Config,
     source: &BrowserSource,

@@ -116,6 +116,11 @@ pub const VARS: &[EnvVar] = &[
         meaning: "attach to this running Chromium (ws://host:port/devtools/browser/<id>, or http://host:port) instead of launching one",
     },
     EnvVar {
+        name: "ALLOW_UNGUARDED_BROWSER",
+        default: "false",
+        meaning: "use a BROWSER_WS_ENDPOINT browser started without the flags that guard egress (WebRTC UDP, QUIC, background traffic) instead of refusing it; /readyz and the log warn",
+    },
+    EnvVar {
         name: "EGRESS_PROXY_ADVERTISE",
         default: "127.0.0.1",
         meaning: "host a remote browser reaches this service's per-session egress proxies at; not loopback: they listen on every interface",

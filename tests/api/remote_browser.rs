@@ -25,11 +25,16 @@ struct Remote {
 
 impl Remote {
     fn start(port: u16) -> Self {
+        Self::start_without(port, &[])
+    }
+
+    /// Started without the flags that begin with any of `without`.
+    fn start_without(port: u16, without: &[&str]) -> Self {
         let executable = Config::from_env().unwrap().chrome_executable().expect("Chromium is installed");
         let profile = std::env::temp_dir().join(format!("text-browser-test-remote-{}", uuid::Uuid::new_v4().simple()));
         let mut args: Vec<String> = Chromium::recommended_args(true)
             .into_iter()
-            .filter(|a| !a.starts_with("--remote-debugging-port"))
+            .filter(|a| !a.starts_with("--remote-debugging-port") && !without.iter().any(|w| a.starts_with(w)))
             .collect();
         args.push(format!("--remote-debugging-port={port}"));
         args.push(format!("--user-data-dir={}", profile.display()));
@@ -160,4 +165,40 @@ async fn a_service_attached_to_a_remote_browser_keeps_egress_reading_and_acting_
     assert_eq!(title["text"], "Fixtures Home");
     assert_eq!(metric(&svc.metrics().await, "text_browser_browser_restarts_total"), Some(1.0));
     assert_eq!(own_chromium_children(svc.pid), 0);
+}
+
+#[tokio::test]
+async fn a_pool_browser_without_the_egress_flags_is_refused_unless_allowed_and_then_reported() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let remote = Remote::start_without(port, &["--webrtc-ip-handling-policy"]);
+
+    // Refused: the service does not start on it, and says which flag is missing and what to do.
+    let mut command = Command::new(env!("CARGO_BIN_EXE_text-browser"));
+    command.env("PORT", "0").env("API_KEY", API_KEY).env("BROWSER_WS_ENDPOINT", &remote.ws_url);
+    command.env_remove("ALLOW_UNGUARDED_BROWSER").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut service = command.spawn().expect("the service starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let exited = loop {
+        if let Some(status) = service.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = service.kill();
+            let _ = service.wait();
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut service.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(exited.is_some_and(|status| !status.success()), "still serving after 60 s: {said}");
+    assert!(said.contains("--webrtc-ip-handling-policy=disable_non_proxied_udp is missing"), "{said}");
+    assert!(said.contains("ALLOW_UNGUARDED_BROWSER"), "{said}");
+
+    // Allowed: it serves, and /readyz and the log say what the browser lacks.
+    let svc = Instance::start(&[("BROWSER_WS_ENDPOINT", &remote.ws_url), ("ALLOW_UNGUARDED_BROWSER", "true")]);
+    let ready: Value = reqwest::get(format!("{}/readyz", svc.base)).await.unwrap().json().await.unwrap();
+    let warnings = ready["warnings"].to_string();
+    assert!(warnings.contains("--webrtc-ip-handling-policy=disable_non_proxied_udp is missing"), "{ready}");
+    assert!(svc.logs().contains("without the flags that guard egress"), "{}", svc.logs());
 }

@@ -4,6 +4,7 @@
 //! - `launch`: starting the Chromium process so it dies with the service, its profile directory
 //! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
 //! - `event_routes`: which page an event belongs to; events chromiumoxide could not parse, routed raw
+//! - `guards`: the launch flags that guard egress outside a session, checked on a browser we attach to
 //! - `browser_events`: browser-level download and popup events, forwarded to their page
 //! - `cdp`: sending a [`cdp::Command`] with a deadline and reading its answer once (our protection
 //!   against protocol drift); Chromium's refusals parsed into what callers act on
@@ -17,6 +18,7 @@
 mod browser_events;
 pub mod cdp;
 mod event_routes;
+mod guards;
 pub mod ids;
 pub mod kinds;
 mod launch;

@@ -16,13 +16,14 @@ use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::{Browser, Handler, Page};
 use futures_util::StreamExt;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::cdp::{self, Raw};
 use super::event_routes::EventRoutes;
+use super::guards;
 use super::ids;
 use super::launch::{self, ChildProcess, ProfileDir};
 use crate::browser::error::BrowserError;
@@ -78,6 +79,9 @@ pub struct Chromium {
     /// The browser runs on this machine, so it reads and writes the files this service does
     /// (uploads, downloads).
     local: bool,
+    /// What a browser we attached to lacks of the flags that guard egress (used anyway only with
+    /// ALLOW_UNGUARDED_BROWSER), one line each, for `/readyz`.
+    unguarded: Vec<String>,
 }
 
 /// A Chromium process of ours and its profile directory.
@@ -115,15 +119,54 @@ impl Chromium {
 
     /// Attaches to a running browser over CDP (BROWSER_WS_ENDPOINT). A `ws://…/devtools/browser/<id>`
     /// URL names one browser process; when it no longer answers (the browser was restarted), the
-    /// same host and port are asked for the current one (`/json/version`).
-    pub async fn attach(endpoint: &str) -> Result<Self, BrowserError> {
-        match Self::connect(endpoint, None).await {
+    /// same host and port are asked for the current one (`/json/version`). A browser started
+    /// without the flags that guard egress (`guards`) is refused, unless `allow_unguarded`
+    /// (ALLOW_UNGUARDED_BROWSER): then it is used, and the log and `/readyz` say what it lacks.
+    pub async fn attach(endpoint: &str, allow_unguarded: bool) -> Result<Self, BrowserError> {
+        let mut chromium = match Self::connect(endpoint, None).await {
             Err(err) if endpoint.contains("/devtools/browser/") => {
                 let Some(http) = devtools_http(endpoint) else { return Err(err) };
-                Self::connect(&http, None).await.map_err(|_| err)
+                Self::connect(&http, None).await.map_err(|_| err)?
             }
-            attached => attached,
+            attached => attached?,
+        };
+        let lacking = match chromium.command_line().await {
+            Ok(arguments) => guards::lacking(&arguments),
+            Err(e) => vec![format!(
+                "it does not tell its command line (Browser.getBrowserCommandLine: {e}; start it with --enable-automation)"
+            )],
+        };
+        if lacking.is_empty() {
+            return Ok(chromium);
         }
+        let what = format!(
+            "the browser at {} was not started with the flags that guard egress outside a session: {}",
+            redact(endpoint),
+            lacking.join("; ")
+        );
+        if !allow_unguarded {
+            chromium.shutdown().await;
+            return Err(BrowserError::Unavailable(format!(
+                "{what}. Start it with the flags `text-browser --chromium-flags` prints, or set \
+                 ALLOW_UNGUARDED_BROWSER=true to use it anyway"
+            )));
+        }
+        tracing::warn!(lacking = %lacking.join("; "), "attached to a browser without the flags that guard egress (ALLOW_UNGUARDED_BROWSER)");
+        chromium.unguarded = lacking;
+        Ok(chromium)
+    }
+
+    /// The browser's command line (Chromium tells it only when started with `--enable-automation`).
+    async fn command_line(&self) -> Result<Vec<String>, BrowserError> {
+        let answer = self.call("Browser.getBrowserCommandLine", json!({}), Instant::now() + ATTACH_TIMEOUT).await?;
+        let arguments = answer["arguments"].as_array().map(Vec::as_slice).unwrap_or_default();
+        Ok(arguments.iter().filter_map(|a| a.as_str().map(str::to_owned)).collect())
+    }
+
+    /// What this browser lacks of the flags that guard egress (an attached one used under
+    /// ALLOW_UNGUARDED_BROWSER), one line each; empty when it has them all.
+    pub fn unguarded(&self) -> &[String] {
+        &self.unguarded
     }
 
     pub async fn launch(executable: &Path, headless: bool) -> Result<Self, BrowserError> {
@@ -173,6 +216,7 @@ impl Chromium {
             forwarder: Mutex::new(Some(forwarder)),
             launched,
             local,
+            unguarded: Vec::new(),
         })
     }
 
@@ -348,6 +392,11 @@ async fn pump_handler(mut handler: Handler, routes: Arc<EventRoutes>, alive: wat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_flags_we_launch_with_hold_every_guard() {
+        assert_eq!(guards::lacking(&Chromium::recommended_args(true)), Vec::<String>::new());
+    }
 
     #[test]
     fn a_browser_url_is_found_again_at_its_devtools_port_and_tokens_stay_out_of_logs() {

@@ -31,15 +31,16 @@ pub trait Host: Send + Sync {
 pub enum BrowserSource {
     /// Start Chromium ourselves (CHROME_PATH, HEADLESS).
     Launch { executable: PathBuf, headless: bool },
-    /// Attach to a running browser (BROWSER_WS_ENDPOINT).
-    Attach { endpoint: String },
+    /// Attach to a running browser (BROWSER_WS_ENDPOINT); one without the flags that guard
+    /// egress only with `allow_unguarded` (ALLOW_UNGUARDED_BROWSER).
+    Attach { endpoint: String, allow_unguarded: bool },
 }
 
 impl BrowserSource {
     pub async fn start(&self) -> Result<Chromium, BrowserError> {
         match self {
             Self::Launch { executable, headless } => Chromium::launch(executable, *headless).await,
-            Self::Attach { endpoint } => Chromium::attach(endpoint).await,
+            Self::Attach { endpoint, allow_unguarded } => Chromium::attach(endpoint, *allow_unguarded).await,
         }
     }
 }

@@ -84,6 +84,10 @@ pub struct Readiness {
     pub sessions_open: usize,
     pub sessions_warm: usize,
     pub max_sessions: usize,
+    /// What the browser lacks of the flags that guard egress (a pool browser used under
+    /// ALLOW_UNGUARDED_BROWSER).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Proves that `session`'s Chromium still runs: a process of ours by what /proc says of it (no
@@ -288,7 +292,8 @@ impl SessionManager {
 
     /// Whether a session can be created now, for `/readyz`.
     pub fn readiness(&self) -> Readiness {
-        let browser_connected = self.chromium().is_alive();
+        let chromium = self.chromium();
+        let browser_connected = chromium.is_alive();
         let sessions_warm = self.pool.ready();
         let free = self.opener.capacity().available_permits() > 0 || sessions_warm > 0;
         Readiness {
@@ -297,6 +302,7 @@ impl SessionManager {
             sessions_open: self.open_count(),
             sessions_warm,
             max_sessions: self.limits.max_sessions,
+            warnings: chromium.unguarded().to_vec(),
         }
     }
 
