@@ -36,7 +36,8 @@ async fn session_create_restores_storage_state() {
     let origin = fixtures().to_owned();
     let sid = svc
         .session_with(json!({ "storageState": {
-            "cookies": [{ "name": "token", "value": "abc123", "domain": "127.0.0.1", "path": "/", "expires": -1 }],
+            // Not a secret-named cookie: `token=…` is masked in every answer (README, Secrets).
+            "cookies": [{ "name": "visit", "value": "abc123", "domain": "127.0.0.1", "path": "/", "expires": -1 }],
             "origins": [{ "origin": origin, "localStorage": [{ "name": "theme", "value": "dark" }] }]
         }}))
         .await;
@@ -47,7 +48,7 @@ async fn session_create_restores_storage_state() {
             json!({ "session_id": sid, "expression": "[document.cookie, localStorage.getItem('theme')]" }),
         )
         .await;
-    assert_eq!(seen["result"], json!(["token=abc123", "dark"]));
+    assert_eq!(seen["result"], json!(["visit=abc123", "dark"]));
 }
 
 #[tokio::test]
