@@ -226,7 +226,7 @@ async fn a_password_the_vault_sends_every_way_is_in_no_answer_or_event() {
         call(method, params).await;
     }
     call("page.evaluate", json!({ "expression": "document.cookie" })).await;
-    let streamed = drain_events(&mut events).await;
+    let streamed = crate::helpers::drain(&mut events).await;
     assert!(streamed.contains("/vault/api/unlock"), "the subscription streamed the page's requests: {streamed}");
     answers.push(("events".to_owned(), streamed));
     let found = leaks(&answers);
@@ -258,15 +258,4 @@ async fn a_password_the_vault_sends_every_way_is_in_no_mcp_result() {
     assert!(tools.contains(&"evaluate"), "the page's own data was read: {stdout}");
     let found = leaks(&results);
     assert!(found.is_empty(), "the password in {} MCP result(s):\n{}", found.len(), found.join("\n"));
-}
-
-/// Every event the subscription sent so far, as one text.
-async fn drain_events(ws: &mut crate::helpers::Socket) -> String {
-    use futures_util::StreamExt;
-    let mut all = String::new();
-    while let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_millis(500), ws.next()).await {
-        all.push_str(message.to_text().unwrap_or_default());
-        all.push('\n');
-    }
-    all
 }

@@ -319,6 +319,17 @@ impl Service {
 /// A WebSocket on a service's /rpc.
 pub type Socket = async_tungstenite::WebSocketStream<async_tungstenite::tokio::ConnectStream>;
 
+/// Every message the socket received so far (none for half a second ends it), as one text.
+pub async fn drain(ws: &mut Socket) -> String {
+    use futures_util::StreamExt;
+    let mut all = String::new();
+    while let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_millis(500), ws.next()).await {
+        all.push_str(message.to_text().unwrap_or_default());
+        all.push('\n');
+    }
+    all
+}
+
 /// Opens a WebSocket on `svc`'s /rpc (the key in the query, as browsers must send it).
 pub async fn websocket(svc: &Service) -> Socket {
     let url = format!("{}?api_key={API_KEY}", svc.rpc_url().replace("http://", "ws://"));

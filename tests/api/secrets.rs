@@ -215,17 +215,6 @@ async fn members() -> crate::helpers::SessionGuard {
     crate::helpers::SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"))
 }
 
-/// Every event the subscription sent so far, as one text.
-async fn drain(ws: &mut crate::helpers::Socket) -> String {
-    use futures_util::StreamExt;
-    let mut all = String::new();
-    while let Ok(Some(Ok(message))) = tokio::time::timeout(std::time::Duration::from_millis(500), ws.next()).await {
-        all.push_str(message.to_text().unwrap_or_default());
-        all.push('\n');
-    }
-    all
-}
-
 #[tokio::test]
 async fn a_password_typed_in_pieces_is_in_no_answer_or_event_in_any_encoding() {
     let svc = shared();
@@ -284,7 +273,7 @@ async fn a_password_typed_in_pieces_is_in_no_answer_or_event_in_any_encoding() {
     for method in ["page.url", "tabs.list", "page.timeline", "network.pull"] {
         t.call(method, s(json!({}))).await;
     }
-    let streamed = drain(&mut events).await;
+    let streamed = crate::helpers::drain(&mut events).await;
     assert!(streamed.contains("/api/members/session"), "the subscription streamed the sign-in: {streamed}");
     t.answers.push(("events".to_owned(), streamed));
 
@@ -330,7 +319,7 @@ async fn a_password_typed_in_one_tab_is_masked_in_every_tab_and_after_that_tab_c
     ] {
         t.call(method, s(params)).await;
     }
-    let streamed = drain(&mut events).await;
+    let streamed = crate::helpers::drain(&mut events).await;
     assert!(streamed.contains("draft from another tab"), "the first tab's log streamed: {streamed}");
     t.answers.push(("events".to_owned(), streamed));
 
