@@ -406,6 +406,42 @@ pub async fn chromium_page_targets(service_pid: u32) -> usize {
     list.iter().filter(|t| t["type"] == "page").count()
 }
 
+/// How many renderer processes the service's Chromium runs now (its descendants started with
+/// `--type=renderer`).
+pub fn chromium_renderers(service_pid: u32) -> usize {
+    let (chromium, _) = chromium_child(service_pid);
+    let mut parents = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid …`: the comm may hold spaces, the fields after it do not.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parents.insert(pid, ppid);
+        }
+    }
+    let descends = |mut pid: u32| {
+        while let Some(&up) = parents.get(&pid) {
+            if up == chromium {
+                return true;
+            }
+            if up <= 1 {
+                return false;
+            }
+            pid = up;
+        }
+        false
+    };
+    parents
+        .keys()
+        .filter(|pid| descends(**pid))
+        .filter(|pid| {
+            let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            cmdline.split('\0').any(|arg| arg == "--type=renderer")
+        })
+        .count()
+}
+
 /// Reads the DevTools port from the service's Chromium's profile (DevToolsActivePort).
 pub fn devtools_port(service_pid: u32) -> u16 {
     let (_, dir) = chromium_child(service_pid);

@@ -247,9 +247,9 @@ impl SessionManager {
             // Creates overlap and found no warm session: the pool grows to meet such demand.
             self.pool.missed();
             opener.open(options, permit, deadline).await?
-        } else if let Some(warm) = self.pool.take_or_wait(deadline).await {
+        } else if let Some(warm) = self.wait_for_warm(deadline).await {
             // One create at a time (a client's create/close loop): the warm session being opened
-            // since the last create comes sooner than a new one, and the pool keeps its size.
+            // since the last create comes sooner than a new one.
             opener.prepare(warm, options, deadline).await?
         } else if let Ok(permit) = opener.capacity().clone().try_acquire_owned() {
             opener.open(options, permit, deadline).await?
@@ -260,6 +260,15 @@ impl SessionManager {
             }
         };
         Ok(session)
+    }
+
+    /// The warm session being opened, for a create that found none ready; a create that has to
+    /// wait for it grows the pool (by two at most, see `pool::SPARE`), so the next ones find one.
+    async fn wait_for_warm(&self, deadline: Instant) -> Option<Session> {
+        if self.pool.filling() {
+            self.pool.fell_behind();
+        }
+        self.pool.take_or_wait(deadline).await
     }
 
     /// Waits up to QUEUE_TIMEOUT_MS (and the call's deadline) for a slot at the cap: a freed

@@ -11,9 +11,11 @@
 //! The pool grows while demand outpaces it: each create that finds it empty while other creates
 //! run (and could have had a slot) raises its size by one, up to [`GROWTH`] times WARM_SESSIONS;
 //! after [`SHRINK_AFTER`] without such a miss it returns to WARM_SESSIONS and disposes the extra
-//! sessions, those still being opened included. A burst of agents then finds sessions ready,
-//! while one client's create/close loop (creates one at a time, each waiting at most for the warm
-//! session its previous create set going) keeps the pool at its size.
+//! sessions, those still being opened included. A burst of agents then finds sessions ready.
+//! One client's create/close loop (creates one at a time) waits for the warm session its previous
+//! create set going, and each such wait grows the pool by one too, but by [`SPARE`] at most: the
+//! loop then finds a session ready while the next ones open, and Chromium holds at most two more
+//! contexts than WARM_SESSIONS for it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,6 +38,9 @@ const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
 pub const GROWTH: usize = 8;
 /// How long after the last miss the pool keeps its grown size.
 pub const SHRINK_AFTER: Duration = Duration::from_secs(60);
+/// How far one client's creates, one at a time, grow the pool: this many warm sessions beyond
+/// WARM_SESSIONS (each a context and a renderer kept ready).
+pub const SPARE: usize = 2;
 
 #[derive(Default)]
 struct Slots {
@@ -88,6 +93,24 @@ impl WarmPool {
         let mut slots = self.slots();
         slots.last_miss = Some(Instant::now());
         if slots.size < self.max {
+            slots.size += 1;
+            drop(slots);
+            self.wanted.notify_one();
+        }
+    }
+
+    /// A create running alone found no warm session ready and waits for the one being opened: the
+    /// pool is too small for one client's create/close loop, and grows by one, up to [`SPARE`]
+    /// beyond WARM_SESSIONS (never shrinking what overlapping creates grew).
+    pub fn fell_behind(&self) {
+        if self.base == 0 {
+            return;
+        }
+        self.misses.inc();
+        let mut slots = self.slots();
+        slots.last_miss = Some(Instant::now());
+        let most = (self.base + SPARE).min(self.max);
+        if slots.size < most {
             slots.size += 1;
             drop(slots);
             self.wanted.notify_one();
@@ -177,6 +200,11 @@ impl WarmPool {
                 return None;
             }
         }
+    }
+
+    /// Whether a warm session is being opened.
+    pub fn filling(&self) -> bool {
+        self.slots().filling > 0
     }
 
     /// How many warm sessions are ready.
@@ -356,6 +384,23 @@ mod tests {
         off.missed();
         let size = off.slots().size;
         assert_eq!((size, off.wants_more()), (0, false), "WARM_SESSIONS=0 stays off");
+    }
+
+    #[test]
+    fn creates_one_at_a_time_grow_the_pool_by_two_at_most() {
+        let p = pool(1, 64);
+        for _ in 0..10 {
+            p.fell_behind();
+        }
+        assert_eq!(p.slots().size, 1 + SPARE, "a client's loop keeps at most {SPARE} spare sessions");
+        p.missed();
+        assert_eq!(p.slots().size, 2 + SPARE, "overlapping creates grow it further");
+        p.fell_behind();
+        assert_eq!(p.slots().size, 2 + SPARE, "and a loop never shrinks it");
+        let small = pool(1, 2);
+        small.fell_behind();
+        small.fell_behind();
+        assert_eq!(small.slots().size, 2, "never past MAX_SESSIONS");
     }
 
     #[test]
