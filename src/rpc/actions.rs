@@ -283,6 +283,9 @@ impl Params for ClickParams {}
 pub struct FillParams {
     /// The new value.
     pub value: String,
+    /// true: the value is a secret (an API key, a one-time code) though the field is no password
+    /// field: masked like a password in every answer and event of the session, in every encoding.
+    pub secret: Option<bool>,
 }
 
 impl Params for FillParams {}
@@ -405,6 +408,9 @@ pub(super) async fn click_aim(run: &ActionRun, aim: Aim, options: ClickOptions) 
 }
 
 async fn fill(call: Call, run: ActionRun, target: Target, p: FillParams) -> Result<Acted, ApiError> {
+    if p.secret == Some(true) {
+        run.page().keep_secret(&p.value);
+    }
     Ok(run.fill(&target, &p.value, call.ctx.refuse_password_fill).await?)
 }
 

@@ -97,6 +97,9 @@ pub struct TypeParams {
     pub text: String,
     /// Milliseconds between keys, 0 to 1000 (default 0).
     pub delay_ms: Option<u64>,
+    /// true: the text is a secret though the field is no password field: masked like a password
+    /// in every answer and event of the session, in every encoding.
+    pub secret: Option<bool>,
 }
 
 impl Params for TypeParams {}
@@ -260,6 +263,9 @@ async fn type_text(
         ActionNote { method: "page.type".into(), target: target.as_ref().map(|t| ActionTarget::Into(t.to_string())) };
     let refuse_password = call.ctx.refuse_password_fill;
     act(&call, &page, what, options, |run| async move {
+        if p.secret == Some(true) {
+            run.page().keep_secret(&p.text);
+        }
         Ok(run.type_text(target.as_ref(), &p.text, delay, refuse_password).await?)
     })
     .await

@@ -326,3 +326,44 @@ async fn a_password_typed_in_one_tab_is_masked_in_every_tab_and_after_that_tab_c
     let found = leaks_of(DRAFTED, &t.answers);
     assert!(found.is_empty(), "the password in {} place(s):\n{}", found.len(), found.join("\n"));
 }
+
+#[tokio::test]
+async fn a_value_the_caller_marks_secret_is_masked_like_a_password_in_a_plain_field() {
+    const KEY: &str = "ada-Key-7f3Q9&x";
+    let svc = shared();
+    let sid = members().await;
+    let mut t = Transcript { svc, answers: Vec::new(), called: BTreeSet::new() };
+    let s = |params: Value| {
+        let mut params = params;
+        params["session_id"] = json!(sid.to_string());
+        params
+    };
+    // Unmarked, a plain field's value is page data like any other: the mask is the flag's doing.
+    t.call("page.fill", s(json!({ "selector": "#user", "value": "ada-public-2024" }))).await;
+    let read = t.call("page.evaluate", s(json!({ "expression": "document.querySelector('#user').value" }))).await;
+    assert_eq!(read["result"]["result"], "ada-public-2024", "{read}");
+
+    let filled = t.call("page.fill", s(json!({ "selector": "#user", "value": KEY, "secret": true }))).await;
+    assert_eq!(filled["result"]["ok"], true, "{filled}");
+    t.call("page.type", s(json!({ "selector": "#pw", "text": "pw-for-the-key-test" }))).await;
+    t.call("page.click", s(json!({ "selector": "#go" }))).await;
+    let answered = t
+        .call("assert.text", s(json!({ "selector": "#state", "text": "401, 401, 401, 401, 404", "timeout": 30000 })))
+        .await;
+    assert_eq!(answered["result"]["ok"], true, "every request was answered: {answered}");
+    for (method, params) in [
+        ("network.pull", json!({ "onlyErrors": false })),
+        ("network.har", json!({ "bodies": true })),
+        ("logs.pull", json!({})),
+        ("page.timeline", json!({})),
+        ("page.content", json!({})),
+        ("page.evaluate", json!({ "expression": "document.querySelector('#user').value" })),
+    ] {
+        t.call(method, s(params)).await;
+    }
+    let sent =
+        t.answers.iter().any(|(what, answer)| what.starts_with("network.pull") && answer.contains("/api/members"));
+    assert!(sent, "the sign-in sent its requests: {:?}", t.answers.last());
+    let found = leaks_of(KEY, &t.answers);
+    assert!(found.is_empty(), "the marked value in {} place(s):\n{}", found.len(), found.join("\n"));
+}

@@ -3,8 +3,9 @@
 //! living as long as the session, so a password typed in one tab is masked in every tab's
 //! answers and live events, and after its tab closed (`storage.state`, `cookies.get`).
 //!
-//! Two rules. A value typed or filled into a password field is remembered and masked wherever
-//! page data is shown, in every form a page writes it (`encodings`: percent and form encoding,
+//! Two rules. A value typed or filled into a password field (or marked `secret` by the caller) is
+//! remembered and masked wherever page data is shown, in every form a page writes it (`encodings`:
+//! percent and form encoding,
 //! the page's charset, JSON and JavaScript escapes, HTML entities, base64). And the values of keys
 //! that name a secret (`keys`: `password`, `j_password`, `user[password]`, `userPassword`,
 //! `token` …) are masked in bodies and query strings whatever they hold. Request headers
@@ -48,7 +49,8 @@ impl std::fmt::Debug for Redactor {
 }
 
 impl Redactor {
-    /// Remembers a value typed or filled into a password field, for the session's life.
+    /// Remembers a value typed or filled into a password field, or marked `secret` by the caller
+    /// (`page.fill`, `page.type`), for the session's life.
     pub fn remember(&self, secret: &str) {
         if secret.chars().count() < MIN_SECRET_LEN {
             return;
