@@ -339,7 +339,10 @@ mod tests {
         );
         assert!(!click.contains("session_id") && !click.contains("timeout"), "{click}");
         let fill = find(&brief, "page.fill");
-        assert_eq!(fill, "page.fill {selector|ref*, value*, +act}: Replace an input's value, typing like a user");
+        assert_eq!(
+            fill,
+            "page.fill {selector|ref*, value*, secret: bool, +act}: Replace an input's value, typing like a user"
+        );
         // A tab as the method's own (required) param is shown; the scope's is not.
         assert!(find(&brief, "tabs.focus").starts_with("tabs.focus {tab_id*}"), "{brief:?}");
         assert!(find(&brief, "session.close").starts_with("session.close: "), "{brief:?}");
