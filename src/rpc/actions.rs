@@ -409,7 +409,7 @@ pub(super) async fn click_aim(run: &ActionRun, aim: Aim, options: ClickOptions) 
 
 async fn fill(call: Call, run: ActionRun, target: Target, p: FillParams) -> Result<Acted, ApiError> {
     if p.secret == Some(true) {
-        run.page().keep_secret(&p.value);
+        run.keep_secret(&p.value);
     }
     Ok(run.fill(&target, &p.value, call.ctx.refuse_password_fill).await?)
 }

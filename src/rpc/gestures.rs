@@ -264,7 +264,7 @@ async fn type_text(
     let refuse_password = call.ctx.refuse_password_fill;
     act(&call, &page, what, options, |run| async move {
         if p.secret == Some(true) {
-            run.page().keep_secret(&p.text);
+            run.keep_secret(&p.text);
         }
         Ok(run.type_text(target.as_ref(), &p.text, delay, refuse_password).await?)
     })

@@ -162,12 +162,6 @@ impl Core {
         redactor.json(value)
     }
 
-    /// Remembers `value` as a secret of this session (the caller marked it `secret`): masked like
-    /// a typed password in every answer and event of every tab, for the session's life.
-    pub fn keep_secret(&self, value: &str) {
-        self.watch.store().redactor.remember(value);
-    }
-
     /// Where Chromium saves this page's downloads.
     pub fn downloads_dir(&self) -> &std::path::Path {
         self.downloads_dir.path()

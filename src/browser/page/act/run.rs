@@ -108,6 +108,12 @@ impl ActionRun {
         &self.page
     }
 
+    /// Remembers `value` as a secret of this session (the caller marked it `secret`): masked like
+    /// a typed password in every answer and event of every tab, for the session's life.
+    pub fn keep_secret(&self, value: &str) {
+        self.page.watch().store().redactor.remember(value);
+    }
+
     /// Settles the action and says what it caused: the effects after the mark, plus what its
     /// events reached and the browser did by default, why nothing was reached, and whether the
     /// control it touched is still busy with nothing pending. A navigation the input started is
