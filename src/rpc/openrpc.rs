@@ -20,8 +20,11 @@ use super::registry::MethodSpec;
 use crate::browser::LiveEvent;
 
 const SCHEMAS_PATH: &str = "#/components/schemas/";
-/// The most bytes openrpc.json may have (issue 27: it was 273 KB, mostly repeated text).
-pub const FILE_BUDGET: usize = 120_000;
+/// The most bytes openrpc.json may have (issue 27: it was 273 KB, mostly repeated text). It guards
+/// against repetition, not against new fields: since issue 44 an agent reads `rpc.discover`'s
+/// brief (≤ 8 KB) or one method's schema, and tools read the whole file. 128 KB leaves room for
+/// the fields of issues 41–43 (about 1 KB each) with every description still said once.
+pub const FILE_BUDGET: usize = 128_000;
 /// schemars' names for Rust's number types: not JSON Schema formats, and `minimum` already says
 /// what matters (an unsigned number is at least 0).
 const RUST_FORMATS: &[&str] =
