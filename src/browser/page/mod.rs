@@ -23,6 +23,8 @@
 //!   the pump consults; `url_glob`: the bounded URL patterns of routes and assert.url)
 //! - what a session's tabs share: `siblings`, `adoption` (popups waiting to be adopted as tabs),
 //!   `scratch` (a page's own temp directories)
+//! - `source_map/`: source maps read (pure): a served location to the app's own file, line and
+//!   function, library code told apart, original lines, a session's maps bounded in bytes
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
@@ -48,6 +50,9 @@ mod settled;
 mod siblings;
 mod site_data;
 mod snapshot;
+// Compiled for its unit tests only until answers use it (issue 41).
+#[cfg(test)]
+mod source_map;
 mod url_glob;
 mod viewport;
 mod wait;

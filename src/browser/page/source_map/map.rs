@@ -1,0 +1,300 @@
+//! One parsed source map and what it answers: where a generated position came from, each source's
+//! path for people, whether a source is library code, its original lines, and which source a
+//! path suffix names.
+//!
+//! Parsing and decoding the mappings is the `sourcemap` crate's (Sentry's; see Cargo.toml); what
+//! is here is what the service needs on top: the older `x_google_ignoreList` (Vite's optimised
+//! deps still write it), `data:` URLs in any encoding, the memory a map holds (for the cache's
+//! cap), paths as a person reads them, and lookups that refuse to guess (a position on a line
+//! with no mapping of its own is unmapped, a suffix that names two sources names none).
+
+use std::sync::Arc;
+
+use base64::Engine;
+use serde::Deserialize;
+
+use super::library::is_library_path;
+
+/// The largest map parsed (bytes of JSON): past it a map is refused before parsing. Bundles of
+/// whole apps with `sourcesContent` reach a few MB; 32 MiB leaves room for the largest seen.
+pub const MAX_MAP_BYTES: usize = 32 * 1024 * 1024;
+
+/// Why a map could not be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MapError {
+    #[error("the source map is {bytes} bytes, more than the {MAX_MAP_BYTES} read")]
+    TooLarge { bytes: usize },
+    #[error("not a source map: {0}")]
+    Invalid(String),
+    #[error("not a data: URL of a source map ({0})")]
+    DataUrl(&'static str),
+    #[error("an index map whose sections name other maps by URL (only embedded sections are read)")]
+    SectionsByUrl,
+}
+
+impl From<sourcemap::Error> for MapError {
+    fn from(e: sourcemap::Error) -> Self {
+        match e {
+            sourcemap::Error::CannotFlatten(_) => MapError::SectionsByUrl,
+            other => MapError::Invalid(other.to_string()),
+        }
+    }
+}
+
+/// A source map, parsed, with what the service derives from it once.
+#[derive(Debug)]
+pub struct SourceMap {
+    map: sourcemap::SourceMap,
+    /// Per source: its path for people (see [`SourceMap::path`]).
+    paths: Vec<Arc<str>>,
+    /// Per source: library code (the map's ignore list, or a library path).
+    library: Vec<bool>,
+    /// What the parsed map holds in memory, estimated from what it holds (see [`SourceMap::bytes`]).
+    bytes: usize,
+}
+
+/// Where a generated position came from. `line` and `column` are 1-based.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Original<'a> {
+    /// The source's index in the map (for [`SourceMap::lines`]).
+    pub source: u32,
+    /// The source's path for people (`src/components/ClaimForm.tsx`).
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    /// The original name of the identifier at that position, when the map records one.
+    pub name: Option<&'a str>,
+    /// The source is library code (ignore-listed by the map, or under a library path).
+    pub library: bool,
+}
+
+/// Original lines of a source around one line: `first` is the 1-based number of `lines[0]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lines<'a> {
+    pub path: &'a str,
+    pub first: u32,
+    pub lines: Vec<&'a str>,
+    /// How many lines the source has.
+    pub total: u32,
+}
+
+/// Which source a path suffix names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceMatch {
+    One(u32),
+    /// Several sources end with it: their paths (a longer suffix tells them apart).
+    Several(Vec<String>),
+    None,
+}
+
+/// The ignore lists as the map's JSON spells them (the crate reads only `ignoreList`).
+#[derive(Deserialize)]
+struct IgnoreLists {
+    #[serde(rename = "ignoreList")]
+    ignore_list: Option<Vec<u32>>,
+    #[serde(rename = "x_google_ignoreList")]
+    google: Option<Vec<u32>>,
+}
+
+impl SourceMap {
+    /// Parses a map's JSON; `map_url` (where it was fetched from, or the script's URL for an
+    /// inline map) is what relative sources are read against.
+    pub fn parse(json: &[u8], map_url: &str) -> Result<Self, MapError> {
+        if json.len() > MAX_MAP_BYTES {
+            return Err(MapError::TooLarge { bytes: json.len() });
+        }
+        let mut map = match sourcemap::decode_slice(json)? {
+            sourcemap::DecodedMap::Regular(map) => map,
+            sourcemap::DecodedMap::Index(index) => index.flatten()?,
+            // A map with Metro's `x_facebook_sources` (React Native for the web): its plain part.
+            sourcemap::DecodedMap::Hermes(hermes) => (*hermes).clone(),
+        };
+        // Only read the JSON a second time when the older list is in it and the newer one is not.
+        if map.ignore_list().next().is_none() && contains(json, b"\"x_google_ignoreList\"") {
+            let lists: IgnoreLists = serde_json::from_slice(json).map_err(|e| MapError::Invalid(e.to_string()))?;
+            for source in lists.ignore_list.or(lists.google).unwrap_or_default() {
+                map.add_to_ignore_list(source);
+            }
+        }
+        Ok(Self::derive(map, map_url))
+    }
+
+    /// Parses an inline map, `data:application/json[;charset=utf-8][;base64],…` (as a
+    /// `//# sourceMappingURL=` comment or a script's `sourceMapURL` gives it); `script_url` is the
+    /// script it came with.
+    pub fn from_data_url(url: &str, script_url: &str) -> Result<Self, MapError> {
+        let rest = url.strip_prefix("data:").ok_or(MapError::DataUrl("no data: scheme"))?;
+        let (meta, data) = rest.split_once(',').ok_or(MapError::DataUrl("no comma before the data"))?;
+        let mut params = meta.split(';').map(str::trim);
+        let media = params.next().unwrap_or_default().to_ascii_lowercase();
+        if !matches!(media.as_str(), "application/json" | "text/plain" | "") {
+            return Err(MapError::DataUrl("not JSON"));
+        }
+        let base64 = params.any(|p| p.eq_ignore_ascii_case("base64"));
+        if data.len() > MAX_MAP_BYTES * 4 / 3 + 4 {
+            return Err(MapError::TooLarge { bytes: data.len() * 3 / 4 });
+        }
+        let bytes: Vec<u8> = if base64 {
+            let data: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+            let engine = &base64::engine::general_purpose::STANDARD;
+            engine
+                .decode(data.trim_end_matches('='))
+                .or_else(|_| engine.decode(&data))
+                .map_err(|_| MapError::DataUrl("bad base64"))?
+        } else {
+            percent_encoding::percent_decode_str(data).collect()
+        };
+        Self::parse(&bytes, script_url)
+    }
+
+    fn derive(map: sourcemap::SourceMap, map_url: &str) -> Self {
+        let ignored: Vec<u32> = map.ignore_list().copied().collect();
+        let root = map.get_source_root().unwrap_or_default().to_owned();
+        let mut paths = Vec::with_capacity(map.get_source_count() as usize);
+        let mut library = Vec::with_capacity(paths.capacity());
+        for (i, source) in map.sources().enumerate() {
+            let path = display_path(&root, source, map_url);
+            library.push(ignored.contains(&(i as u32)) || is_library_path(&path) || is_library_path(source));
+            paths.push(Arc::from(path));
+        }
+        let bytes = estimate_bytes(&map, &paths);
+        Self { map, paths, library, bytes }
+    }
+
+    /// Where the generated position (0-based `line`, `column`) came from: the mapping at or before
+    /// it on the same generated line, if that mapping names a source.
+    pub fn original(&self, line: u32, column: u32) -> Option<Original<'_>> {
+        let token = self.map.lookup_token(line, column)?;
+        if token.get_dst_line() != line || !token.has_source() {
+            return None;
+        }
+        let source = token.get_src_id();
+        Some(Original {
+            source,
+            path: self.path(source)?,
+            line: token.get_src_line() + 1,
+            column: token.get_src_col() + 1,
+            name: token.get_name(),
+            library: self.is_library(source),
+        })
+    }
+
+    /// The source's path for people: a bundler's path with its climb out of the output folder
+    /// dropped (`../../src/App.tsx` → `src/App.tsx`), a path relative to the map read against the
+    /// map's folder (Vite's dev maps: `ClaimForm.tsx` beside `/src/components/ClaimForm.tsx`), an
+    /// `http(s)` URL as its path, a bundler's scheme (`webpack://app/./src/x.ts`) dropped.
+    pub fn path(&self, source: u32) -> Option<&str> {
+        self.paths.get(source as usize).map(|p| &**p)
+    }
+
+    /// How many sources the map has.
+    pub fn source_count(&self) -> u32 {
+        self.paths.len() as u32
+    }
+
+    /// Whether the source is library code: in the map's ignore list, or under a library path.
+    pub fn is_library(&self, source: u32) -> bool {
+        self.library.get(source as usize).copied().unwrap_or(false)
+    }
+
+    /// The source's original lines around `line` (1-based), `context` each side, from the map's
+    /// `sourcesContent`; `None` when the map does not carry the source's text or the line is past
+    /// its end.
+    pub fn lines(&self, source: u32, line: u32, context: u32) -> Option<Lines<'_>> {
+        let text = self.map.get_source_contents(source)?;
+        let all: Vec<&str> = text.lines().collect();
+        let total = all.len() as u32;
+        if line == 0 || line > total {
+            return None;
+        }
+        let first = line.saturating_sub(context).max(1);
+        let last = line.saturating_add(context).min(total);
+        let lines = all[(first - 1) as usize..last as usize].to_vec();
+        Some(Lines { path: self.path(source)?, first, lines, total })
+    }
+
+    /// The source whose path ends with `suffix` at a path boundary (`ClaimForm.tsx`,
+    /// `components/ClaimForm.tsx`, `/src/components/ClaimForm.tsx`; not `Form.tsx`).
+    pub fn find_source(&self, suffix: &str) -> SourceMatch {
+        let suffix = suffix.trim_start_matches("./").trim_start_matches('/');
+        if suffix.is_empty() {
+            return SourceMatch::None;
+        }
+        let found: Vec<u32> =
+            (0..self.source_count()).filter(|&i| ends_at_boundary(&self.paths[i as usize], suffix)).collect();
+        match found.as_slice() {
+            [] => SourceMatch::None,
+            [one] => SourceMatch::One(*one),
+            many => SourceMatch::Several(many.iter().map(|&i| self.paths[i as usize].to_string()).collect()),
+        }
+    }
+
+    /// What the parsed map holds in memory (its mappings, names, paths and sources' text),
+    /// estimated from their sizes: what the session's cache counts against its cap.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The crate's map, for `names`.
+    pub(super) fn inner(&self) -> &sourcemap::SourceMap {
+        &self.map
+    }
+}
+
+/// `path` ends with `suffix`, which starts at a `/` boundary of it (or is all of it).
+fn ends_at_boundary(path: &str, suffix: &str) -> bool {
+    path.strip_suffix(suffix).is_some_and(|head| head.is_empty() || head.ends_with('/'))
+}
+
+/// See [`SourceMap::path`].
+fn display_path(root: &str, source: &str, map_url: &str) -> String {
+    let joined = if root.is_empty() || source.contains("://") || source.starts_with('/') {
+        source.to_owned()
+    } else {
+        format!("{}/{source}", root.trim_end_matches('/'))
+    };
+    let path = match joined.split_once("://") {
+        // `webpack://app/./src/x.ts`, `http://host/src/x.ts`: the path after the host or app name.
+        Some((_, rest)) => rest.find('/').map_or(String::new(), |slash| rest[slash..].to_owned()),
+        None if joined.starts_with('/') || joined.starts_with("../") => joined,
+        // Relative to the map, not climbing out of it: read against the map's folder.
+        None => format!("{}{joined}", map_folder(map_url)),
+    };
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != "." && *s != "..").collect();
+    segments.join("/")
+}
+
+/// The folder of the map's URL path (`http://h/src/components/x.tsx` → `/src/components/`).
+fn map_folder(map_url: &str) -> &str {
+    let path = map_url.split(['?', '#']).next().unwrap_or_default();
+    let path = match path.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |slash| &rest[slash..]),
+        None if path.starts_with("data:") => "/",
+        None => path,
+    };
+    path.rfind('/').map_or("/", |slash| &path[..=slash])
+}
+
+/// See [`SourceMap::bytes`]: each mapping as the crate stores it, each name and path with its
+/// allocation, each source's text with the offsets of its lines (kept once a line is read).
+fn estimate_bytes(map: &sourcemap::SourceMap, paths: &[Arc<str>]) -> usize {
+    const PER_STRING: usize = 2 * size_of::<usize>() + 16; // an Arc<str>: pointer, length, counts
+    let tokens = map.get_token_count() as usize * size_of::<sourcemap::RawToken>();
+    let names: usize = map.names().map(|n| n.len() + PER_STRING).sum();
+    let sources: usize = map.sources().map(|s| s.len() + PER_STRING).sum();
+    let paths: usize = paths.iter().map(|p| p.len() + PER_STRING).sum();
+    let contents: usize = map
+        .source_contents()
+        .flatten()
+        .map(|text| text.len() + PER_STRING + 8 * (text.bytes().filter(|&b| b == b'\n').count() + 1))
+        .sum();
+    size_of::<SourceMap>() + tokens + names + sources + paths + contents
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests;

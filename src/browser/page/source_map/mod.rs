@@ -1,0 +1,33 @@
+//! Source maps: from a served script's location to the app's own source.
+//!
+//! Apps built with a bundler run code the browser was served (Vite's transformed modules, a minified
+//! bundle), not the code their authors wrote; a source map says where each piece came from. This
+//! folder is pure (no CDP, no I/O): it reads a map someone fetched and answers questions about it.
+//!
+//! - `map`: one parsed map ([`SourceMap`]): parsed from JSON or an inline `data:` URL (index maps
+//!   flattened), a generated position to its original source, line, column and name
+//!   ([`Original`]); each source's display path, whether it is library code, its original lines
+//!   around a line ([`Lines`]), a source found by a unique path suffix ([`SourceMatch`])
+//! - `names`: a frame's original function name, from the map's `names` at the function's own name
+//!   token (how bundlers record a renamed function), found from the frame's position and V8's
+//!   (minified) name
+//! - `library`: which paths are library code (`node_modules`, Vite's `/@vite/` and optimised deps,
+//!   webpack's runtime), beside the map's own `ignoreList` / `x_google_ignoreList`
+//! - `cache`: a session's maps, bounded in bytes ([`MapCache`], [`CACHE_CAP`])
+//!
+//! Positions in are 0-based, as CDP and source maps count them; what is handed out for people
+//! (an [`Original`]'s line and column, [`Lines`]) is 1-based, as the service's answers print them.
+
+mod cache;
+mod library;
+mod map;
+mod names;
+
+// What the page's rooms will use; until they do (issue 41), only the unit tests do.
+#[allow(unused_imports)]
+pub use {
+    cache::{CACHE_CAP, MapCache},
+    library::is_library_path,
+    map::{Lines, MAX_MAP_BYTES, MapError, Original, SourceMap, SourceMatch},
+    names::ScriptText,
+};

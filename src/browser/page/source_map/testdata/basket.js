@@ -1,0 +1,3 @@
+function e(e,t){if(typeof e!=`number`)throw TypeError(`formatMoney: ${e} is not a number`);return`${e.toFixed(2)} ${t}`}async function t(e,t,n){let r=await fetch(`/api${t}`,{method:e,body:n===void 0?void 0:JSON.stringify(n)});if(!r.ok)throw Error(`${r.status} on ${t}`);return await r.json()}var n=t=>`${t.sku}: ${e(t.price,`EUR`)}`;function r(e,t){t.textContent=e.length?e.map(n).join(`
+`):`Loading…`}async function i(e){await t(`POST`,`/orders`,{lines:e,total:e.reduce((e,t)=>e+t.price,0)})}var a={lines:[],add(e){this.lines.push(e)}};export{a as basket,i as checkout,n as describeLine,r as renderBasket};
+//# sourceMappingURL=basket.js.map
