@@ -31,8 +31,9 @@ pub use page::{
     Landed, Level, Listener, LiveEvent, LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType,
     Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText,
     PdfOptions, PendingView, ReducedMotion, RequestEffect, RequestGroup, ResourceType, Route, RouteAction,
-    ScrollPosition, ShotOptions, SignalCounts, Since, Snapshot, SnapshotOptions, SourceView, Target, TextFormat,
-    TimelineView, UploadFile, UrlGlob, UrlPattern, Validity, Viewport, WaitUntil, Waited, WebStorage, Wildcards,
+    ScrollPosition, ShotOptions, SignalCounts, Since, Snapshot, SnapshotOptions, SourceAsk, SourceView, Target,
+    TextFormat, TimelineView, UploadFile, UrlGlob, UrlPattern, Validity, Viewport, WaitUntil, Waited, WebStorage,
+    Wildcards,
 };
 pub use session::{
     CloseReason, Cookie, Emulation, Geolocation, OriginStorage, Proxy, Readiness, SameSite, Session, SessionLimits,

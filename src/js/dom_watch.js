@@ -23,7 +23,9 @@
 // the browser would carry out (follow a link, submit a form, nothing for a type="button"), whether
 // a listener prevented it, and whether the event's propagation was stopped before the window; and
 // it passes on, with its next report, the listeners each input was about to reach, which the
-// page's own world lists (js/reach_watch.js, `textbrowser:reached` events).
+// page's own world lists (js/reach_watch.js, `textbrowser:reached` events). Each change names the
+// component that rendered its element, when React or Vue did (asked of the page's world, which
+// alone sees what the frameworks keep on the element).
 (() => {
   if (window !== window.top || globalThis.__textBrowserDomWatch) return;
   globalThis.__textBrowserDomWatch = true;
@@ -133,6 +135,32 @@
     if (reached.length === MAX_REACHED) reached.shift();
     reached.push(list);
   });
+
+  // The component (React's or Vue's) that rendered a changed element, asked of the page's own world
+  // (js/reach_watch.js, where the frameworks keep it): a `textbrowser:component-ask` event on the
+  // element, answered at once by a `textbrowser:component` event on the document whose detail is
+  // {fw, name, fid} as JSON text, or "null".
+  let asking = false;
+  let answer = null;
+  document.addEventListener('textbrowser:component', (e) => {
+    if (asking) answer = e.detail;
+  });
+  const componentOf = (el) => {
+    if (!el.isConnected) return null;
+    asking = true;
+    answer = null;
+    try {
+      el.dispatchEvent(new CustomEvent('textbrowser:component-ask', { bubbles: true, composed: true }));
+    } finally {
+      asking = false;
+    }
+    if (typeof answer !== 'string' || answer.length > 400) return null;
+    try {
+      return JSON.parse(answer);
+    } catch (e) {
+      return null;
+    }
+  };
 
   // Causes: an id for the changes of one observer callback, its stack asked for by the console call.
   let causeSeq = 0;
@@ -300,6 +328,7 @@
         attrs,
         input: c.input,
         causes: c.causes,
+        component: componentOf(el),
       });
     }
     if (rest.length) {

@@ -3,7 +3,8 @@
 // moment (Page.addScriptToEvaluateOnNewDocument with includeCommandLineAPI), because only that world
 // sees the page's listeners: the DevTools command-line API's `getEventListeners`, kept here, lists
 // the listeners of the world that calls it. Nothing of it is reachable from the page (no global;
-// the builtins it needs taken before any script of the page's runs).
+// the builtins it needs taken before any script of the page's runs). It follows js/framework.js in
+// one block, whose `frameworks` it reads.
 //
 // When a trusted input begins — a pointerdown, a pointermove, a keydown, a beforeinput that is not
 // a keydown's; only the service's input is trusted in its browser — a capture
@@ -14,14 +15,19 @@
 // the list to the DOM watcher in the service's world (js/dom_watch.js) as the detail of a
 // `textbrowser:reached` event on the document (JSON text), which sends it with its next report:
 // {by, t, target: {tag, id, cls, text, name}, listeners: [{on, type, capture, name, inline?,
-// prevents, fid}]} (at most 48; `inline`: the code of an inline attribute handler such as
-// onsubmit="return false"; `prevents`: its code calls preventDefault or returns false; `fid`: the
-// function's number for this document, the same function, the same number).
+// prevents, fid, fw?, prop?, comp?, delegation?}]} (at most 48; `inline`: the code of an inline
+// attribute handler such as onsubmit="return false"; `prevents`: its code calls preventDefault or
+// returns false; `fid`: the function's number for this document, the same function, the same
+// number). Where React or Vue stands between the event and the app: the component's own handler
+// in place of the framework's listener (`fw`: React or Vue, `prop`: React's prop, `onClick`;
+// `comp`: the component that rendered the element, {fw, name, fid}), and React's delegation on
+// its root as one entry (`delegation`: how many of its listeners).
 //
 // The service asks through `textbrowser:reach-ask` events (js/reach_ask.js): {take: fids} answers
 // the functions numbered `fids` (for their script locations); {look: {x, y}} the same list for
 // the element at viewport point (x, y), or the focused element when x is null, for input the page
-// gets untrusted (a value set by script, an option chosen).
+// gets untrusted (a value set by script, an option chosen). The DOM watcher asks which component
+// rendered an element through `textbrowser:component-ask` events (see below).
 (() => {
   if (window !== window.top) return;
   const listenersOf = getEventListeners;
@@ -36,6 +42,7 @@
   const source = Function.prototype.toString;
   const ownProperty = Object.getOwnPropertyDescriptor;
   const stringify = JSON.stringify;
+  const assign = Object.assign;
   const MAX = 48;
   // The events whose listeners are listed when an input begins with each event (what the service
   // keeps of them: `Input::events` in browser/page/reach.rs; a test holds the two together). A key's
@@ -95,6 +102,78 @@
   };
 
   let onInput = null;
+  // The entry of a listener whose function is `fn` (for a handler React or Vue calls, `extra` says
+  // whose: `fw`, `prop`, `comp`).
+  const entry = (n, type, capture, fn, inline, extra) => {
+    const handler = typeof fn === 'function' ? fn : (fn && typeof fn.handleEvent === 'function' ? fn.handleEvent : null);
+    const facts = handler ? studied(handler) : { name: '', prevents: false };
+    const prevents = inline !== undefined
+      ? /preventDefault\s*\(|returnValue\s*=\s*false|return\s+false/.test(inline)
+      : facts.prevents;
+    const fid = handler ? numberOf(handler) : 0;
+    if (handler) seen.set(fid, handler);
+    const l = { on: name(n), type, capture: !!capture,
+      name: typeof fn === 'function' ? facts.name : 'handleEvent',
+      inline: inline === undefined ? undefined : inline.slice(0, 200), prevents, fid };
+    return extra ? assign(l, extra) : l;
+  };
+  // The component that rendered `n` as an entry names it: {fw, name, fid} (fid: its function's
+  // number, for a production build's minified name to be mapped back; 0 for Vue's).
+  const componentOf = (n) => {
+    const c = n && n.nodeType === 1 ? frameworks.component(n) : null;
+    if (!c) return null;
+    let fid = 0;
+    if (c.fn) {
+      fid = numberOf(c.fn);
+      seen.set(fid, c.fn);
+    }
+    return { fw: c.fw, name: c.name, fid };
+  };
+  // The listeners of `types` on one node of a path, pushed to `listeners`: the handlers React and
+  // Vue call in place of their own listeners (React's delegation on its root counted in one entry).
+  const listenersAt = (n, types, listeners) => {
+    let all;
+    try {
+      all = listenersOf(n);
+    } catch (e) {
+      return;
+    }
+    const element = n.nodeType === 1;
+    const reactRoot = element && frameworks.reactRoot(n);
+    let delegated = 0;
+    let first = '';
+    for (let i = 0; i < types.length; i++) {
+      const type = types[i];
+      const list = all[type] || [];
+      for (let j = 0; j < list.length; j++) {
+        const l = list[j];
+        const fn = l.listener;
+        if (listeners.length === MAX || fn === onInput) continue;
+        if (reactRoot && typeof fn === 'function' && /^bound /.test(studied(fn).name)) {
+          if (!delegated++) first = type;
+          continue;
+        }
+        if (element && frameworks.reactShim(n, fn)) continue;
+        const vue = frameworks.vueHandlers(fn);
+        if (vue) {
+          const comp = componentOf(n);
+          for (const h of vue) listeners.push(entry(n, type, l.useCapture, h, undefined, { fw: 'Vue', comp }));
+          continue;
+        }
+        const attribute = element ? getAttribute.call(n, 'on' + type) : null;
+        const inline = attribute !== null && n['on' + type] === fn ? attribute : undefined;
+        listeners.push(entry(n, type, l.useCapture, fn, inline));
+      }
+      if (!element) continue;
+      for (const h of frameworks.reactHandlers(n, type)) {
+        if (listeners.length === MAX) break;
+        listeners.push(entry(n, type, h.capture, h.fn, undefined, { fw: 'React', prop: h.prop, comp: componentOf(n) }));
+      }
+    }
+    if (delegated && listeners.length < MAX) {
+      listeners.push({ on: name(n), type: first, capture: false, name: '', prevents: false, fid: 0, fw: 'React', delegation: delegated });
+    }
+  };
   // The listeners of `types` along `path` (nearest first, ending with the window) and its first
   // element.
   const lookup = (path, types) => {
@@ -102,37 +181,7 @@
     const el = path[0];
     if (!el || el.nodeType !== 1) return { target: null, listeners: [] };
     const listeners = [];
-    for (let p = 0; p < path.length; p++) {
-      const n = path[p];
-      let all;
-      try {
-        all = listenersOf(n);
-      } catch (e) {
-        continue;
-      }
-      for (let i = 0; i < types.length; i++) {
-        const type = types[i];
-        const list = all[type];
-        if (!list) continue;
-        for (let j = 0; j < list.length; j++) {
-          const l = list[j];
-          const fn = l.listener;
-          if (listeners.length === MAX || fn === onInput) continue;
-          const attribute = n.nodeType === 1 ? getAttribute.call(n, 'on' + type) : null;
-          const inline = attribute !== null && n['on' + type] === fn ? attribute : undefined;
-          const handler = typeof fn === 'function' ? fn : (fn && typeof fn.handleEvent === 'function' ? fn.handleEvent : null);
-          const facts = handler ? studied(handler) : { name: '', prevents: false };
-          const prevents = inline !== undefined
-            ? /preventDefault\s*\(|returnValue\s*=\s*false|return\s+false/.test(inline)
-            : facts.prevents;
-          const fid = handler ? numberOf(handler) : 0;
-          if (handler) seen.set(fid, handler);
-          listeners.push({ on: name(n), type, capture: !!l.useCapture,
-            name: typeof fn === 'function' ? facts.name : 'handleEvent',
-            inline: inline === undefined ? undefined : inline.slice(0, 200), prevents, fid });
-        }
-      }
-    }
+    for (let p = 0; p < path.length; p++) listenersAt(path[p], types, listeners);
     const text = String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     const target = { tag: String(el.localName), id: getAttribute.call(el, 'id') || '', cls: getAttribute.call(el, 'class') || '', text, name: name(el) };
     return { target, listeners };
@@ -142,6 +191,7 @@
   // costs more than this, and JSON.stringify on an object would call a `toJSON` the page defined.
   // Strings and numbers only go through `stringify`, which calls nothing of the page's for them.
   const q = (s) => stringify(typeof s === 'string' ? s : '');
+  const encodeComponent = (c) => '{"fw":' + q(c.fw) + ',"name":' + q(c.name) + ',"fid":' + c.fid + '}';
   const encode = (found) => {
     const t = found.target;
     let out = '{"by":' + q(found.by) + ',"t":' + (typeof found.t === 'number' ? found.t : 0) + ',"target":' +
@@ -151,7 +201,9 @@
       const l = found.listeners[i];
       out += (i ? ',' : '') + '{"on":' + q(l.on) + ',"type":' + q(l.type) + ',"capture":' + (l.capture ? 'true' : 'false') +
         ',"name":' + q(l.name) + (l.inline === undefined ? '' : ',"inline":' + q(l.inline)) +
-        ',"prevents":' + (l.prevents ? 'true' : 'false') + ',"fid":' + l.fid + '}';
+        ',"prevents":' + (l.prevents ? 'true' : 'false') + ',"fid":' + l.fid +
+        (l.fw ? ',"fw":' + q(l.fw) : '') + (l.prop ? ',"prop":' + q(l.prop) : '') +
+        (l.comp ? ',"comp":' + encodeComponent(l.comp) : '') + (l.delegation ? ',"delegation":' + l.delegation : '') + '}';
     }
     return out + ']}';
   };
@@ -191,7 +243,17 @@
   };
   for (const type of BEGINS) listen.call(window, type, onInput, { capture: true, passive: true });
 
+  // The component behind an element whose change the DOM watcher reports (js/dom_watch.js, in the
+  // service's world, asks with a `textbrowser:component-ask` event on the element): answered as the
+  // detail (JSON text, or "null") of a `textbrowser:component` event on the document, at once.
+  listen.call(window, 'textbrowser:component-ask', function __textBrowserReachComponent(e) {
+    if (e.isTrusted) return;
+    const c = componentOf(e.target);
+    dispatch.call(document, new Reached('textbrowser:component', { detail: c ? encodeComponent(c) : 'null' }));
+  }, { capture: true });
+
   listen.call(window, 'textbrowser:reach-ask', function __textBrowserReachAsk(e) {
+
     const question = e.question;
     if (e.isTrusted || !question) return;
     if (question.take) {

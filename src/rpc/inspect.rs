@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::registry::{Call, Hints, MethodSpec, Params, page_method};
-use crate::browser::{BrowserError, ImageType, Inspection, Page, ShotOptions, SourceView, Target};
+use crate::browser::{BrowserError, ImageType, Inspection, Page, ShotOptions, SourceAsk, SourceView, Target};
 
 /// A PNG (default) or JPEG (`mime: "image/jpeg"`, `quality` 0–100) of the viewport, of the whole
 /// page (`fullPage: true`), or of one element (`selector`, or `ref` from `page.snapshot`; the
@@ -87,16 +87,17 @@ pub struct InspectParams {}
 
 impl Params for InspectParams {}
 
-/// Lines of any script (or document, for inline scripts) the page loaded, from the browser's own
-/// copy: follow a stack trace, an initiator or a listener's `at` without evaluating
-/// `document.scripts` or fetching the file again.
+/// Lines of a script (or document) the page loaded, or of an app source file its source maps
+/// hold: follow any place an answer names.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SourceParams {
-    /// The script's URL as errors and listeners name it (relative to the page is fine).
+    /// A script's URL or an app file's path (a unique suffix); `src/a.tsx:18` works.
     pub url: String,
     /// 1-based line to show, with `context` lines each side; without it, the whole file (up to 300
     /// lines).
     pub line: Option<u32>,
+    /// 1-based: a long line is cut around it.
+    pub column: Option<u32>,
     /// Lines shown each side of `line` (default 3, at most 50).
     pub context: Option<u32>,
 }
@@ -113,7 +114,7 @@ pub fn methods() -> Vec<MethodSpec> {
         )
         .example(r#"{"selector":"role=button[name=\"Create account\"]"}"#)
         .tool("inspect", Hints::READ),
-        page_method("page.source", "Lines of a script the page runs, from the browser's own copy.", 30_000, source)
+        page_method("page.source", "Lines of a script or app source file.", 30_000, source)
             .example(r#"{"url":"/order/app.js","line":24,"context":5}"#)
             .tool("source", Hints::READ),
         page_method("screenshot", "A PNG or JPEG of the viewport, the full page, or one element.", 30_000, screenshot)
@@ -208,7 +209,11 @@ async fn source(call: Call, page: Page, p: SourceParams) -> Result<SourceView, A
     if p.line == Some(0) {
         return Err(ApiError::invalid("line", "line is 1-based: the first line is 1"));
     }
-    page.source(&p.url, p.line, context, call.deadline).await.map_err(|err| match err {
+    if p.column == Some(0) {
+        return Err(ApiError::invalid("column", "column is 1-based: the first column is 1"));
+    }
+    let ask = SourceAsk::parse(&p.url, p.line, p.column, context);
+    page.source(&ask, call.deadline).await.map_err(|err| match err {
         BrowserError::InvalidOption(message) if message.starts_with("line ") => ApiError::invalid("line", message),
         BrowserError::InvalidOption(message) => ApiError::invalid("url", message),
         other => other.into(),

@@ -2,15 +2,19 @@
 //! each from its Vite dev server and from its production build: their bugs reproduce through the
 //! service in a few calls, as a user would meet them.
 //!
-//! These are baselines: the locations the answers name are still the served ones (Vite's
-//! transformed modules in dev, the minified bundle in prod); issue 41 maps them to the apps' own
-//! sources, and these tests then say so.
+//! The answers speak the apps' own source: every location read through the source maps Vite
+//! serves (inline in dev, a `.map` beside the bundle in prod) — the original `.tsx` / `.vue` file,
+//! line and function, library code (React, Vue, Vite's client) set aside, the component's own
+//! handler behind the framework's delegation — and `page.source` shows the original lines of a
+//! location taken from an answer as it is written.
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{App, Service, SessionGuard, eventually, shared};
+use crate::helpers::{App, Service, SessionGuard, eventually, fixtures, shared};
 
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -50,11 +54,13 @@ async fn page_error_eventually(svc: &Service, sid: &str, message: &str) -> Value
     .await
 }
 
-/// The component's load-time error reaches the agent with its message and where it was thrown
-/// (`component` in dev: the served module of the original file; the bundle in prod). (On a loaded
+/// The component's load-time error reaches the agent with its message and where it was thrown:
+/// served (`component`'s module in dev, the bundle in prod) and, read through the map, the
+/// original file (`component` itself) and line, its stack in the original source with library
+/// frames folded; `page.source` on that location as written shows the throwing line. (On a loaded
 /// machine session.create can answer before the app's first effects ran, so its `signals` are not
 /// asserted here.)
-async fn load_error_is_reported(app: App, mode: Mode, message: &str, component: &str) {
+async fn load_error_is_reported(app: App, mode: Mode, message: &str, (component, line): (&str, u64)) {
     let svc = shared();
     let (sid, _) = open(svc, app, mode).await;
     let error = page_error_eventually(svc, &sid, message).await;
@@ -67,30 +73,50 @@ async fn load_error_is_reported(app: App, mode: Mode, message: &str, component: 
             assert!(script.contains(&bundle) && script.ends_with(".js"), "prod names the bundle: {error}")
         }
     }
+    let original = &error["location"]["original"];
+    let file = component.trim_start_matches('/');
+    assert_eq!((original["source"].as_str(), original["line"].as_u64()), (Some(file), Some(line)), "{error}");
+    let stack = error["stack"].as_str().unwrap_or_default();
+    assert!(stack.contains(&format!("{file}:{line}")), "the stack in the original source: {stack}");
+    assert!(!names_library_or_bundle(stack), "library frames folded, no bundle location: {stack}");
+    assert!(error["source"].as_str().is_some_and(|s| s.contains(file)), "the original lines: {error}");
+    let shown = source_of(svc, &sid, &format!("{file}:{line}")).await;
+    assert!(shown.contains(&format!("> {line} |")), "{shown}");
+}
+
+/// Whether `text` names library code or a served bundle as a location.
+fn names_library_or_bundle(text: &str) -> bool {
+    ["node_modules", "/assets/index-", "react-dom", "runtime-core", "/@vite/"].iter().any(|bad| text.contains(bad))
+}
+
+/// page.source's lines for `location` exactly as an answer wrote it (`src/a.tsx:18`).
+async fn source_of(svc: &Service, sid: &str, location: &str) -> String {
+    let shown = svc.ok("page.source", json!({ "session_id": sid, "url": location })).await;
+    shown["lines"].as_str().unwrap_or_default().to_owned()
 }
 
 #[tokio::test]
 async fn a_react_component_throwing_at_load_is_reported_with_where_it_threw_from_the_dev_server() {
     let message = "Cannot read properties of undefined (reading 'perUsd')";
-    load_error_is_reported(App::Expenses, Mode::Dev, message, "/src/components/RateBadge.tsx").await;
+    load_error_is_reported(App::Expenses, Mode::Dev, message, ("/src/components/RateBadge.tsx", 10)).await;
 }
 
 #[tokio::test]
 async fn a_react_component_throwing_at_load_is_reported_with_where_it_threw_from_the_production_build() {
     let message = "Cannot read properties of undefined (reading 'perUsd')";
-    load_error_is_reported(App::Expenses, Mode::Prod, message, "/src/components/RateBadge.tsx").await;
+    load_error_is_reported(App::Expenses, Mode::Prod, message, ("/src/components/RateBadge.tsx", 10)).await;
 }
 
 #[tokio::test]
 async fn a_vue_component_throwing_at_load_is_reported_with_where_it_threw_from_the_dev_server() {
     let message = "Cannot read properties of undefined (reading 'find')";
-    load_error_is_reported(App::Rooms, Mode::Dev, message, "/src/components/OpeningHours.vue").await;
+    load_error_is_reported(App::Rooms, Mode::Dev, message, ("/src/components/OpeningHours.vue", 10)).await;
 }
 
 #[tokio::test]
 async fn a_vue_component_throwing_at_load_is_reported_with_where_it_threw_from_the_production_build() {
     let message = "Cannot read properties of undefined (reading 'find')";
-    load_error_is_reported(App::Rooms, Mode::Prod, message, "/src/components/OpeningHours.vue").await;
+    load_error_is_reported(App::Rooms, Mode::Prod, message, ("/src/components/OpeningHours.vue", 10)).await;
 }
 
 /// The expenses bug: "Submit claim" shows "✓ Claim submitted", yet the claim never arrives. The
@@ -130,6 +156,57 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
     assert_eq!(status["text"], "✓ Claim submitted", "what the user sees");
     let heading = svc.ok("page.text", json!({ "session_id": sid, "selector": "#claims" })).await;
     assert_eq!(heading["text"], "Your claims (3)", "the list reloaded without the claim");
+}
+
+/// One click on "Submit claim" says, in the app's own source: the component's handler the click
+/// reached through React's delegation (`onClick = submit in <ClaimForm> (…ClaimForm.tsx:16)`), the
+/// request's chain back to it through the shared wrapper, and no library or bundle location as a
+/// cause; page.source shows the handler's line from the location the answer wrote.
+async fn the_claim_click_speaks_the_apps_own_source(mode: Mode) {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, mode).await;
+    let selector = "role=textbox[name=\"Description\"]";
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
+    let clicked =
+        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let effects = &clicked["effects"];
+    let reached = texts_of(&effects["reached"]);
+    let handler = "click on button → onClick = submit in <ClaimForm> (src/components/ClaimForm.tsx:16)";
+    assert!(reached.iter().any(|line| line.starts_with(handler)), "the component's own handler: {reached:#?}");
+    assert!(!reached.iter().any(|line| names_library_or_bundle(line)), "{reached:#?}");
+    let post = effects["requests"]
+        .as_array()
+        .and_then(|requests| requests.iter().find(|r| r["method"] == "POST"))
+        .unwrap_or_else(|| panic!("the click sent the claim: {effects}"));
+    let chain = post["initiator"].as_str().unwrap_or_default();
+    let expected = [
+        "request (src/api/http.ts:14)",
+        "submitClaim (src/api/claims.ts:25)",
+        "submit (src/components/ClaimForm.tsx:18)",
+    ];
+    assert!(chain.starts_with(&expected.join(" ← ")), "the async chain back to the handler: {chain}");
+    let error = &effects["pageErrors"][0];
+    assert_eq!(error["location"]["original"]["source"], "src/api/http.ts", "{error}");
+    // The served location stays beside the original (`url`: the bundle in prod), never as the cause.
+    let named = [chain, error["source"].as_str().unwrap_or_default(), &error["location"]["original"].to_string()];
+    for said in named.iter().chain(texts_of(&effects["changes"]).iter().map(String::as_str).collect::<Vec<_>>().iter())
+    {
+        assert!(!names_library_or_bundle(said), "no library or bundle location as a cause: {said}");
+    }
+    let spot = handler.rsplit_once('(').map(|(_, spot)| spot.trim_end_matches(')')).unwrap_or_default();
+    let shown = source_of(svc, &sid, spot).await;
+    assert!(shown.contains("> 16 |   function submit() {"), "the handler's original line: {shown}");
+}
+
+#[tokio::test]
+async fn a_react_click_names_the_components_handler_and_the_requests_chain_in_original_source_from_the_production_build()
+ {
+    the_claim_click_speaks_the_apps_own_source(Mode::Prod).await;
+}
+
+#[tokio::test]
+async fn a_react_click_names_the_components_handler_and_the_requests_chain_in_original_source_from_the_dev_server() {
+    the_claim_click_speaks_the_apps_own_source(Mode::Dev).await;
 }
 
 #[tokio::test]
@@ -213,6 +290,39 @@ async fn the_react_dev_server_page_carries_a_real_dev_stacks_noise() {
     assert!(urls.iter().any(|url| url.starts_with("data:image/svg+xml,")), "the inlined logo: {urls:?}");
     assert!(urls.iter().any(|url| url.ends_with("/favicon.svg")), "{urls:?}");
     assert!(urls.iter().any(|url| url.contains("/node_modules/.vite/deps/react-dom")), "{urls:?}");
+}
+
+/// A script whose source map is outside the session's allow-list (on 127.0.0.2, where a server
+/// counts connections): its error is given as served, the answer says the map was not fetched and
+/// why, and nothing reached the server.
+#[tokio::test]
+async fn a_source_map_outside_the_allow_list_is_not_fetched_and_the_answer_says_so() {
+    let svc = shared();
+    let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("127.0.0.2 is a loopback address");
+    let map = format!("http://127.0.0.2:{}/foreign.js.map", listener.local_addr().expect("bound").port());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    let server = tokio::spawn(async move {
+        while listener.accept().await.is_ok() {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let url = format!("{}/source-maps/foreign?map={map}", fixtures());
+    let created = svc.ok("session.create", json!({ "url": url })).await;
+    let sid = SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"));
+    let error = page_error_eventually(svc, &sid, "prices unavailable").await;
+    assert!(served_script(&error["location"]).contains("/source-maps/foreign.js"), "given as served: {error}");
+    assert!(error["location"]["original"].is_null(), "{error}");
+    // Said once in the answer, where the map's script is first named (the stack, then its location).
+    let said = format!("source map {map} not fetched: its URL is outside the allow-list");
+    assert_eq!(error.to_string().matches(&said).count(), 1, "the answer says why, once: {error}");
+    assert_eq!(connections.load(Ordering::SeqCst), 0, "no request left for the map");
+    server.abort();
+}
+
+/// The strings of a list (`effects.reached`, `effects.changes`).
+fn texts_of(list: &Value) -> Vec<String> {
+    list.as_array().into_iter().flatten().filter_map(|line| line.as_str().map(str::to_owned)).collect()
 }
 
 /// The `field` of each entry of a pulled list.

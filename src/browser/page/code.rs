@@ -1,30 +1,117 @@
 //! `page.source`: lines of any script (or document) the page runs, from the browser's own copy,
 //! so an agent can follow a stack trace or a listener's location without evaluating
-//! `document.scripts` or fetching the file again.
+//! `document.scripts` or fetching the file again — or of the app's own source file behind them
+//! (`src/components/ClaimForm.tsx`, any unique suffix of it, `path:line[:column]` as answers write
+//! it), from the text its source map carries; and the places an answer reads its locations
+//! through ([`Page::places_since`]: the session's source maps of the scripts it names, fetched
+//! first within a budget).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::time::Instant;
 
 use super::handle::Page;
+use super::watch::records::Record;
 use super::watch::sources;
+use super::watch::views::places::{self, Places};
+use crate::browser::chromium::kinds::ResourceType;
 use crate::browser::error::BrowserError;
+use crate::browser::page::source_map::{Found, Resolver, is_library_path, script_key};
 
-/// Lines of a script.
+/// Lines of a script or app source file.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SourceView {
-    /// The script's absolute URL.
+    /// The script's URL or the app file's path.
     pub url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
     /// The lines as text, each numbered (`  12 | …`); an asked-for line is marked with `>`.
     pub lines: String,
     /// How many lines the file has.
     pub total: usize,
 }
 
+/// Scripts of the page whose maps are looked through for an original file no answer named yet,
+/// at most (a dev server serves one module per source file; a production build a few bundles).
+const MAX_SCRIPTS_SEARCHED: usize = 64;
+
+/// What `page.source` is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceAsk<'a> {
+    /// A script's URL (relative to the page is fine) or an original file's path (a unique suffix).
+    pub url: &'a str,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub context: u32,
+}
+
+impl<'a> SourceAsk<'a> {
+    /// `url` as an answer writes a location, `path:line[:column]`, split (a `line` or `column` given
+    /// apart wins); a URL's port is not a line.
+    pub fn parse(url: &'a str, line: Option<u32>, column: Option<u32>, context: u32) -> Self {
+        let (path, numbers) = split_position(url);
+        Self { url: path, line: line.or(numbers.0), column: column.or(numbers.1), context }
+    }
+}
+
+/// `src/a.tsx:18:7` → (`src/a.tsx`, 18, 7); `http://h:8080` stays whole.
+fn split_position(text: &str) -> (&str, (Option<u32>, Option<u32>)) {
+    let number = |s: &str| s.parse::<u32>().ok().filter(|n| *n > 0 && !s.starts_with('+'));
+    let file_like = |head: &str| match head.split_once("://") {
+        Some((_, rest)) => rest.contains('/'),
+        None => !head.is_empty(),
+    };
+    if let Some((head, last)) = text.rsplit_once(':')
+        && let Some(n) = number(last)
+    {
+        if let Some((path, line)) = head.rsplit_once(':')
+            && let Some(line) = number(line)
+            && file_like(path)
+        {
+            return (path, (Some(line), Some(n)));
+        }
+        if file_like(head) {
+            return (head, (Some(n), None));
+        }
+    }
+    (text, (None, None))
+}
+
 /// Lines shown of a whole file, at most (then a note says how many more there are).
 const WHOLE_FILE_LINES: u32 = 300;
+/// How long an answer waits for the source maps of the scripts it names, at most: a production
+/// bundle's 1 MB map took 0.5 s cold on a loaded machine, a dev server's inline maps a few ms. A
+/// map not ready by then is still fetched; the answer gives its locations as served, marked so.
+const MAP_WAIT: Duration = Duration::from_secs(2);
+/// What is left of a call's time after the maps' wait, at least (to render and send the answer).
+const ANSWER_MARGIN: Duration = Duration::from_millis(250);
+
+impl Page {
+    /// The session's maps, once those of `scripts` are known (see [`MAP_WAIT`]).
+    pub(super) async fn maps_for(&self, scripts: &[String], deadline: Instant) -> Resolver {
+        let until = (Instant::now() + MAP_WAIT).min(deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline));
+        self.originals.ensure(&self.page, &self.target_id.main_frame(), scripts, until).await;
+        self.originals.resolver()
+    }
+
+    /// What an answer about the records after `seq` reads its locations through: the maps of the
+    /// scripts they name, and where the component functions their DOM changes name are.
+    pub(super) async fn places_since(&self, seq: u64, deadline: Instant) -> Places {
+        let (mut scripts, fids) = {
+            let store = self.watch().store();
+            (places::scripts_since(&store, seq), places::component_fids_since(&store, seq))
+        };
+        let functions = match fids.is_empty() {
+            true => Default::default(),
+            false => self.locate().listing().locations(&fids, &self.loader_id(), deadline).await,
+        };
+        scripts.extend(functions.values().map(|at| at.url.clone()));
+        Places { maps: self.maps_for(&scripts, deadline).await, functions }
+    }
+}
 
 /// The text of `url` as `page` loaded it, split into lines (cached per page).
 pub(super) async fn source_lines(page: &Page, url: &str, deadline: Instant) -> Option<Arc<Vec<String>>> {
@@ -37,42 +124,106 @@ pub(super) async fn source_lines(page: &Page, url: &str, deadline: Instant) -> O
 }
 
 impl Page {
-    /// Lines `line - context ..= line + context` of `url` (1-based), or the whole file (up to
-    /// [`WHOLE_FILE_LINES`]) without a line. A relative URL is resolved against the page's.
-    pub async fn source(
-        &self,
-        url: &str,
-        line: Option<u32>,
-        context: u32,
-        deadline: Instant,
-    ) -> Result<SourceView, BrowserError> {
-        lines_of(self, url, line, context, deadline).await
+    /// Lines `line - context ..= line + context` (1-based; a long line cut to a window around
+    /// `column`) of an original source file the session's maps carry, or of a script the page
+    /// loaded (a relative URL resolved against the page's); the whole file (up to
+    /// [`WHOLE_FILE_LINES`]) without a line.
+    pub async fn source(&self, ask: &SourceAsk<'_>, deadline: Instant) -> Result<SourceView, BrowserError> {
+        if !ask.url.contains("://")
+            && let Some(view) = original_lines(self, ask, deadline).await?
+        {
+            return Ok(view);
+        }
+        lines_of(self, ask, deadline).await
     }
 }
 
-/// [`Page::source`].
-async fn lines_of(
+/// [`Page::source`] of an original file: None when no map of the page's scripts has one ending
+/// with `ask.url`.
+async fn original_lines(
     page: &Page,
-    url: &str,
-    line: Option<u32>,
-    context: u32,
+    ask: &SourceAsk<'_>,
     deadline: Instant,
-) -> Result<SourceView, BrowserError> {
-    let base = page.watch().nav.borrow().url.clone();
-    let url = url::Url::parse(&base).and_then(|b| b.join(url)).map(String::from).unwrap_or_else(|_| url.to_owned());
-    let url = url.as_str();
-    let lines = source_lines(page, url, deadline).await.ok_or_else(|| {
+) -> Result<Option<SourceView>, BrowserError> {
+    let mut found = page.originals.resolver();
+    if matches!(found.find_source(ask.url), Found::None) {
+        found = page.maps_for(&page_scripts(page, ask.url), deadline).await;
+    }
+    let (script, index, path) = match found.find_source(ask.url) {
+        Found::None => return Ok(None),
+        Found::Several(paths) => {
+            return Err(BrowserError::InvalidOption(format!(
+                "{:?} names several of the app's source files: {}; give more of the path",
+                ask.url,
+                paths.join(", ")
+            )));
+        }
+        Found::One { script, index, path } => (script, index, path),
+    };
+    let text = found.source_text(&script, index).ok_or_else(|| {
         BrowserError::InvalidOption(format!(
-            "this page has no script or document {url:?}: give the URL of a script the page loaded \
-             (as page errors, console entries and listeners name them)"
+            "the source map of {script} names {path} but does not carry its text: ask for the script's own lines \
+             ({script})"
         ))
     })?;
-    let shown = match line {
-        Some(line) => sources::excerpt(&lines, line, None, context).ok_or_else(|| {
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut view = shown(&lines, &path, ask)?;
+    view.script = Some(script);
+    Ok(Some(view))
+}
+
+/// The scripts of the page's current document whose maps may hold `path`: those whose URL path
+/// ends with it (a dev server's module), else every script that is not library code.
+fn page_scripts(page: &Page, path: &str) -> Vec<String> {
+    let store = page.watch().store();
+    let mut scripts: Vec<String> = store
+        .timeline
+        .iter()
+        .rev()
+        .take_while(|entry| !matches!(entry.record, Record::Document { .. }))
+        .filter_map(|entry| match &entry.record {
+            Record::Request(r) if r.resource_type == ResourceType::Script => Some(r.url.clone()),
+            _ => None,
+        })
+        .filter(|url| url.starts_with("http") && !is_library_path(script_key(url)))
+        .take(MAX_SCRIPTS_SEARCHED)
+        .collect();
+    let wanted = path.trim_start_matches("./").trim_start_matches('/');
+    let own: Vec<String> = scripts
+        .iter()
+        .filter(|url| script_key(url).split('?').next().is_some_and(|u| u.ends_with(wanted)))
+        .cloned()
+        .collect();
+    if !own.is_empty() {
+        scripts = own;
+    }
+    scripts.sort_unstable();
+    scripts.dedup();
+    scripts
+}
+
+/// [`Page::source`] of a served script.
+async fn lines_of(page: &Page, ask: &SourceAsk<'_>, deadline: Instant) -> Result<SourceView, BrowserError> {
+    let base = page.watch().nav.borrow().url.clone();
+    let url =
+        url::Url::parse(&base).and_then(|b| b.join(ask.url)).map(String::from).unwrap_or_else(|_| ask.url.to_owned());
+    let lines = source_lines(page, &url, deadline).await.ok_or_else(|| {
+        BrowserError::InvalidOption(format!(
+            "this page has no script, document or source-mapped file {url:?}: give the URL of a script the page \
+             loaded, or an app source file's path, as page errors, console entries and listeners name them"
+        ))
+    })?;
+    shown(&lines, &url, ask)
+}
+
+/// The lines `ask` wants of a file named `url`.
+fn shown(lines: &[String], url: &str, ask: &SourceAsk<'_>) -> Result<SourceView, BrowserError> {
+    let shown = match ask.line {
+        Some(line) => sources::excerpt(lines, line, ask.column, ask.context).ok_or_else(|| {
             BrowserError::InvalidOption(format!("line {line} is past the end of {url} ({} lines)", lines.len()))
         })?,
         None => {
-            let mut whole = sources::numbered(&lines, 1, WHOLE_FILE_LINES).unwrap_or_default();
+            let mut whole = sources::numbered(lines, 1, WHOLE_FILE_LINES).unwrap_or_default();
             if lines.len() > WHOLE_FILE_LINES as usize {
                 whole.push_str(&format!(
                     "\n… {} more lines (give line and context to see them)",
@@ -82,5 +233,5 @@ async fn lines_of(
             whole
         }
     };
-    Ok(SourceView { url: url.to_owned(), lines: shown, total: lines.len() })
+    Ok(SourceView { url: url.to_owned(), script: None, lines: shown, total: lines.len() })
 }

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::adoption;
+use super::originals::Originals;
 use super::scratch::ScratchDir;
 use super::siblings::Siblings;
 use super::viewport::Viewport;
@@ -46,6 +47,8 @@ pub struct Core {
     pub(super) uploads: Mutex<Option<ScratchDir>>,
     /// Where Chromium saves the page's downloads (see `settled`).
     pub(super) downloads_dir: Arc<ScratchDir>,
+    /// The session's source maps (see `originals`).
+    pub(super) originals: Arc<Originals>,
     /// The viewport last set, which a tab this page opens starts with.
     pub(super) viewport: Mutex<Viewport>,
     /// Failed calls' evidence includes a small screenshot (`session.create({evidence: true})`).
@@ -117,6 +120,7 @@ impl Core {
             init_scripts: Mutex::new(Vec::new()),
             uploads: Mutex::new(None),
             downloads_dir: siblings.downloads_dir.clone(),
+            originals: siblings.originals.clone(),
             viewport: Mutex::new(Viewport::default()),
             evidence_shots: std::sync::atomic::AtomicBool::new(false),
             routes: chromium.routes().clone(),

@@ -17,7 +17,7 @@
 //! - `snapshot/`: page.snapshot, the accessibility tree as compact text with refs
 //! - one file per capability: `navigation` (goto, reload, history, load states, where the page
 //!   is), `reading` (text, HTML), `evaluate`, `screenshot`, `inspect` (and axe), `code`
-//!   (page.source), `emulation` (+ `viewport`), `document` (init scripts, PDF, metrics),
+//!   (page.source, on served scripts and original files), `emulation` (+ `viewport`), `document` (init scripts, PDF, metrics),
 //!   `site_data` (cookies, web storage), `assertions`, `evidence` (what a failed call carries),
 //!   `wait` (page.waitFor on elements), `interception` (network.route: + `route_table`, the routes
 //!   the pump consults; `url_glob`: the bounded URL patterns of routes and assert.url)
@@ -25,6 +25,8 @@
 //!   `scratch` (a page's own temp directories)
 //! - `source_map/`: source maps read (pure): a served location to the app's own file, line and
 //!   function, library code told apart, original lines, a session's maps bounded in bytes
+//! - `originals/`: a session's source maps found and fetched (through its egress) for the scripts
+//!   an answer names, within the answer's budget; what answers read locations through
 //!
 //! Everything is private to this folder; what the layers above use is re-exported here.
 
@@ -42,6 +44,7 @@ mod inspect;
 mod interception;
 mod locate;
 mod navigation;
+mod originals;
 mod reading;
 mod route_table;
 mod scratch;
@@ -50,8 +53,6 @@ mod settled;
 mod siblings;
 mod site_data;
 mod snapshot;
-// Compiled for its unit tests only until answers use it (issue 41).
-#[cfg(test)]
 mod source_map;
 mod url_glob;
 mod viewport;
@@ -64,7 +65,7 @@ pub use act::{
     Acted, ActionRun, ClickOptions, FieldValue, MAX_KEY_DELAY, Modifier, MouseButton, ScrollPosition, UploadFile,
 };
 pub use assertions::{Expect, UrlPattern};
-pub use code::SourceView;
+pub use code::{SourceAsk, SourceView};
 pub use document::PdfOptions;
 pub use emulation::{ColorScheme, Media, MediaType, ReducedMotion, Viewport};
 pub use handle::Page;

@@ -93,14 +93,17 @@ impl Settled<'_> {
     /// above), at most one pull's budget of them.
     pub async fn logs(&self, level: Level, deadline: Instant) -> Logs {
         wait_for_fetches(self.page, deadline, |s| !sources_pending(s, s.timeline.logs_cursor())).await;
-        logs::pull(&mut self.page.watch().store(), level)
+        let cursor = self.page.watch().store().timeline.logs_cursor();
+        let places = self.page.places_since(cursor, deadline).await;
+        logs::pull(&mut self.page.watch().store(), level, &places)
     }
 
     /// The answered requests `query` selects that no pull returned yet (others stay for a later
     /// pull), after giving bodies still being captured a moment to arrive; and those in flight.
     pub async fn network(&self, query: &NetworkQuery, deadline: Instant) -> NetworkPull {
         wait_for_fetches(self.page, deadline, |s| !bodies_pending(s, 0) && !answers_settling(s)).await;
-        network::pull(&mut self.page.watch().store(), query, now_ms())
+        let places = self.page.places_since(0, deadline).await;
+        network::pull(&mut self.page.watch().store(), query, now_ms(), &places)
     }
 
     /// The whole captured response body of `request_id` (and whether it was cut at the cap).

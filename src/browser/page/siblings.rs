@@ -1,12 +1,14 @@
 //! What the tabs of one session share, handed to every page the session opens or adopts: its
 //! egress proxy's failure log (one proxy per browser context), the directory Chromium saves the
 //! context's downloads into (download behaviour is set per context, not per page) and the size a
-//! download may reach, the popups waiting to be adopted as tabs, and the session's secrets (one
-//! redactor for all its tabs, outliving any of them). Knows no page.
+//! download may reach, the popups waiting to be adopted as tabs, the session's secrets (one
+//! redactor for all its tabs, outliving any of them) and the source maps of the scripts its pages
+//! run (`originals`). Knows no page.
 
 use std::sync::Arc;
 
 use super::adoption::PopupLog;
+use super::originals::Originals;
 use super::scratch::ScratchDir;
 use crate::browser::chromium::ids::BrowserContextId;
 use crate::browser::error::BrowserError;
@@ -24,6 +26,8 @@ pub struct Siblings {
     pub popups: PopupLog,
     /// What the session typed into password fields, masked in every tab's answers and events.
     pub redactor: Redactor,
+    /// The session's source maps: every tab's answers read their locations through them.
+    pub originals: Arc<Originals>,
 }
 
 impl Siblings {
@@ -40,6 +44,7 @@ impl Siblings {
             context_id: context_id.clone(),
             popups: PopupLog::default(),
             redactor: Redactor::default(),
+            originals: Arc::new(Originals::default()),
         })
     }
 

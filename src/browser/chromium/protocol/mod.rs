@@ -10,7 +10,8 @@
 //! - `accessibility`: the accessibility tree, whole, partial or queried
 //! - `page`: the page's frames, worlds, history, layout, screenshots and PDFs, init scripts
 //! - `input`: mouse, keyboard, text and drag input
-//! - `network`: cookies, request interception (`Fetch`)
+//! - `network`: cookies, request interception (`Fetch`), a resource loaded through the page's network
+//!   stack (a source map); `io`: reading the stream such a load opens
 //! - `emulation`: the viewport and media the page is laid out for, its runtime counters
 //!   (`Performance`)
 //! - `debugger`: turning the debugger on for a moment (script URLs), pauses skipped
@@ -27,6 +28,7 @@ pub mod debugger;
 pub mod dom;
 pub mod emulation;
 pub mod input;
+pub mod io;
 pub mod network;
 pub mod page;
 pub mod runtime;

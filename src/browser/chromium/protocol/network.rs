@@ -1,5 +1,5 @@
-//! The Network and Fetch domains: the browser context's cookies, and holding requests the
-//! service answers itself.
+//! The Network and Fetch domains: the browser context's cookies, holding requests the service
+//! answers itself, and loading a resource through the page's network stack (a source map).
 
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -144,4 +144,44 @@ command!(FulfillRequest<'a>, "Fetch.fulfillRequest", Done);
 pub struct HeaderEntry<'a> {
     pub name: &'a str,
     pub value: &'a str,
+}
+
+/// Loads `url` the way DevTools loads a source map: through the page's network stack (so through
+/// the session's egress proxy and its allow-list), outside the page's own network events. The
+/// body is read through a stream (`io::Read`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadNetworkResource<'a> {
+    pub frame_id: &'a str,
+    pub url: &'a str,
+    pub options: LoadOptions,
+}
+command!(LoadNetworkResource<'a>, "Network.loadNetworkResource", Loaded);
+
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadOptions {
+    pub disable_cache: bool,
+    pub include_credentials: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Loaded {
+    #[serde(default)]
+    pub resource: LoadedResource,
+}
+
+/// How the load went: on success, a stream to read the body from.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedResource {
+    #[serde(default)]
+    pub success: bool,
+    /// Chromium's error name (`net::ERR_HTTP_RESPONSE_CODE_FAILURE`, `net::ERR_UNSAFE_PORT` …).
+    pub net_error_name: Option<String>,
+    pub http_status_code: Option<u16>,
+    pub stream: Option<String>,
+    /// Response headers (the egress proxy names why it refused in `x-text-browser-failure`).
+    #[serde(default)]
+    pub headers: serde_json::Map<String, Value>,
 }

@@ -32,7 +32,9 @@ use crate::browser::page::locate::target::Target;
 use crate::browser::page::watch::cdp_events::CodeLocation;
 pub use crate::browser::page::watch::dom::Aimed;
 use crate::browser::page::watch::dom::{ListenerSeen, ReachNote};
+use crate::browser::page::watch::redact::Redactor;
 use crate::browser::page::watch::views::effects::Mark;
+use crate::browser::page::watch::views::places::{Places, parts_of};
 use crate::browser::page::watch::views::reached::ReachedListener;
 
 /// The events each kind of input dispatches, whose listeners an action reports.
@@ -127,34 +129,43 @@ pub(super) async fn ahead_of(
     Some(Ahead::of(input, note, page.loader_id()))
 }
 
-/// The listeners looked up before the input, each with its script location.
+/// The listeners looked up before the input, each with where its function is, read through the
+/// session's source maps (its original name and file), and — behind React's or Vue's own
+/// listeners — the component that rendered its element.
 pub(super) async fn name_reached(page: &Page, ahead: &Ahead, deadline: Instant) -> Vec<ReachedListener> {
-    let fids: Vec<u32> = ahead.found.iter().map(|found| found.fid).collect();
-    let places = page.locate().listing().places(&fids, &ahead.loader, deadline).await.unwrap_or_default();
-    let locations: Vec<_> = ahead.found.iter().map(|found| places.get(&found.fid).cloned().flatten()).collect();
-    let scripts = locations.iter().flatten().map(|(script, _, _)| script.as_str());
-    page.locate().listing().know_scripts(scripts, deadline).await;
+    let component_fid = |found: &ListenerSeen| found.component.as_ref().map_or(0, |c| c.fid);
+    let fids: Vec<u32> = ahead.found.iter().flat_map(|found| [found.fid, component_fid(found)]).collect();
+    let functions = page.locate().listing().locations(&fids, &ahead.loader, deadline).await;
+    let scripts: Vec<String> = functions.values().map(|at| at.url.clone()).collect();
+    let places = Places { maps: page.maps_for(&scripts, deadline).await, functions };
     let store = page.watch().store();
-    ahead
-        .found
-        .iter()
-        .enumerate()
-        .map(|(i, found)| {
-            let at = locations.get(i).cloned().flatten().and_then(|(script, line, column)| {
-                let url = store.script_url(&script)?.to_owned();
-                Some(CodeLocation { url, line, column, function: String::new() })
-            });
-            ReachedListener {
-                event: found.event.clone(),
-                on: found.on.clone(),
-                capture: found.capture,
-                function: found.name.clone(),
-                at: at.filter(|_| found.inline.is_none()),
-                inline: found.inline.as_ref().map(|code| store.redactor.text(code)),
-                prevents: found.prevents,
-            }
-        })
-        .collect()
+    ahead.found.iter().map(|found| reached_listener(found, &places, &store.redactor)).collect()
+}
+
+/// One listener found, named (see [`name_reached`]).
+fn reached_listener(found: &ListenerSeen, places: &Places, redactor: &Redactor) -> ReachedListener {
+    let at = places.functions.get(&found.fid).filter(|_| found.inline.is_none());
+    let (function, spot) = match at {
+        Some(at) => {
+            let named = CodeLocation { function: found.name.clone(), ..at.clone() };
+            let (function, spot) = parts_of(&named, &places.resolve(&named));
+            (function, Some(spot))
+        }
+        None => (found.name.clone(), None),
+    };
+    ReachedListener {
+        event: found.event.clone(),
+        on: found.on.clone(),
+        capture: found.capture,
+        function,
+        spot,
+        inline: found.inline.as_ref().map(|code| redactor.text(code)),
+        prevents: found.prevents,
+        framework: found.framework,
+        prop: found.prop.clone(),
+        component: found.component.as_ref().map(|c| places.component(c)).filter(|name| !name.is_empty()),
+        delegation: found.delegation,
+    }
 }
 #[cfg(test)]
 mod tests {

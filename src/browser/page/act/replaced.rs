@@ -18,10 +18,10 @@ use crate::browser::chromium::protocol::runtime::ReleaseObjectGroup;
 use crate::browser::page::handle::{Page, busy_of};
 use crate::browser::page::settled::wait_for_fetches;
 use crate::browser::page::watch::cdp_events::CodeLocation;
-use crate::browser::page::watch::facts::place;
 use crate::browser::page::watch::records::Record;
 use crate::browser::page::watch::views::changes::element_changes;
 use crate::browser::page::watch::views::dom_cause;
+use crate::browser::page::watch::views::places::Places;
 
 /// The object group predecessors are resolved in, released at the end.
 const GROUP: &str = "text-browser-replaced";
@@ -56,9 +56,10 @@ pub async fn history(page: &Page, watch: &[String], looks: Option<&Aimed>, deadl
     busy_of(page.look(None, deadline).await);
     page.settle_events(deadline).await;
     wait_for_fetches(page, deadline, |s| !s.causes.pending_since(0.0)).await;
-    let changes = element_changes(&page.watch().store(), name);
+    let places = page.places_since(0, deadline).await;
+    let changes = element_changes(&page.watch().store(), name, &places);
     let replacement = match looks {
-        Some(looks) => replacement(page, looks, watch, None, deadline).await,
+        Some(looks) => replacement(page, looks, watch, (None, &places), deadline).await,
         None => Replacement::default(),
     };
     History { changes, replacement }
@@ -70,11 +71,11 @@ async fn replacement(
     page: &Page,
     aimed: &Aimed,
     watch: &[String],
-    events: Option<&[&str]>,
+    (events, places): (Option<&[&str]>, &Places),
     deadline: Instant,
 ) -> Replacement {
-    let replaced = replaced_when(page, watch);
-    let detached_listeners = predecessor_listeners(page, aimed, events, deadline).await;
+    let replaced = replaced_when(page, watch, places);
+    let detached_listeners = predecessor_listeners(page, aimed, (events, places), deadline).await;
     Replacement { replaced, detached_listeners }
 }
 
@@ -90,7 +91,8 @@ pub(super) async fn why_no_listener(page: &Page, ahead: &Ahead, watch: &[String]
         return format!("nothing was under the pointer: no {listed} listener ran");
     };
     let mut why = format!("no {listed} listener on {}, its ancestors, the document or the window", aimed.name);
-    let found = replacement(page, aimed, watch, Some(events), deadline).await;
+    let places = page.places_since(0, deadline).await;
+    let found = replacement(page, aimed, watch, (Some(events), &places), deadline).await;
     if let Some(replaced) = &found.replaced {
         why.push_str(&format!("; it was replaced {replaced}"));
     }
@@ -106,7 +108,7 @@ pub(super) async fn why_no_listener(page: &Page, ahead: &Ahead, watch: &[String]
 
 /// The latest change of the current document that replaced children of the element's
 /// container (or the element itself), as `at +294 ms (…) by … ← …`.
-fn replaced_when(page: &Page, watch: &[String]) -> Option<String> {
+fn replaced_when(page: &Page, watch: &[String], places: &Places) -> Option<String> {
     let store = page.watch().store();
     let document = store.timeline.generation();
     let origin = store.timeline.current_origin();
@@ -121,12 +123,17 @@ fn replaced_when(page: &Page, watch: &[String]) -> Option<String> {
     })?;
     let Record::Dom(dom) = &entry.record else { return None };
     let change = dom.recent.iter().rev().find(|c| c.removed > 0 && c.added > 0).unwrap_or(&dom.change);
-    let cause = dom_cause(&store, dom.document, change, change.at);
+    let cause = dom_cause(&store, dom.document, change, change.at, places);
     Some(format!("at +{} ms ({}){cause}", (change.at - origin).round() as i64, change.line()))
 }
 
 /// The listeners (of `events`) on detached nodes that look like `aimed`.
-async fn predecessor_listeners(page: &Page, aimed: &Aimed, events: Option<&[&str]>, deadline: Instant) -> Vec<String> {
+async fn predecessor_listeners(
+    page: &Page,
+    aimed: &Aimed,
+    (events, places): (Option<&[&str]>, &Places),
+    deadline: Instant,
+) -> Vec<String> {
     let Ok(detached) = page.send(GetDetachedDomNodes {}, deadline).await else { return Vec::new() };
     let candidates: Vec<i64> = detached
         .detached_nodes
@@ -162,7 +169,7 @@ async fn predecessor_listeners(page: &Page, aimed: &Aimed, events: Option<&[&str
                 function: function.clone().unwrap_or_default(),
             });
             let handler = match at {
-                Some(at) => place(&at),
+                Some(at) => places.place(&at),
                 None => function.unwrap_or_else(|| "a listener".into()),
             };
             lines.push(format!("{event} → {handler}"));

@@ -17,7 +17,7 @@ use crate::browser::page::locate::answers::Busy;
 use crate::browser::page::locate::scripts::NextTask;
 use crate::browser::page::settled::{bodies_pending, sources_pending, wait_for_fetches};
 use crate::browser::page::watch::Store;
-use crate::browser::page::watch::facts::{duration, path_of};
+use crate::browser::page::watch::facts::duration;
 use crate::browser::page::watch::now_ms;
 use crate::browser::page::watch::records::Record;
 use crate::browser::page::watch::views::effects::{self, Effects, Mark, Navigated};
@@ -141,7 +141,8 @@ pub async fn effects(page: &Page, mark: &Mark, deadline: Instant) -> Effects {
         None
     };
     let page_url = page.watch().nav.borrow().url.clone();
-    let mut effects = effects::collect(&page.watch().store(), mark, &page_url, now_ms());
+    let places = page.places_since(mark.seq, deadline).await;
+    let mut effects = effects::collect(&page.watch().store(), mark, &page_url, now_ms(), &places);
     effects.navigated = navigated;
     effects
 }
@@ -165,7 +166,7 @@ pub(super) fn still_busy(page: &Page, busy: &Busy, mark: &Mark, effects: &Effect
         let how = failed.failure.clone().or(failed.status.map(|s| s.to_string())).unwrap_or_default();
         line.push_str(&format!(" ({} {} failed: {how})", failed.method, failed.url));
     } else if let Some(error) = effects.page_errors.first() {
-        let at = error.location.as_ref().map(|l| format!(" at {}:{}", path_of(&l.url), l.line)).unwrap_or_default();
+        let at = error.location.as_ref().map(|l| format!(" at {}", l.spot())).unwrap_or_default();
         let mut message: String = error.message.chars().take(THREW_CHARS).collect();
         if message.len() < error.message.len() {
             message.push('…');

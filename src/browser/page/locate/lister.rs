@@ -23,6 +23,7 @@ use crate::browser::chromium::protocol::runtime::{
 };
 use crate::browser::error::BrowserError;
 use crate::browser::page::core::lock;
+use crate::browser::page::watch::cdp_events::CodeLocation;
 use crate::browser::page::watch::dom::{ASYNC_DEPTH, ReachNote};
 
 /// The object group the ask function lives in (for the document's life).
@@ -123,6 +124,27 @@ impl Listing<'_> {
             named.extend(located);
         }
         Ok(named)
+    }
+
+    /// Where the functions numbered `fids` in the document `loader` are, as served (see
+    /// [`Listing::places`]), their scripts named by URL: what a location is read from.
+    pub(in crate::browser::page) async fn locations(
+        &self,
+        fids: &[u32],
+        loader: &LoaderId,
+        deadline: Instant,
+    ) -> HashMap<u32, CodeLocation> {
+        let places = self.places(fids, loader, deadline).await.unwrap_or_default();
+        self.know_scripts(places.values().flatten().map(|(script, _, _)| script.as_str()), deadline).await;
+        let store = self.locate.core.watch().store();
+        places
+            .into_iter()
+            .filter_map(|(fid, place)| {
+                let (script, line, column) = place?;
+                let url = store.script_url(&script)?.to_owned();
+                Some((fid, CodeLocation { url, line, column, function: String::new() }))
+            })
+            .collect()
     }
 
     /// Asks the page where the functions numbered `fids` are.

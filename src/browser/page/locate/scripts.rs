@@ -108,8 +108,9 @@ scripts! {
 mod tests {
     use super::*;
 
-    /// Scripts that are loaded rather than called: the helper library and the DOM watcher's.
-    const LOADED: &[&str] = &["lib.js", "watch_name.js", "dom_watch.js", "reach_watch.js"];
+    /// Scripts that are loaded rather than called: the helper library, the DOM watcher's, and the
+    /// page world's listener watch with its framework probes.
+    const LOADED: &[&str] = &["lib.js", "watch_name.js", "dom_watch.js", "reach_watch.js", "framework.js"];
 
     #[test]
     fn every_script_in_src_js_is_in_the_table_once_or_loaded() {

@@ -2,9 +2,10 @@
 //!
 //! Maps are parsed only for locations an answer names, then kept for the session's other answers:
 //! an app's bundle map or a dev server's hundred module maps are asked about again and again. What
-//! they hold is counted ([`SourceMap::bytes`]) against [`CACHE_CAP`]; past it the least recently
-//! used go first. A map larger than the cap alone is not kept (it is used for the answer at hand
-//! and parsed again when asked again), so the cache never holds more than its cap.
+//! an entry holds (a [`SourceMap`], or a map with the script text it belongs to: anything that
+//! [`Weigh`]s itself) is counted against [`CACHE_CAP`]; past it the least recently used go first.
+//! An entry larger than the cap alone is not kept (it is used for the answer at hand and parsed
+//! again when asked again), so the cache never holds more than its cap.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -17,29 +18,40 @@ use super::map::SourceMap;
 /// debugs such an app at once.
 pub const CACHE_CAP: usize = 16 * 1024 * 1024;
 
+/// What a cached entry holds in memory, in bytes (what the cap counts).
+pub trait Weigh {
+    fn bytes(&self) -> usize;
+}
+
+impl Weigh for SourceMap {
+    fn bytes(&self) -> usize {
+        SourceMap::bytes(self)
+    }
+}
+
 /// Parsed maps by the script URL they belong to, least recently used first out.
 #[derive(Debug)]
-pub struct MapCache {
+pub struct MapCache<T: Weigh = SourceMap> {
     cap: usize,
-    maps: HashMap<String, Arc<SourceMap>>,
+    maps: HashMap<String, Arc<T>>,
     /// Keys, least recently used first.
     order: VecDeque<String>,
     bytes: usize,
 }
 
-impl Default for MapCache {
+impl<T: Weigh> Default for MapCache<T> {
     fn default() -> Self {
         Self::with_cap(CACHE_CAP)
     }
 }
 
-impl MapCache {
+impl<T: Weigh> MapCache<T> {
     pub fn with_cap(cap: usize) -> Self {
         Self { cap, maps: HashMap::new(), order: VecDeque::new(), bytes: 0 }
     }
 
     /// The map of `script`, if cached (now the most recently used).
-    pub fn get(&mut self, script: &str) -> Option<Arc<SourceMap>> {
+    pub fn get(&mut self, script: &str) -> Option<Arc<T>> {
         let map = self.maps.get(script)?.clone();
         self.touch(script);
         Some(map)
@@ -47,7 +59,7 @@ impl MapCache {
 
     /// Keeps `map` as `script`'s, evicting the least recently used maps until it fits; a map
     /// larger than the whole cap is handed back without being kept.
-    pub fn insert(&mut self, script: &str, map: SourceMap) -> Arc<SourceMap> {
+    pub fn insert(&mut self, script: &str, map: T) -> Arc<T> {
         let map = Arc::new(map);
         self.remove(script);
         if map.bytes() > self.cap {
@@ -68,8 +80,24 @@ impl MapCache {
         self.bytes
     }
 
+    /// Whether `script`'s map is kept (without making it the most recently used).
+    pub fn contains(&self, script: &str) -> bool {
+        self.maps.contains_key(script)
+    }
+
+    /// The map of `script`, if cached, without making it the most recently used.
+    pub fn peek(&self, script: &str) -> Option<Arc<T>> {
+        self.maps.get(script).cloned()
+    }
+
+    /// The most bytes it keeps.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
     /// The cached maps, most recently used last.
-    pub fn maps(&self) -> impl Iterator<Item = (&str, &Arc<SourceMap>)> {
+    #[cfg(test)]
+    pub fn maps(&self) -> impl Iterator<Item = (&str, &Arc<T>)> {
         self.order.iter().filter_map(|key| self.maps.get_key_value(key).map(|(k, m)| (k.as_str(), m)))
     }
 

@@ -68,25 +68,6 @@ pub struct Original<'a> {
     pub library: bool,
 }
 
-/// Original lines of a source around one line: `first` is the 1-based number of `lines[0]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lines<'a> {
-    pub path: &'a str,
-    pub first: u32,
-    pub lines: Vec<&'a str>,
-    /// How many lines the source has.
-    pub total: u32,
-}
-
-/// Which source a path suffix names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SourceMatch {
-    One(u32),
-    /// Several sources end with it: their paths (a longer suffix tells them apart).
-    Several(Vec<String>),
-    None,
-}
-
 /// The ignore lists as the map's JSON spells them (the crate reads only `ignoreList`).
 #[derive(Deserialize)]
 struct IgnoreLists {
@@ -197,36 +178,19 @@ impl SourceMap {
         self.library.get(source as usize).copied().unwrap_or(false)
     }
 
-    /// The source's original lines around `line` (1-based), `context` each side, from the map's
-    /// `sourcesContent`; `None` when the map does not carry the source's text or the line is past
-    /// its end.
-    pub fn lines(&self, source: u32, line: u32, context: u32) -> Option<Lines<'_>> {
-        let text = self.map.get_source_contents(source)?;
-        let all: Vec<&str> = text.lines().collect();
-        let total = all.len() as u32;
-        if line == 0 || line > total {
-            return None;
-        }
-        let first = line.saturating_sub(context).max(1);
-        let last = line.saturating_add(context).min(total);
-        let lines = all[(first - 1) as usize..last as usize].to_vec();
-        Some(Lines { path: self.path(source)?, first, lines, total })
+    /// The source's whole original text, from the map's `sourcesContent`.
+    pub fn source_text(&self, source: u32) -> Option<&str> {
+        self.map.get_source_contents(source)
     }
 
-    /// The source whose path ends with `suffix` at a path boundary (`ClaimForm.tsx`,
+    /// The sources whose path ends with `suffix` at a path boundary (`ClaimForm.tsx`,
     /// `components/ClaimForm.tsx`, `/src/components/ClaimForm.tsx`; not `Form.tsx`).
-    pub fn find_source(&self, suffix: &str) -> SourceMatch {
+    pub fn sources_ending(&self, suffix: &str) -> Vec<u32> {
         let suffix = suffix.trim_start_matches("./").trim_start_matches('/');
         if suffix.is_empty() {
-            return SourceMatch::None;
+            return Vec::new();
         }
-        let found: Vec<u32> =
-            (0..self.source_count()).filter(|&i| ends_at_boundary(&self.paths[i as usize], suffix)).collect();
-        match found.as_slice() {
-            [] => SourceMatch::None,
-            [one] => SourceMatch::One(*one),
-            many => SourceMatch::Several(many.iter().map(|&i| self.paths[i as usize].to_string()).collect()),
-        }
+        (0..self.source_count()).filter(|&i| ends_at_boundary(&self.paths[i as usize], suffix)).collect()
     }
 
     /// What the parsed map holds in memory (its mappings, names, paths and sources' text),

@@ -6,28 +6,31 @@
 //!
 //! - `map`: one parsed map ([`SourceMap`]): parsed from JSON or an inline `data:` URL (index maps
 //!   flattened), a generated position to its original source, line, column and name
-//!   ([`Original`]); each source's display path, whether it is library code, its original lines
-//!   around a line ([`Lines`]), a source found by a unique path suffix ([`SourceMatch`])
+//!   (`Original`); each source's display path, whether it is library code, its original
+//!   text, the sources a path suffix names
 //! - `names`: a frame's original function name, from the map's `names` at the function's own name
 //!   token (how bundlers record a renamed function), found from the frame's position and V8's
 //!   (minified) name
 //! - `library`: which paths are library code (`node_modules`, Vite's `/@vite/` and optimised deps,
 //!   webpack's runtime), beside the map's own `ignoreList` / `x_google_ignoreList`
-//! - `cache`: a session's maps, bounded in bytes ([`MapCache`], [`CACHE_CAP`])
+//! - `cache`: a session's maps, bounded in bytes ([`MapCache`], [`CACHE_CAP`]); `mapped`: what it
+//!   keeps of a script ([`Mapped`]: its map, its served text, the function names found)
+//! - `resolver`: a served location read through one snapshot of the session's maps, for an
+//!   answer ([`Resolver`]): its original place, library code, or why it is given as served
 //!
 //! Positions in are 0-based, as CDP and source maps count them; what is handed out for people
-//! (an [`Original`]'s line and column, [`Lines`]) is 1-based, as the service's answers print them.
+//! (an original line and column) is 1-based, as the service's answers print them.
 
 mod cache;
 mod library;
 mod map;
+mod mapped;
 mod names;
+mod resolver;
 
-// What the page's rooms will use; until they do (issue 41), only the unit tests do.
-#[allow(unused_imports)]
-pub use {
-    cache::{CACHE_CAP, MapCache},
-    library::is_library_path,
-    map::{Lines, MAX_MAP_BYTES, MapError, Original, SourceMap, SourceMatch},
-    names::ScriptText,
-};
+pub use cache::{MapCache, Weigh};
+pub use library::is_library_path;
+pub use map::{MAX_MAP_BYTES, SourceMap};
+pub use mapped::Mapped;
+pub use names::ScriptText;
+pub use resolver::{Found, Known, OriginalPlace, Resolved, Resolver, Served, Snapshot, Unmapped, Why, script_key};

@@ -61,7 +61,7 @@ impl ScriptText {
     }
 
     /// Line `line` (0-based) without its terminator.
-    fn line(&self, line: u32) -> Option<&str> {
+    pub fn line(&self, line: u32) -> Option<&str> {
         let start = *self.starts.get(line as usize)? as usize;
         let end = self.starts.get(line as usize + 1).map_or(self.text.len(), |&next| next as usize);
         Some(self.text[start..end].trim_end_matches(['\n', '\r']))

@@ -54,6 +54,11 @@ impl CauseStore {
         self.causes.iter().rev().take_while(|c| c.filed >= since).any(|c| c.pending)
     }
 
+    /// Every stack known.
+    pub fn stacks(&self) -> impl Iterator<Item = &Stack> {
+        self.causes.iter().filter_map(|c| c.stack.as_ref())
+    }
+
     /// The first of `ids` (of `document`) whose stack is known.
     pub fn first_of(&self, document: u64, ids: &[u32]) -> Option<&Stack> {
         ids.iter().find_map(|id| self.get(document, *id))

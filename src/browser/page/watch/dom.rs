@@ -30,8 +30,11 @@ const DOM_WATCH_JS: &str = concat!(
     include_str!("../../../js/lib.js"),
     include_str!("../../../js/dom_watch.js")
 );
-/// The page's own world's half: the listeners an input is about to reach (`js/reach_watch.js`).
-pub(in crate::browser::page) const REACH_WATCH_JS: &str = include_str!("../../../js/reach_watch.js");
+/// The page's own world's half: the listeners an input is about to reach (`js/reach_watch.js`),
+/// React's and Vue's handlers behind their own listeners and the component that rendered an element
+/// (`js/framework.js`), in one block (its `const`s are no globals of the page's).
+pub(in crate::browser::page) const REACH_WATCH_JS: &str =
+    concat!("{\n", include_str!("../../../js/framework.js"), include_str!("../../../js/reach_watch.js"), "}\n");
 /// How the page's own world's half names its listeners on the window (`function __textBrowserReach…`),
 /// so that what lists a page's listeners leaves them out.
 pub const REACH_MARK: &str = "function __textBrowserReach";
@@ -81,6 +84,32 @@ pub struct DomChange {
     /// The causes (see `causes`) of the observer callbacks that reported it, first first.
     #[serde(default)]
     pub causes: Vec<u32>,
+    /// The component that rendered the element, when React or Vue did.
+    #[serde(default)]
+    pub component: Option<ComponentSeen>,
+}
+
+/// A framework the page's own world recognises (`js/framework.js`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Framework {
+    React,
+    Vue,
+    #[serde(other)]
+    Other,
+}
+
+/// The component (React's or Vue's) that rendered an element, as the page's own world saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ComponentSeen {
+    #[serde(rename = "fw")]
+    pub framework: Framework,
+    /// Its function's or single-file component's name (minified in a production React build).
+    #[serde(default)]
+    pub name: String,
+    /// Its function's number in its document (0: none), for a minified name to be mapped back
+    /// through where the function is.
+    #[serde(default)]
+    pub fid: u32,
 }
 
 /// What the watcher says of an input event the user made.
@@ -153,6 +182,19 @@ pub struct ListenerSeen {
     /// The function's number in its document (0: none).
     #[serde(default)]
     pub fid: u32,
+    /// The framework that calls it: the function is a component's handler React or Vue runs
+    /// behind its own listener (or, with `delegation`, React's own listeners on its root).
+    #[serde(default, rename = "fw")]
+    pub framework: Option<Framework>,
+    /// React's prop it was given as (`onClick`).
+    #[serde(default)]
+    pub prop: Option<String>,
+    /// The component that rendered the element it is on.
+    #[serde(default, rename = "comp")]
+    pub component: Option<ComponentSeen>,
+    /// React's event delegation on its root: how many of its listeners this one entry stands for.
+    #[serde(default)]
+    pub delegation: u32,
 }
 
 /// The listeners one input was about to reach when its first event began, along its path.
@@ -203,6 +245,7 @@ impl DomChange {
             input: None,
             others: 0,
             causes: vec![],
+            component: None,
         }
     }
 
@@ -260,6 +303,7 @@ impl DomChange {
             + self.text.as_ref().map_or(0, |(b, a)| b.len() + a.len())
             + attrs
             + self.input.as_ref().map_or(0, String::len)
+            + self.component.as_ref().map_or(0, |c| 16 + c.name.len())
     }
 }
 
@@ -375,7 +419,7 @@ mod tests {
         assert_eq!(code.first(), Some(&"(() => {"), "the library starts its one statement");
         assert_eq!(code.last(), Some(&"})();"), "and ends it");
         assert!(!code[1..code.len() - 1].iter().any(|l| !l.starts_with(' ')), "with nothing else at the top level");
-        assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 2, "both of its listeners are named");
+        assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 3, "its three listeners are named");
         assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
     }
 

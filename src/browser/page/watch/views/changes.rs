@@ -7,12 +7,13 @@
 use super::super::records::Record;
 use super::super::store::Store;
 use super::dom_cause;
+use super::places::Places;
 
 /// Changes listed, the latest ones.
 pub const MAX_CHANGES: usize = 8;
 
 /// The latest changes of the element the DOM watcher names `name`, oldest first.
-pub fn element_changes(store: &Store, name: &str) -> Vec<String> {
+pub fn element_changes(store: &Store, name: &str, places: &Places) -> Vec<String> {
     let document = store.timeline.generation();
     let origin = store.timeline.current_origin();
     let mut lines: Vec<String> = store
@@ -27,7 +28,7 @@ pub fn element_changes(store: &Store, name: &str) -> Vec<String> {
         .flat_map(|dom| {
             dom.recent.iter().rev().map(move |change| {
                 let at = (change.at - origin).round() as i64;
-                format!("+{at} {}{}", change.line(), dom_cause(store, dom.document, change, change.at))
+                format!("+{at} {}{}", change.line(), dom_cause(store, dom.document, change, change.at, places))
             })
         })
         .take(MAX_CHANGES)

@@ -21,6 +21,7 @@ use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::store::Store;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
+use super::places::Places;
 use super::reached::Reached;
 use super::{dom_cause, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
@@ -69,7 +70,7 @@ pub struct RequestEffect {
     /// When it ended (or was answered, for a body never read), ms after the action began.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_ms: Option<i64>,
-    /// The script location that started it.
+    /// The app's code that started it (with its awaits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initiator: Option<String>,
     /// For a failed fetch/XHR/document: the first 1 KB it posted.
@@ -180,8 +181,9 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The effects since `mark`, from the store (`page_url`: the page's URL now, for short URLs).
-pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects {
+/// The effects since `mark`, from the store (`page_url`: the page's URL now, for short URLs), their
+/// locations read through `places`.
+pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Places) -> Effects {
     let origin = origin_of(page_url);
     let redactor = &store.redactor;
     let mut effects = Effects::default();
@@ -194,25 +196,25 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
             Record::Request(r) if !r.browser_own => spans.push(Span { request: r, start: entry.at, end: r.done_at() }),
             Record::Dom(dom) => doms.push(dom),
             // Timed from the action's start, like its requests and changes.
-            Record::Console(c) if c.level() == Level::Error => {
-                console.extend(console_entry(store, entry).map(|e| ConsoleEntry { t: ms(entry.at, mark.at), ..e }))
-            }
+            Record::Console(c) if c.level() == Level::Error => console
+                .extend(console_entry(store, entry, places).map(|e| ConsoleEntry { t: ms(entry.at, mark.at), ..e })),
             Record::PageError(_) => {
-                errors.extend(page_error(store, entry, false).map(|e| PageError { t: ms(entry.at, mark.at), ..e }))
+                let error = page_error(store, entry, false, places);
+                errors.extend(error.map(|e| PageError { t: ms(entry.at, mark.at), ..e }))
             }
             Record::Dialog(dialog) => effects.dialogs.push(redactor.text(&wording::dialog(dialog))),
             Record::Download(download) => effects.downloads.push(redactor.text(&wording::download(download))),
             Record::Popup { .. } => {
-                effects.popups.extend(console_entry(store, entry).map(|e| relative_in(&e.text, &origin)))
+                effects.popups.extend(console_entry(store, entry, places).map(|e| relative_in(&e.text, &origin)))
             }
             _ => {}
         }
     }
-    requests(store, &spans, mark.at, &origin, &mut effects);
+    requests(store, &spans, (mark.at, &origin), places, &mut effects);
     effects.facts = facts::out_of_order(&spans, &doms, mark.at);
     effects.facts.extend(facts::chains(&spans).iter().map(|chain| relative_in(&chain.line(), &origin)));
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
-    effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at)).collect();
+    effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at, places)).collect();
     effects.pending = pending(store, mark.seq, now, |r| !r.browser_own)
         .into_iter()
         .map(|p| PendingView { url: relative(&p.url, &origin), ..p })
@@ -228,7 +230,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64) -> Effects 
 
 /// The requests: data ones and failures listed (or, past [`MAX_REQUESTS`], failures listed and the
 /// rest grouped), other successful loads counted.
-fn requests(store: &Store, spans: &[Span], origin_at: f64, origin: &str, effects: &mut Effects) {
+fn requests(store: &Store, spans: &[Span], (origin_at, origin): (f64, &str), places: &Places, effects: &mut Effects) {
     let done: Vec<&Span> = spans.iter().filter(|s| s.request.is_answered()).collect();
     let (listed, counted): (Vec<&Span>, Vec<&Span>) =
         done.into_iter().partition(|s| s.request.is_data() || s.request.is_error());
@@ -239,7 +241,7 @@ fn requests(store: &Store, spans: &[Span], origin_at: f64, origin: &str, effects
         if grouped && !span.request.is_error() {
             groups.entry(facts::endpoint(&span.request.method, &span.request.url)).or_default().push(span);
         } else {
-            effects.requests.push(request_effect(store, span, origin_at, origin));
+            effects.requests.push(request_effect(store, span, (origin_at, origin), places));
         }
     }
     effects.groups = groups
@@ -265,7 +267,7 @@ fn ms(at: f64, origin: f64) -> i64 {
     (at - origin).round() as i64
 }
 
-fn request_effect(store: &Store, span: &Span, origin_at: f64, origin: &str) -> RequestEffect {
+fn request_effect(store: &Store, span: &Span, (origin_at, origin): (f64, &str), places: &Places) -> RequestEffect {
     let r: &RequestRecord = span.request;
     let redactor = &store.redactor;
     let failed_data = r.is_error() && r.is_data();
@@ -279,7 +281,7 @@ fn request_effect(store: &Store, span: &Span, origin_at: f64, origin: &str) -> R
         body_not_read: r.body_unread || matches!(r.end, Some((_, Outcome::BodyNotRead))),
         start_ms: ms(span.start, origin_at),
         end_ms: span.end.map(|end| ms(end, origin_at)),
-        initiator: initiator_text(r).map(|i| relative_in(&i, origin)),
+        initiator: initiator_text(r, places).map(|i| relative_in(&i, origin)),
         request_body: r.posted.as_deref().filter(|_| failed_data).map(|b| redactor.body(cut(b, EFFECT_EXCERPT).0)),
         response_body: body.map(|b| redactor.body(cut(&b.text, EFFECT_EXCERPT).0)),
         response_body_bytes: body.filter(|b| b.text.len() > EFFECT_EXCERPT || b.truncated).map(|b| b.text.len()),
@@ -296,12 +298,12 @@ pub fn dispatched_line(note: &EventNote) -> String {
 
 /// `+12 #results: 10 items replaced by renderResults (/search:40) ← response of GET /api/search 200`,
 /// with how often and until when for merged changes.
-pub fn change_line(store: &Store, dom: &DomRecord, origin: f64) -> String {
+pub fn change_line(store: &Store, dom: &DomRecord, origin: f64, places: &Places) -> String {
     let first = ms(dom.change.at, origin);
     let mut line = format!("+{first} {}", dom.change.line());
     if dom.count > 1 {
         line.push_str(&format!(" (the last of {} changes, at +{})", dom.count, ms(dom.last_at(), origin)));
     }
-    line.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at()));
+    line.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), places));
     line
 }

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::super::records::Record;
 use super::super::store::Store;
 use super::network::{NetworkEntry, PULL_EXCERPT, shown};
+use super::places::Places;
 
 /// The HAR 1.2 log of the page's requests; with `bodies`, their captured body excerpts.
 pub fn log(store: &Store, bodies: bool) -> Value {
@@ -22,7 +23,9 @@ pub fn log(store: &Store, bodies: bool) -> Value {
         .iter()
         .filter_map(|entry| match &entry.record {
             Record::Request(r) if !r.browser_own => {
-                let shown = shown(store, entry, r, bodies && (r.is_error() || r.is_data()), PULL_EXCERPT);
+                // HAR entries name no code: no location is read through the maps.
+                let with_body = bodies && (r.is_error() || r.is_data());
+                let shown = shown(store, entry, r, (with_body, PULL_EXCERPT), &Places::default());
                 Some(har_entry(
                     &shown,
                     entry.at,

@@ -18,6 +18,7 @@ use super::super::facts::{self, Span};
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
+use super::places::Places;
 use super::{dom_cause, wording};
 use crate::browser::chromium::kinds::Milestone;
 
@@ -323,7 +324,7 @@ fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
             (dom.last_at() - origin_at).round() as i64
         ));
     }
-    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at()));
+    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), &Places::default()));
     part
 }
 

@@ -13,6 +13,7 @@ use super::super::shape;
 use super::super::stacks::Stack;
 use super::super::store::Store;
 use super::ms_since;
+use super::places::{Location, Places};
 use super::{reactions, wording};
 use crate::browser::chromium::kinds::{ConsoleMethod, Level};
 
@@ -47,10 +48,10 @@ pub struct ConsoleEntry {
     /// The message's length when it was longer than the 4 KB kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text_length: Option<usize>,
-    /// Where the call was made.
+    /// Where the call was made: its first frame of the app's own code.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<CodeLocation>,
-    /// For errors: the calling line and two each side, from the browser's copy of the script.
+    pub location: Option<Location>,
+    /// For errors: the calling line and two each side.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// For errors: the response (or failure) the code was handling, as for page errors.
@@ -70,11 +71,10 @@ pub struct PageError {
     /// The message's length when it was longer than the 4 KB kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_length: Option<usize>,
-    /// Where it was thrown.
+    /// Where it was thrown: its first frame of the app's own code.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<CodeLocation>,
-    /// The throwing line and two each side, from the browser's copy of the script, with the
-    /// column marked.
+    pub location: Option<Location>,
+    /// The throwing line and two each side, the column marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// The response being handled when it threw, and its JSON's outline.
@@ -98,7 +98,7 @@ pub struct Logs {
 }
 
 /// A console entry as shown (masked); `None` for entries that are not log entries.
-pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
+pub fn console_entry(store: &Store, entry: &Entry, places: &Places) -> Option<ConsoleEntry> {
     let t = ms_since(&store.timeline, entry.at);
     let note = |kind: Origin, method: ConsoleMethod, text: &str| ConsoleEntry {
         method,
@@ -116,8 +116,8 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
             kind: Origin::Console,
             text: store.redactor.text(&c.text),
             text_length: c.text_length,
-            location: c.location.clone(),
-            source: c.source.clone(),
+            location: places.location_of(&c.trace, c.location.as_ref()),
+            source: excerpt(places, &c.trace, c.location.as_ref(), 1).or_else(|| c.source.clone()),
             during: (c.level() == Level::Error)
                 .then(|| during_outlined(&c.trace, store, entry.at, false))
                 .flatten()
@@ -133,19 +133,30 @@ pub fn console_entry(store: &Store, entry: &Entry) -> Option<ConsoleEntry> {
 }
 
 /// A page error as shown (masked; without its stack unless asked).
-pub fn page_error(store: &Store, entry: &Entry, with_stack: bool) -> Option<PageError> {
+pub fn page_error(store: &Store, entry: &Entry, with_stack: bool, places: &Places) -> Option<PageError> {
     let Record::PageError(e) = &entry.record else { return None };
+    let stack = match e.trace.is_empty() {
+        true => e.stack.clone(),
+        false => Some(format!("{}\n{}", e.message.lines().next().unwrap_or_default(), places.stack_text(&e.trace))),
+    };
     Some(PageError {
         kind: e.origin,
         message: store.redactor.text(&e.message),
         message_length: e.message_length,
-        location: e.location.clone(),
-        source: e.source.clone(),
+        location: places.location_of(&e.trace, e.location.as_ref()),
+        source: excerpt(places, &e.trace, e.location.as_ref(), 2).or_else(|| e.source.clone()),
         during: during_outlined(&e.trace, store, entry.at, e.origin == ErrorOrigin::UnhandledRejection)
             .map(|d| store.redactor.text(&d)),
-        stack: e.stack.as_deref().filter(|_| with_stack).map(|s| store.redactor.text(s)),
+        stack: stack.filter(|_| with_stack).map(|s| store.redactor.text(&s)),
         t: ms_since(&store.timeline, entry.at),
     })
+}
+
+/// The original lines where code with `trace` ran (its first app frame, else `given`), when its
+/// script's map carries them.
+fn excerpt(places: &Places, trace: &Stack, given: Option<&CodeLocation>, context: u32) -> Option<String> {
+    let at = places.first_app(trace.frames()).map(|(at, _)| at).or(given)?;
+    places.original_excerpt(at, context)
 }
 
 /// The response code with `stack` was handling at `at` (`reactions::during`), and for a JSON answer
@@ -164,7 +175,7 @@ fn during_outlined(stack: &Stack, store: &Store, at: f64, reported_late: bool) -
 
 /// Takes the log entries after the cursor (console entries at `level` and above), at most
 /// [`PULL_BUDGET`] bytes of them, and moves the cursor past what it returned.
-pub fn pull(store: &mut Store, level: Level) -> Logs {
+pub fn pull(store: &mut Store, level: Level, places: &Places) -> Logs {
     let mut logs = Logs::default();
     let mut budget = PULL_BUDGET;
     let mut last = store.timeline.logs_cursor();
@@ -191,9 +202,9 @@ pub fn pull(store: &mut Store, level: Level) -> Logs {
                 continue;
             }
             budget = budget.saturating_sub(cost);
-            if let Some(error) = page_error(store, entry, true) {
+            if let Some(error) = page_error(store, entry, true, places) {
                 logs.page_errors.push(error);
-            } else if let Some(console) = console_entry(store, entry)
+            } else if let Some(console) = console_entry(store, entry, places)
                 && (console.kind != Origin::Console || console.method.level() >= level)
             {
                 logs.console.push(console);

@@ -11,6 +11,8 @@
 //! - `live`: events.subscribe
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
+//! - `places`: locations read through the session's source maps (the app's own file, line and
+//!   function; library code set aside), and the scripts an answer needs maps of
 //! - `wording`: how the typed notes read (a dialog and its answer, a download, a popup, an action)
 //!
 //! Here too: the signal counts every action and navigation answers with, and a DOM change's cause
@@ -23,6 +25,7 @@ pub mod lines;
 pub mod live;
 pub mod logs;
 pub mod network;
+pub mod places;
 pub mod reached;
 pub mod reactions;
 pub mod wording;
@@ -33,6 +36,7 @@ use serde::Serialize;
 use super::dom::DomChange;
 use super::store::Store;
 use super::timeline::Timeline;
+use places::Places;
 
 /// Counts of error entries waiting in `logs.pull` / `network.pull` since the last pull.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, JsonSchema)]
@@ -48,15 +52,20 @@ pub fn signal_counts(store: &Store) -> SignalCounts {
     SignalCounts { console_errors, page_errors, failed_requests }
 }
 
-/// ` by updateForm (/signup:61) ← input on #email`: who made `change` (of a DOM record of
-/// `document`) and what it was reacting to, as far as its causes tell; empty when nothing is known.
-pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64) -> String {
+/// ` in <ClaimForm> by updateForm (/signup:61) ← input on #email`: the component that rendered the
+/// element of `change` (of a DOM record of `document`) when React or Vue did, the app's code that
+/// made it and what it was reacting to, as far as its causes tell; empty when nothing is known.
+/// A change a framework's own code made (a React commit) is named by its component alone.
+pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64, places: &Places) -> String {
     let stack = store.causes.first_of(document, &change.causes);
-    let by = stack.and_then(reactions::by).map(|by| format!(" by {by}")).unwrap_or_default();
-    let reaction = reactions::reacting(stack, change.input.as_deref(), &store.timeline, at)
+    let component = change.component.as_ref().map(|c| places.component(c)).filter(|name| !name.is_empty());
+    let by = stack.and_then(|stack| reactions::by(stack, places, component.is_some()));
+    let reaction = reactions::reacting(stack, change.input.as_deref(), &store.timeline, at, places)
         .map(|r| format!(" ← {r}"))
         .unwrap_or_default();
-    format!("{by}{reaction}")
+    let component = component.map(|name| format!(" in <{name}>")).unwrap_or_default();
+    let by = by.map(|by| format!(" by {by}")).unwrap_or_default();
+    format!("{component}{by}{reaction}")
 }
 
 /// `at` in ms since the document it belongs to started loading.

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::super::bodies::{SESSION_CAP, cut};
 use super::super::records::{Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
+use super::places::Places;
 use crate::browser::chromium::ids::RequestId;
 use crate::browser::chromium::kinds::ResourceType;
 
@@ -105,8 +106,14 @@ pub struct NetworkPull {
     pub more: u64,
 }
 
+/// The code that started `r`: the app's own frames of its initiator's stack through its async
+/// parents, in their original source (`request (src/api/http.ts:14) ← submitClaim
+/// (src/api/claims.ts:25) ← submit (src/components/ClaimForm.tsx:18)`); without an app frame,
 /// `function (url:line:column)`, the way stack traces name a place.
-pub fn initiator_text(r: &RequestRecord) -> Option<String> {
+pub fn initiator_text(r: &RequestRecord, places: &Places) -> Option<String> {
+    if let Some(chain) = places.chain(&r.callers) {
+        return Some(chain);
+    }
     let at = r.initiator.as_ref()?;
     let spot = if at.line == 0 { at.url.clone() } else { format!("{}:{}:{}", at.url, at.line, at.column) };
     Some(if at.function.is_empty() { spot } else { format!("{} ({spot})", at.function) })
@@ -114,7 +121,13 @@ pub fn initiator_text(r: &RequestRecord) -> Option<String> {
 
 /// A request as shown: masked, with its captured body excerpt (when `with_body`), its times
 /// relative to its document.
-pub fn shown(store: &Store, entry: &Entry, r: &RequestRecord, with_body: bool, excerpt: usize) -> NetworkEntry {
+pub fn shown(
+    store: &Store,
+    entry: &Entry,
+    r: &RequestRecord,
+    (with_body, excerpt): (bool, usize),
+    places: &Places,
+) -> NetworkEntry {
     let redactor = &store.redactor;
     let body = with_body.then(|| store.bodies.get(&r.id)).flatten();
     let origin = store.timeline.origin_of(entry.at);
@@ -132,7 +145,7 @@ pub fn shown(store: &Store, entry: &Entry, r: &RequestRecord, with_body: bool, e
         start_ms: (entry.at - origin).round() as i64,
         end_ms: end.map(|end| (end - origin).round() as i64),
         ttfb_ms: r.response.as_ref().map(|a| (a.at - entry.at).max(0.0).round() as u64),
-        initiator: initiator_text(r),
+        initiator: initiator_text(r, places),
         request_body: r.posted.as_deref().map(|b| redactor.body(cut(b, excerpt).0)),
         response_body: body.map(|body| redactor.body(cut(&body.text, excerpt).0)),
         response_body_bytes: body.filter(|b| b.text.len() > excerpt || b.truncated).map(|b| b.text.len()),
@@ -141,7 +154,7 @@ pub fn shown(store: &Store, entry: &Entry, r: &RequestRecord, with_body: bool, e
 
 /// The requests after any earlier pull that `query` selects (answered ones; the rest stay), at
 /// most [`PULL_BUDGET`] bytes of them, marked as pulled; and those in flight.
-pub fn pull(store: &mut Store, query: &NetworkQuery, now: f64) -> NetworkPull {
+pub fn pull(store: &mut Store, query: &NetworkQuery, now: f64, places: &Places) -> NetworkPull {
     let mut pull = NetworkPull::default();
     let mut taken = Vec::new();
     let mut budget = PULL_BUDGET;
@@ -150,7 +163,8 @@ pub fn pull(store: &mut Store, query: &NetworkQuery, now: f64) -> NetworkPull {
         if r.pulled || !r.is_settled() || !query.wants(r) {
             continue;
         }
-        let shown = shown(store, entry, r, r.is_error() || (!query.only_errors && r.is_data()), PULL_EXCERPT);
+        let with_body = r.is_error() || (!query.only_errors && r.is_data());
+        let shown = shown(store, entry, r, (with_body, PULL_EXCERPT), places);
         let cost = serde_json::to_vec(&shown).map_or(0, |v| v.len());
         if cost > budget && !pull.requests.is_empty() {
             pull.more += 1;

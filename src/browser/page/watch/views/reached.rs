@@ -1,5 +1,8 @@
 //! What an action reached, as its effects say it: the listeners its events ran through
-//! (`click on button#save → saveProfile (/form/:36)`), or `"no listener"`; and what the browser
+//! (`click on button#save → saveProfile (/form/:36)`; behind React's or Vue's own listeners, the
+//! component's handler: `click on button → onClick = submit in <ClaimForm>
+//! (src/components/ClaimForm.tsx:16)`, React's delegation on its root in one line), or
+//! `"no listener"`; and what the browser
 //! did by default with the user's click, submission or Enter key (`submit on #login: submits
 //! form#login (POST /login)`), or why it did not (`type="button"`, a listener that prevented it, an
 //! inline `onsubmit="return false"`).
@@ -10,9 +13,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::super::cdp_events::CodeLocation;
-use super::super::dom::{EventNote, NoteKind};
-use super::super::facts::place;
+use super::super::dom::{EventNote, Framework, NoteKind};
 
 /// Listener lines listed before "… N more".
 const MAX_LINES: usize = 8;
@@ -27,14 +28,23 @@ pub struct ReachedListener {
     /// The element (or `document`, `window`) it is on.
     pub on: String,
     pub capture: bool,
-    /// Its function's name (empty for an anonymous one).
+    /// Its function's name (empty for an anonymous one): its original name where a source map
+    /// tells it.
     pub function: String,
-    /// Where its function is, when known.
-    pub at: Option<CodeLocation>,
+    /// Where its function is, when known: `src/components/ClaimForm.tsx:16`, or as served
+    /// `/form/:36`.
+    pub spot: Option<String>,
     /// For an inline attribute handler (`onsubmit="return false"`): its code.
     pub inline: Option<String>,
     /// Its code calls preventDefault (or, inline, returns false).
     pub prevents: bool,
+    /// Behind React's or Vue's own listeners: the framework that calls it, React's prop it was given
+    /// as (`onClick`), the component that rendered its element.
+    pub framework: Option<Framework>,
+    pub prop: Option<String>,
+    pub component: Option<String>,
+    /// React's event delegation on its root: how many of its listeners this one stands for.
+    pub delegation: u32,
 }
 
 impl ReachedListener {
@@ -44,11 +54,17 @@ impl ReachedListener {
             let code: String = code.chars().take(INLINE_CHARS).collect();
             return format!("inline on{}={}", self.event, serde_json::Value::from(code));
         }
-        let name = if self.function.is_empty() { "a listener".to_owned() } else { self.function.clone() };
-        match &self.at {
-            Some(at) => place(&CodeLocation { function: name, ..at.clone() }),
-            None => name,
+        if self.delegation > 0 {
+            return match self.delegation {
+                1 => "React's root listener, which calls the components' handlers".to_owned(),
+                n => format!("React's root listeners ({n}), which call the components' handlers"),
+            };
         }
+        let name = if self.function.is_empty() { "a listener".to_owned() } else { self.function.clone() };
+        let prop = self.prop.as_ref().map(|prop| format!("{prop} = ")).unwrap_or_default();
+        let component = self.component.as_ref().map(|c| format!(" in <{c}>")).unwrap_or_default();
+        let spot = self.spot.as_ref().map(|spot| format!(" ({spot})")).unwrap_or_default();
+        format!("{prop}{name}{component}{spot}")
     }
 
     /// `click on button#save → saveProfile (/form/:36)`.
@@ -172,9 +188,13 @@ mod tests {
             on: on.into(),
             capture: false,
             function: function.into(),
-            at: Some(CodeLocation { url: "http://app/login/".into(), line, column: 3, function: String::new() }),
+            spot: Some(format!("/login/:{line}")),
             inline: None,
             prevents,
+            framework: None,
+            prop: None,
+            component: None,
+            delegation: 0,
         }
     }
 
@@ -204,7 +224,7 @@ mod tests {
         );
         let inline = ReachedListener {
             inline: Some("return false".into()),
-            at: None,
+            spot: None,
             ..listener("submit", "form#login", "onsubmit", 0, true)
         };
         assert_eq!(

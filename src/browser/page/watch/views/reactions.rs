@@ -15,26 +15,39 @@
 //! Framework frames deeper in the stack are not matched: only the function the continuation
 //! resumed and the ones that scheduled it.
 
-use super::super::facts::{path_of, place};
+use super::super::facts::path_of;
 use super::super::origin::{origin_of, relative};
 use super::super::records::{Outcome, Record, RequestRecord};
 use super::super::stacks::{CodeLocation, Stack};
 use super::super::timeline::Timeline;
+use super::places::{Places, place_of};
 
 /// How long after a request's answer code handling it still counts as handling it.
 const HANDLING_MS: f64 = 30_000.0;
 /// Characters of a URL shown in a reaction.
 const URL_CHARS: usize = 80;
 
-/// `updateForm (/signup:61)`: where the thing happened.
-pub fn by(stack: &Stack) -> Option<String> {
-    stack.top().map(place)
+/// `updateForm (/signup:61)`: where the thing happened — its first frame of the app's own code; a
+/// stack of library code alone (a framework's render) is named by its first frame, unless
+/// `named_elsewhere` (its component names it).
+pub fn by(stack: &Stack, places: &Places, named_elsewhere: bool) -> Option<String> {
+    match places.first_app(stack.frames()) {
+        Some((at, resolved)) => Some(place_of(at, &resolved)),
+        None if named_elsewhere => None,
+        None => stack.top().map(|at| places.place(at)),
+    }
 }
 
 /// What code with `stack`, running at `at` (ms since the Unix epoch), was reacting to: `input on
 /// #email` when the watcher noted one (`input`), else `response of GET /api/config 200`, else the
 /// async boundary it came through.
-pub fn reacting(stack: Option<&Stack>, input: Option<&str>, timeline: &Timeline, at: f64) -> Option<String> {
+pub fn reacting(
+    stack: Option<&Stack>,
+    input: Option<&str>,
+    timeline: &Timeline,
+    at: f64,
+    places: &Places,
+) -> Option<String> {
     if let Some(input) = input {
         return Some(input.to_owned());
     }
@@ -44,8 +57,9 @@ pub fn reacting(stack: Option<&Stack>, input: Option<&str>, timeline: &Timeline,
     }
     let parent = stack.parents().first()?;
     let boundary = parent.boundary.as_deref().unwrap_or("async");
-    Some(match parent.frames.first() {
-        Some(frame) => format!("{boundary} in {}", place(frame)),
+    let frame = places.first_app(&parent.frames).map(|(at, resolved)| place_of(at, &resolved));
+    Some(match frame.or_else(|| parent.frames.first().map(|at| places.place(at))) {
+        Some(frame) => format!("{boundary} in {frame}"),
         None => boundary.to_owned(),
     })
 }
@@ -218,15 +232,15 @@ mod tests {
         let change = Stack::parse(&json!({"callFrames": [frame("updateForm", 61), frame("onEmail", 7)]}));
         assert_eq!(during(&change, &timeline, 2000.0, false), None, "synchronous code handles no answer");
         assert_eq!(
-            reacting(Some(&change), Some("input on #email"), &timeline, 2000.0).as_deref(),
+            reacting(Some(&change), Some("input on #email"), &timeline, 2000.0, &Places::default()).as_deref(),
             Some("input on #email")
         );
         let timer = Stack::parse(&json!({"callFrames": [frame("tick", 9)],
                                          "parent": {"description": "setTimeout", "callFrames": [frame("poll", 12)]}}));
         assert_eq!(
-            reacting(Some(&timer), None, &timeline, 2000.0).as_deref(),
+            reacting(Some(&timer), None, &timeline, 2000.0, &Places::default()).as_deref(),
             Some("setTimeout in poll (/deploy/app.js:12)")
         );
-        assert_eq!(by(&change).as_deref(), Some("updateForm (/deploy/app.js:61)"));
+        assert_eq!(by(&change, &Places::default(), false).as_deref(), Some("updateForm (/deploy/app.js:61)"));
     }
 }
