@@ -32,10 +32,10 @@ use crate::browser::page::locate::target::Target;
 use crate::browser::page::watch::cdp_events::CodeLocation;
 pub use crate::browser::page::watch::dom::Aimed;
 use crate::browser::page::watch::dom::{ListenerSeen, ReachNote};
-use crate::browser::page::watch::redact::Redactor;
 use crate::browser::page::watch::views::effects::Mark;
 use crate::browser::page::watch::views::places::{Places, parts_of};
 use crate::browser::page::watch::views::reached::ReachedListener;
+use crate::browser::redact::Redactor;
 
 /// The events each kind of input dispatches, whose listeners an action reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

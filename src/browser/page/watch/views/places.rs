@@ -129,12 +129,15 @@ impl Places {
     /// The app's frames of `stack`, innermost first, through its async parents, one place each
     /// (repeats of a function in a row folded): `request (src/api/http.ts:14) ← submitClaim
     /// (src/api/claims.ts:25) ← submit (src/components/ClaimForm.tsx:18)`. None when it has no
-    /// app frame.
+    /// app frame, or when no frame was read through a map (a page without maps is named as the
+    /// browser named it).
     pub fn chain(&self, stack: &Stack) -> Option<String> {
         let mut places: Vec<String> = Vec::new();
         let mut last_function = String::new();
+        let mut mapped = false;
         for at in stack.frames() {
             let resolved = self.resolve(at);
+            mapped |= resolved.original.is_some();
             if resolved.library {
                 continue;
             }
@@ -149,7 +152,7 @@ impl Places {
                 break;
             }
         }
-        (!places.is_empty()).then(|| places.join(" ← "))
+        (mapped && !places.is_empty()).then(|| places.join(" ← "))
     }
 
     /// A stack as a page error's `stack` gives it: one `at` line per frame, the app's own in their
