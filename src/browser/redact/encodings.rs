@@ -1,6 +1,8 @@
 //! The forms a secret takes on its way through a page, as one regular expression each: a page
 //! rarely sends a password as typed. Each character may be written as itself or percent-encoded
-//! (UTF-8 or, under 256, the page's Latin-1 charset; hex digits in either case; encoded twice as
+//! (in UTF-8 or in any legacy charset a page may declare — Latin-1, windows-125x, KOI8, Shift_JIS,
+//! GBK, Big5, EUC-KR … (`legacy`); as a numeric reference `%26%23233%3B` where the page's charset
+//! has no such letter; as `escape()`'s `%u041F`; hex digits in either case; encoded twice as
 //! `%25XX`), a space as form encoding's `+`, escaped as JSON or JavaScript writes it (`\"`, `\\`,
 //! `\/`, `\u00e9`, `\xe9`, escaped again inside another string), or as an HTML entity (`&amp;`,
 //! `&quot;`, `&#233;`, `&#xE9;`) — mixed freely, as `encodeURI`, `URLSearchParams` and an
@@ -12,6 +14,7 @@
 use std::fmt::Write;
 
 use base64::Engine;
+use encoding_rs::Encoding;
 
 /// Secrets longer than this are matched as written, in base64, and percent-encoded as a whole
 /// only (a pattern per character would grow past what is worth compiling).
@@ -54,13 +57,8 @@ fn one_char(c: char) -> String {
     if c == ' ' {
         ways.push(r"\+".to_owned());
     }
-    let mut utf8 = [0u8; 4];
-    let bytes = c.encode_utf8(&mut utf8).as_bytes();
-    ways.push(bytes.iter().map(|b| format!("%(?:25)?{}", hex_either_case(*b))).collect());
     let code = u32::from(c);
-    if (0x80..0x100).contains(&code) {
-        ways.push(format!("%(?:25)?{}", hex_either_case(code as u8)));
-    }
+    ways.extend(percent_forms(c));
     if code < 0x100 {
         ways.push(format!(r"\\+x{}", hex_either_case(code as u8)));
     }
@@ -77,6 +75,101 @@ fn one_char(c: char) -> String {
         ways.push(format!("&{name};"));
     }
     format!("(?:{})", ways.join("|"))
+}
+
+/// `c` percent-encoded as a page in any charset writes it into a form body or a query: its bytes
+/// in UTF-8, in each legacy charset that has it (and, under 256, as Latin-1's one byte), its
+/// numeric reference where a charset lacks it, and `escape()`'s `%uXXXX`.
+fn percent_forms(c: char) -> Vec<String> {
+    let percent = |bytes: &[u8]| -> String { bytes.iter().map(|b| percent_byte(*b)).collect() };
+    let mut utf8 = [0u8; 4];
+    let mut byte_forms: Vec<Vec<u8>> = vec![c.encode_utf8(&mut utf8).as_bytes().to_vec()];
+    let code = u32::from(c);
+    if !c.is_ascii() {
+        if code < 0x100 {
+            byte_forms.push(vec![code as u8]);
+        }
+        byte_forms.extend(legacy_bytes(c));
+    }
+    byte_forms.sort();
+    byte_forms.dedup();
+    let mut forms: Vec<String> = byte_forms.iter().map(|bytes| percent(bytes)).collect();
+    if !c.is_ascii() {
+        forms.push(format!("{}{code}{}", percent(b"&#"), percent(b";")));
+        let mut units = [0u16; 2];
+        let escaped: String = c
+            .encode_utf16(&mut units)
+            .iter()
+            .map(|unit| format!("%(?:25)?[uU]{}{}", hex_either_case((unit >> 8) as u8), hex_either_case(*unit as u8)))
+            .collect();
+        forms.push(escaped);
+    }
+    forms
+}
+
+/// One byte of a multi-byte character as percent-encoding writes it: `%XX`, or the ASCII character
+/// itself (a Shift_JIS or GBK letter's second byte may be `P` or `|`: an encoder leaves it as is,
+/// or not), a space also as `+`.
+fn percent_byte(b: u8) -> String {
+    let hex = format!("%(?:25)?{}", hex_either_case(b));
+    match b {
+        b' ' => format!(r"(?:{hex}|\+)"),
+        b'%' => hex,
+        0x21..=0x7e => format!("(?:{hex}|{})", regex::escape(&char::from(b).to_string())),
+        _ => hex,
+    }
+}
+
+/// The charsets a browser may percent-encode a form or a query in besides UTF-8: every legacy
+/// encoding of the WHATWG Encoding Standard but ISO-2022-JP, whose escape sequences span
+/// characters (a secret in it is masked as typed only when a page decodes it back).
+const LEGACY: &[&Encoding] = &[
+    encoding_rs::IBM866,
+    encoding_rs::ISO_8859_2,
+    encoding_rs::ISO_8859_3,
+    encoding_rs::ISO_8859_4,
+    encoding_rs::ISO_8859_5,
+    encoding_rs::ISO_8859_6,
+    encoding_rs::ISO_8859_7,
+    encoding_rs::ISO_8859_8,
+    encoding_rs::ISO_8859_10,
+    encoding_rs::ISO_8859_13,
+    encoding_rs::ISO_8859_14,
+    encoding_rs::ISO_8859_15,
+    encoding_rs::ISO_8859_16,
+    encoding_rs::KOI8_R,
+    encoding_rs::KOI8_U,
+    encoding_rs::MACINTOSH,
+    encoding_rs::WINDOWS_874,
+    encoding_rs::WINDOWS_1250,
+    encoding_rs::WINDOWS_1251,
+    encoding_rs::WINDOWS_1252,
+    encoding_rs::WINDOWS_1253,
+    encoding_rs::WINDOWS_1254,
+    encoding_rs::WINDOWS_1255,
+    encoding_rs::WINDOWS_1256,
+    encoding_rs::WINDOWS_1257,
+    encoding_rs::WINDOWS_1258,
+    encoding_rs::X_MAC_CYRILLIC,
+    encoding_rs::GBK,
+    encoding_rs::GB18030,
+    encoding_rs::BIG5,
+    encoding_rs::EUC_JP,
+    encoding_rs::SHIFT_JIS,
+    encoding_rs::EUC_KR,
+];
+
+/// `c`'s bytes in each legacy charset that has it.
+fn legacy_bytes(c: char) -> Vec<Vec<u8>> {
+    let mut one = [0u8; 4];
+    let text: &str = c.encode_utf8(&mut one);
+    LEGACY
+        .iter()
+        .filter_map(|encoding| {
+            let (bytes, _, unmappable) = encoding.encode(text);
+            (!unmappable).then(|| bytes.into_owned())
+        })
+        .collect()
 }
 
 /// The named HTML entity an attribute or text serialisation writes `c` as.
@@ -171,6 +264,34 @@ mod tests {
         }
         assert!(!found("Hunt3r_2@!é\"x\\y<&'"), "another password is not this one");
         assert!(!found("Hunt3r 2"), "less than half of it is not masked");
+    }
+
+    #[test]
+    fn a_secret_form_encoded_in_a_legacy_charset_is_found() {
+        // As a page declaring that charset submits a form: the charset's bytes, a letter it lacks
+        // as a numeric reference (encoding_rs writes `&#233;` as browsers do), then %XX.
+        let secret = "Пароль-é 7ъ€ 日本";
+        let pattern = Regex::new(&pattern(secret)).expect("a valid pattern");
+        let hex = Regex::new("%[0-9A-F]{2}").expect("a valid regex");
+        for encoding in [
+            encoding_rs::WINDOWS_1251,
+            encoding_rs::KOI8_R,
+            encoding_rs::SHIFT_JIS,
+            encoding_rs::GBK,
+            encoding_rs::EUC_KR,
+            encoding_rs::WINDOWS_1252,
+        ] {
+            let (bytes, _, _) = encoding.encode(secret);
+            let form: String = url::form_urlencoded::byte_serialize(&bytes).collect();
+            assert!(pattern.is_match(&format!("login=ada&parol={form}")), "{}: {form}", encoding.name());
+            let lower = hex.replace_all(&form, |digits: &regex::Captures| digits[0].to_lowercase());
+            assert!(pattern.is_match(&lower), "{} in lower case: {lower}", encoding.name());
+        }
+        let escaped = "%u041F%u0430%u0440%u043E%u043B%u044C-%E9%207%u044A%u20AC%20%u65E5%u672C";
+        assert!(pattern.is_match(escaped), "escape()'s form: {escaped}");
+        let (other, _, _) = encoding_rs::WINDOWS_1251.encode("Пароль-ё 7ъ€ 日本");
+        let other: String = url::form_urlencoded::byte_serialize(&other).collect();
+        assert!(!pattern.is_match(&other), "another password in the same charset: {other}");
     }
 
     #[test]

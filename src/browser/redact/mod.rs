@@ -168,6 +168,21 @@ mod tests {
     }
 
     #[test]
+    fn a_full_set_of_long_non_ascii_secrets_is_masked_in_every_charset() {
+        // The pattern grows with each letter's forms; at the cap it must still compile whole (the
+        // fallback masks secrets as written only).
+        let r = Redactor::default();
+        let secrets: Vec<String> = (0..MAX_SECRETS).map(|i| format!("{i:02}-Пароль日本語ключ€").repeat(4)).collect();
+        let started = std::time::Instant::now();
+        for secret in &secrets {
+            r.remember(secret);
+        }
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(&secrets[0]);
+        let form: String = url::form_urlencoded::byte_serialize(&bytes).collect();
+        assert_eq!(r.text(&format!("parol={form}")), format!("parol={MASK}"), "{:?}", started.elapsed());
+    }
+
+    #[test]
     fn the_oldest_secret_goes_past_the_cap() {
         let r = Redactor::default();
         for i in 0..=MAX_SECRETS {
