@@ -6,10 +6,12 @@
 // parser building the document is not news), changes are coalesced per element over ~50 ms and
 // reported through the binding `__textBrowserDom` (Runtime.addBinding, exposed to this world only;
 // its name is fixed here and in watch/events.rs) or, when the service asks (at the end of an action,
-// before a read), as the answer of its call: children added / removed / replaced with counts,
-// text before → after (short), and state attributes. Each change carries when it happened (ms since
-// the Unix epoch, the page's clock), the user input it followed in the same task, if any, and the
-// causes it was made in.
+// before a read), as the answer of its call: children added / removed / replaced with counts (one
+// or two elements added or removed by name: `section#late-panel "Report"`), text before → after
+// (short), and state attributes. Each change carries when it happened (ms since the Unix epoch, the
+// page's clock), the user input it followed (while that input's dispatch ran), if any, and the
+// causes it was made in. A state attribute a script set to the value it had is no change: it is
+// reported as kept (what kept a button disabled), and so is what the session put into fields.
 //
 // A cause is how the service learns which script made a change: Chromium runs a MutationObserver's
 // callback as an async task whose parent is the stack of the first change it reports (async stack
@@ -43,6 +45,14 @@
   const MAX_EVENTS = 8; // event notes held between reports
   const MAX_REACHED = 4; // lists of reached listeners held between reports (the latest ones)
   const MAX_REACHED_CHARS = 32768; // one list's JSON at most (48 listeners fit several times)
+  const NAMED = 2; // elements added (or removed) that a change names; more are counted
+  const LABEL = 40; // characters of an added element's label
+  // State a script may set to the value it already had: noted as kept (page.inspect says what kept
+  // a state so), never as a change. Class and style are left out: frameworks rewrite them often.
+  const KEPT = new Set(STATE.filter((name) => name !== 'class' && name !== 'style'));
+  const MAX_KEPT = 8; // kept states held between reports
+  const MAX_FIELDS = 8; // fields the session put values into, held between reports
+  const VALUE = 200; // characters of a field's value
   const now = () => performance.timeOrigin + performance.now();
   const debug = console.debug.bind(console);
   const cut = (s) => {
@@ -51,19 +61,26 @@
   };
   const describe = watchName;
 
-  // The input event being dispatched, until its task ends: a change the handlers make in that task
-  // (reported to the observer at its end) followed it.
-  // One timer per task ends it (each timer costs its async stack).
+  // The input event being dispatched: a change its handlers make (reported to the observer between
+  // listeners, or at the end of the script that dispatched it) followed it. A trusted event's
+  // dispatch runs each listener in a task of its own making, and the observer's callback for what a
+  // listener changed runs right after that listener, while the event is still being dispatched: once
+  // its phase is NONE, a change is another task's (a socket message, a timer already queued), not
+  // the input's. An event a script dispatched is delivered at the end of that script, after the
+  // dispatch: it counts until the task ends.
+  // One timer per task forgets it (each timer costs its async stack).
   let lastInput = null;
   let ending = false;
   const endInput = () => {
     lastInput = null;
     ending = false;
   };
+  const currentInput = () =>
+    lastInput && (!lastInput.event.isTrusted || lastInput.event.eventPhase !== Event.NONE) ? lastInput : null;
   // Named as it begins (a handler may move or remove the element); its form looked up when a
   // change needs it.
   const noteInput = (e) => {
-    lastInput = { what: e.type + ' on ' + describe(e.target), target: e.target, form: undefined };
+    lastInput = { what: e.type + ' on ' + describe(e.target), target: e.target, form: undefined, event: e };
     if (!ending) {
       ending = true;
       setTimeout(endInput, 0);
@@ -72,6 +89,25 @@
   for (const type of ['keydown', 'input', 'change', 'click', 'pointerdown', 'submit']) {
     addEventListener(type, noteInput, { capture: true, passive: true });
   }
+
+  // What the session put into fields (page.fill, page.type, page.fillForm): each field's name, id
+  // and label with its latest value, for the service to set against the bodies of the writes that
+  // follow. Trusted input is the service's (nothing else types in its browser); a value the helpers
+  // set by script (a date input) is marked by lib.js `leaveField`. Never a password's.
+  let fields = new Map(); // element → {t, name, id, label, value}
+  const noteField = (e) => {
+    const el = e.target;
+    if (!e.isTrusted && globalThis.__textBrowserFilling !== el) return;
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) return;
+    if (el.type === 'password' || el.type === 'hidden' || el.type === 'file') return;
+    if (!fields.has(el) && fields.size >= MAX_FIELDS) return;
+    const labels = el.labels && el.labels.length ? el.labels[0].textContent : '';
+    const label = labels || el.getAttribute('aria-label') || el.getAttribute('placeholder') || '';
+    const value = el.type === 'checkbox' || el.type === 'radio' ? String(el.checked) : String(el.value);
+    fields.set(el, { t: now(), name: el.name || '', id: el.id || '', label: cut(label), value: value.slice(0, VALUE) });
+    if (!timer) timer = setTimeout(flush, WINDOW_MS);
+  };
+  for (const type of ['input', 'change']) addEventListener(type, noteField, { capture: true, passive: true });
 
   // What the browser does by default with a click, a submission or an Enter key on `target`.
   const formAction = (form) => {
@@ -187,7 +223,7 @@
   // passed while the page kept the thread (a long task): it ends there, and the batch starts a new
   // one, so "Ready" → "Working…" at the click and "Working…" → "Done" a second later are two
   // changes, not one "Ready" → "Done" at the click.
-  const changeIn = (el, t, cause, before) => {
+  const changeIn = (el, t, cause, before, input) => {
     let c = pending.get(el);
     if (c && t - c.t > WINDOW_MS && sealed.length < MAX_SEALED) {
       c.endText = before && before.text !== undefined ? before.text : null;
@@ -196,12 +232,25 @@
       c = null;
     }
     if (!c) {
-      c = { t, added: 0, removed: 0, tags: new Set(), before: null, attrs: new Map(), input: null, causes: [] };
-      if (lastInput) c.input = lastInput.what;
+      c = {
+        t, added: 0, removed: 0, tags: new Set(), addedEls: [], removedEls: [], before: null, attrs: new Map(),
+        input: null, causes: [],
+      };
+      if (input) c.input = input.what;
       pending.set(el, c);
     }
     if (cause && c.causes.length < MAX_CAUSES && !c.causes.includes(cause)) c.causes.push(cause);
     return c;
+  };
+  // How a change names an element added or removed: `section#late-panel "Report"` (tag, then id or
+  // first class, then its label: aria-label, its first heading, or its text).
+  const nameOf = (el) => {
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+    const tag = el.localName + (el.id ? '#' + el.id : cls ? '.' + cls : '');
+    const heading = el.querySelector('h1, h2, h3, h4, h5, h6, legend, [role=heading]');
+    const label = (el.getAttribute('aria-label') || (heading || el).textContent || '').replace(/\s+/g, ' ').trim();
+    if (!label) return tag;
+    return tag + ' ' + JSON.stringify(label.length > LABEL ? label.slice(0, LABEL - 1) + '…' : label);
   };
   const textOf = (nodes) => {
     let text = '';
@@ -215,11 +264,11 @@
   // (the element, what is inside it, its form): the service names the listeners the input reached
   // anyway, and a cause costs the action ~0.3 ms (the console call and its stack). Changes outside
   // an input's task (a response's render, a timer) always get one, within the budget.
-  const worthACause = (records) => {
-    const el = lastInput && lastInput.target instanceof Element ? lastInput.target : null;
+  const worthACause = (records, input) => {
+    const el = input && input.target instanceof Element ? input.target : null;
     if (!el) return true;
-    if (lastInput.form === undefined) lastInput.form = el.closest('form');
-    const form = lastInput.form;
+    if (input.form === undefined) input.form = el.closest('form');
+    const form = input.form;
     for (const r of records) {
       const n = r.target;
       if (el.contains(n) || (form && form.contains(n))) return true;
@@ -255,12 +304,13 @@
   const take = (records, fromObserver) => {
     if (!records.length) return;
     const t = now();
-    const cause = fromObserver && worthACause(records) ? newCause() : 0;
+    const input = currentInput();
+    const cause = fromObserver && worthACause(records, input) ? newCause() : 0;
     let before = null; // read only when a held change's window has passed
     const changeOf = (el) => {
       const c = pending.get(el);
       if (c && t - c.t > WINDOW_MS && sealed.length < MAX_SEALED && !before) before = beforeBatch(records);
-      return changeIn(el, t, cause, before && before.get(el));
+      return changeIn(el, t, cause, before && before.get(el), input);
     };
     for (const r of records) {
       if (r.type === 'childList') {
@@ -269,9 +319,15 @@
           if (n.nodeType === Node.ELEMENT_NODE) {
             c.added++;
             c.tags.add(n.localName);
+            if (c.addedEls.length < NAMED) c.addedEls.push(n);
           }
         }
-        for (const n of r.removedNodes) if (n.nodeType === Node.ELEMENT_NODE) c.removed++;
+        for (const n of r.removedNodes) {
+          if (n.nodeType === Node.ELEMENT_NODE) {
+            c.removed++;
+            if (c.removedEls.length < NAMED) c.removedEls.push(n);
+          }
+        }
         const removedText = textOf(r.removedNodes);
         if (c.before === null && removedText !== null && r.removedNodes.length) c.before = removedText;
         if (c.before === null && !r.removedNodes.length && textOf(r.addedNodes) !== null) c.before = '';
@@ -302,18 +358,29 @@
     noting = null;
     const lists = reached;
     reached = [];
+    const inputs = [...fields.values()];
+    fields = new Map();
     const out = [];
     const rest = [];
+    const kept = [];
     for (const [el, c] of batch) {
       const attrs = [];
+      const same = [];
       for (const [name, before] of c.attrs) {
         const after = c.endAttrs && c.endAttrs.has(name) ? c.endAttrs.get(name) : el.getAttribute(name);
         if (after !== before) attrs.push([name, before === null ? null : cut(before), after === null ? null : cut(after)]);
+        else if (KEPT.has(name)) same.push([name, after === null ? null : cut(after)]);
       }
       const ended = c.endText !== undefined && c.endText !== null ? c.endText : el.textContent;
       const after = c.before === null ? null : cut(ended || '');
       const text = c.before !== null && cut(c.before) !== after ? [cut(c.before), after] : null;
-      if (!c.added && !c.removed && !text && !attrs.length) continue;
+      if (!c.added && !c.removed && !text && !attrs.length) {
+        // Set to what it already was: nothing changed, but a script kept it so.
+        if (same.length && kept.length < MAX_KEPT) {
+          kept.push({ t: c.t, el: describe(el), attrs: same, input: c.input, causes: c.causes });
+        }
+        continue;
+      }
       if (out.length === MAX_ELEMENTS) {
         rest.push(el);
         continue;
@@ -324,6 +391,8 @@
         added: c.added,
         removed: c.removed,
         tag: c.tags.size === 1 ? [...c.tags][0] : null,
+        named: !c.removed && c.added <= NAMED ? c.addedEls.map(nameOf) : [],
+        gone: !c.added && c.removed <= NAMED ? c.removedEls.map(nameOf) : [],
         text,
         attrs,
         input: c.input,
@@ -340,7 +409,9 @@
       }
       out.push({ t: out[0].t, el: common ? describe(common) : 'document', others: rest.length });
     }
-    return out.length || notes.length || lists.length ? JSON.stringify({ changes: out, events: notes, reached: lists }) : null;
+    return out.length || notes.length || lists.length || kept.length || inputs.length
+      ? JSON.stringify({ changes: out, events: notes, reached: lists, kept, fields: inputs })
+      : null;
   };
   // At the end of a window: reported through the binding.
   const flush = () => {

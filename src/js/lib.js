@@ -366,13 +366,19 @@
     let el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
     if (!el) return false;
-    if (setValue) {
-      const proto = Object.getPrototypeOf(el);
-      const setter = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
-      if (setter) setter.call(el, value); else el.value = value;
-      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    // The DOM watcher notes what the session put into a field from these events (js/dom_watch.js).
+    globalThis.__textBrowserFilling = el;
+    try {
+      if (setValue) {
+        const proto = Object.getPrototypeOf(el);
+        const setter = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
+        if (setter) setter.call(el, value); else el.value = value;
+        el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      }
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    } finally {
+      globalThis.__textBrowserFilling = null;
     }
-    el.dispatchEvent(new Event('change', { bubbles: true }));
     return true;
   }
 

@@ -11,7 +11,8 @@ use super::answers::{MAX_ANSWER_BYTES, fits};
 use super::error::ApiError;
 use super::registry::{Call, Hints, MethodSpec, Params, page_method};
 use crate::browser::{
-    BrowserError, Effects, ElementState, EntryKind, Landed, Load, Page, SignalCounts, Since, Target, TextFormat,
+    BrowserError, Effects, ElementState, EntryKind, Landed, Load, Page, ScrollPosition, SignalCounts, Since, Target,
+    TextFormat,
 };
 
 const NAV_TIMEOUT_MS: u64 = 45_000;
@@ -123,6 +124,9 @@ pub struct NavigationResult {
     /// How the document loaded: milestones, network quiet, content settled (ms since navigation
     /// start), request count, longest serial chain, facts.
     pub load: Load,
+    /// Reload/back/forward: the scroll the browser restored, if not the top.
+    #[serde(rename = "scrollRestored", skip_serializing_if = "Option::is_none")]
+    pub scroll_restored: Option<ScrollPosition>,
 }
 
 impl NavigationResult {
@@ -135,7 +139,15 @@ impl NavigationResult {
             status: landed.status,
             signals: seen.signal_counts(),
             load: seen.load(),
+            scroll_restored: None,
         }
+    }
+
+    /// [`NavigationResult::of`] a document the browser restored (a reload, a history move): with
+    /// where it restored the scroll to.
+    fn restored(page: &Page, landed: Landed) -> Self {
+        let scroll_restored = landed.scrolled.map(|(x, y)| ScrollPosition { x, y });
+        Self { scroll_restored, ..Self::of(page, landed) }
     }
 }
 
@@ -399,7 +411,7 @@ async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationRes
     let wait_until = p.wait_until.unwrap_or_default();
     let landed = page.nav().reload(wait_until.browser(), call.deadline).await?;
     let landed = wait_until.finish(&page, landed, call.deadline).await?;
-    Ok(NavigationResult::of(&page, landed))
+    Ok(NavigationResult::restored(&page, landed))
 }
 
 async fn back(call: Call, page: Page, _: BackParams) -> Result<NavigationResult, ApiError> {
@@ -412,7 +424,7 @@ async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationR
 
 async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
     match page.nav().go_history(step, call.deadline).await? {
-        Some(landed) => Ok(NavigationResult::of(&page, landed)),
+        Some(landed) => Ok(NavigationResult::restored(&page, landed)),
         None => {
             let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
             Err(ApiError::invalid("session_id", format!("the session's history has no page to go {way}")))
@@ -541,7 +553,7 @@ async fn evaluate(call: Call, page: Page, p: EvaluateParams) -> Result<EvaluateR
     if p.expression.trim().is_empty() {
         return Err(ApiError::invalid("expression", "expression must not be empty"));
     }
-    let mark = page.mark();
+    let mark = page.mark_effects();
     let result = page.evaluate(&p.expression, p.arg.as_ref(), call.deadline).await?;
     Ok(EvaluateResult { result, effects: page.caused(&mark, call.deadline).await })
 }

@@ -47,7 +47,8 @@ async fn a_click_that_posts_an_order_answered_422_reports_both_bodies_and_the_er
         .text()
         .await
         .unwrap();
-    assert!(answer.len() < 1500, "the whole answer stays compact ({} bytes): {answer}", answer.len());
+    // 1.5 KB, and since issue 43 the outline of what the write sent (`requestOutline`).
+    assert!(answer.len() < 1600, "the whole answer stays compact ({} bytes): {answer}", answer.len());
     let result: Value = serde_json::from_str::<Value>(&answer).unwrap()["result"].clone();
     let effects = &result["effects"];
     let post = &effects["requests"][0];
@@ -141,7 +142,7 @@ async fn inspect_says_why_the_signup_button_is_disabled_and_which_listener_keeps
     let facts = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#create-account" })).await;
     assert_eq!((facts["role"].as_str(), facts["name"].as_str()), (Some("button"), Some("Create account")), "{facts}");
     assert_eq!(facts["enabled"], false);
-    assert_eq!(facts["disabledBecause"], "its disabled attribute");
+    assert_eq!(facts["disabledBecause"], "its disabled attribute, since the markup", "no script touched it yet");
     assert_eq!(facts["visible"], true);
     assert!(facts["form"]["invalidFields"][0].as_str().unwrap().starts_with("input#email"), "{facts}");
     let listeners = facts["listeners"].as_array().unwrap();

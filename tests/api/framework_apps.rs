@@ -149,7 +149,8 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
     let timeline = svc.ok("page.timeline", json!({ "session_id": sid, "kinds": ["dom"] })).await;
     let lines = timeline["timeline"].as_str().unwrap_or_default();
     assert!(
-        lines.lines().any(|line| line.contains("child added") && line.contains("← click on #root button")),
+        lines.lines().any(|line| line.contains("span.status \"✓ Claim submitted\" added to #root section")
+            && line.contains("← click on #root button")),
         "the status line the click rendered: {lines}"
     );
     let status = svc.ok("page.text", json!({ "session_id": sid, "selector": "role=status" })).await;

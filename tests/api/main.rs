@@ -5,6 +5,7 @@ mod helpers;
 
 mod abuse;
 mod actions;
+mod answers;
 mod assertions;
 mod cli;
 mod client_examples;

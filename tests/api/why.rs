@@ -100,7 +100,12 @@ async fn inspecting_a_disabled_submit_names_the_script_line_that_disabled_it_and
         .await;
     let facts = svc.ok("page.inspect", json!({ "session_id": sid, "selector": "#send-invite" })).await;
     println!("{facts:#}");
-    assert_eq!(facts["disabledBecause"], "its disabled attribute", "{facts}");
+    let because = facts["disabledBecause"].as_str().unwrap_or_else(|| panic!("{facts}"));
+    assert!(
+        because.starts_with("its disabled attribute, set at +")
+            && because.ends_with(" by checkInvite (/invite/invite.js:14) ← input on #friend-email"),
+        "since when and by whom: {because}"
+    );
     let changes: Vec<&str> =
         facts["changes"].as_array().unwrap_or_else(|| panic!("{facts}")).iter().filter_map(Value::as_str).collect();
     let line = changes.iter().find(|c| c.contains("disabled set")).unwrap_or_else(|| panic!("{facts}"));

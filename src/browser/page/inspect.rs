@@ -27,6 +27,8 @@ use crate::browser::chromium::protocol::dom::{EventListener, GetEventListeners, 
 use crate::browser::chromium::protocol::runtime::{CallFunctionOn, ReleaseObjectGroup};
 use crate::browser::error::BrowserError;
 
+/// How `js/inspect.js` says an element is disabled by its own attribute.
+const DISABLED_ATTRIBUTE: &str = "its disabled attribute";
 /// The object group inspection handles live in, released at the end.
 const GROUP: &str = "text-browser-inspect";
 /// Listeners listed before "N more".
@@ -189,5 +191,12 @@ async fn inspect(page: &Page, target: &Target, deadline: Instant) -> Result<Insp
     let history = history(page, &inspection.watch, inspection.looks.as_ref(), deadline).await;
     (inspection.changes, inspection.replaced, inspection.detached_listeners) =
         (history.changes, history.replacement.replaced, history.replacement.detached_listeners);
+    // A disabled attribute: since when, and what kept it so.
+    if let Some(because) = inspection.disabled_because.as_mut()
+        && because == DISABLED_ATTRIBUTE
+        && !inspection.watch.is_empty()
+    {
+        *because = format!("{DISABLED_ATTRIBUTE}, {}", history.disabled_since);
+    }
     Ok(inspection)
 }

@@ -64,6 +64,10 @@ pub struct Landed {
     pub title: String,
     /// HTTP status of the main document, when it came from the network.
     pub status: Option<u16>,
+    /// Where the document was scrolled to when it was looked at on arrival (CSS pixels, x and y);
+    /// none at the top, or when it was not looked at. After a reload or a history move it is the
+    /// position the browser restored.
+    pub scrolled: Option<(f64, f64)>,
 }
 
 /// Why a document did not load.
@@ -215,7 +219,10 @@ impl<'a> Navigation<'a> {
         wait_for_document(self.page, Document::Loader(loader), wait_until, deadline, what).await
     }
 
-    /// Waits until no request has been in flight for `quiet`.
+    /// Waits until no request has been in flight for `quiet`. Quiet as the pump has it is checked
+    /// once more after every event Chromium sent until then is applied: a request the page started
+    /// just before is in flight then, and the wait goes on (never an answer with a request of the
+    /// page's own still pending, unless the deadline passed, which is an error saying so).
     pub async fn wait_for_quiet_network(
         self,
         quiet: Duration,
@@ -227,7 +234,11 @@ impl<'a> Navigation<'a> {
             let state = net.borrow_and_update().clone();
             let now = Instant::now();
             if state.in_flight == 0 && now >= state.last_activity + quiet {
-                return Ok(());
+                self.page.settle_events(deadline).await;
+                if !net.has_changed().unwrap_or(false) {
+                    return Ok(());
+                }
+                continue;
             }
             if now >= deadline {
                 let urls = pending_urls(&self.page.watch().store(), 3);
@@ -414,8 +425,9 @@ async fn arrival(page: &Page, deadline: Instant) -> Result<(Landed, bool), Brows
     let looked = page.look(None, deadline).await;
     page.settle_events(deadline).await;
     let refresh = looked.as_ref().is_some_and(|looked| looked.refresh);
+    let scrolled = looked.as_ref().and_then(|looked| looked.scroll).filter(|(x, y)| *x != 0.0 || *y != 0.0);
     match looked.and_then(|looked| looked.url.zip(looked.title)) {
-        Some((url, title)) => Ok((landed_at(page, Some(&url), Some(&title)), refresh)),
+        Some((url, title)) => Ok((Landed { scrolled, ..landed_at(page, Some(&url), Some(&title)) }, refresh)),
         None => Ok((page.nav().landed(deadline).await?, refresh)),
     }
 }
@@ -429,6 +441,7 @@ fn landed_at(page: &Page, url: Option<&str>, title: Option<&str>) -> Landed {
         url: page.redact(url.unwrap_or(&nav.url)),
         title: page.redact(title.unwrap_or_default()),
         status: nav.status(),
+        scrolled: None,
     }
 }
 

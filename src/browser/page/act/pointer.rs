@@ -76,7 +76,7 @@ pub struct ClickOptions {
     pub keep_scroll: bool,
 }
 
-/// Where the page is scrolled to after `page.scroll`.
+/// CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct ScrollPosition {
     pub x: f64,

@@ -19,9 +19,10 @@ use crate::browser::page::handle::{Page, busy_of};
 use crate::browser::page::settled::wait_for_fetches;
 use crate::browser::page::watch::cdp_events::CodeLocation;
 use crate::browser::page::watch::records::Record;
-use crate::browser::page::watch::views::changes::element_changes;
+use crate::browser::page::watch::views::changes::{element_changes, state_since};
 use crate::browser::page::watch::views::dom_cause;
 use crate::browser::page::watch::views::places::Places;
+use crate::browser::page::watch::views::reactions::Among;
 
 /// The object group predecessors are resolved in, released at the end.
 const GROUP: &str = "text-browser-replaced";
@@ -45,6 +46,9 @@ pub struct Replacement {
 pub struct History {
     /// Its recent changes, oldest first (see `watch::views::changes`).
     pub changes: Vec<String>,
+    /// Since when it has been disabled and what kept it so (`changes::state_since`): what
+    /// `page.inspect` adds to "its disabled attribute".
+    pub disabled_since: String,
     pub replacement: Replacement,
 }
 
@@ -57,12 +61,15 @@ pub async fn history(page: &Page, watch: &[String], looks: Option<&Aimed>, deadl
     page.settle_events(deadline).await;
     wait_for_fetches(page, deadline, |s| !s.causes.pending_since(0.0)).await;
     let places = page.places_since(0, deadline).await;
-    let changes = element_changes(&page.watch().store(), name, &places);
+    let (changes, disabled_since) = {
+        let store = page.watch().store();
+        (element_changes(&store, name, &places), state_since(&store, name, ("disabled", "disabled"), &places))
+    };
     let replacement = match looks {
         Some(looks) => replacement(page, looks, watch, (None, &places), deadline).await,
         None => Replacement::default(),
     };
-    History { changes, replacement }
+    History { changes, disabled_since, replacement }
 }
 
 /// Whether the element `aimed` (named `watch`, itself first then its ancestors, by the DOM
@@ -123,7 +130,7 @@ fn replaced_when(page: &Page, watch: &[String], places: &Places) -> Option<Strin
     })?;
     let Record::Dom(dom) = &entry.record else { return None };
     let change = dom.recent.iter().rev().find(|c| c.removed > 0 && c.added > 0).unwrap_or(&dom.change);
-    let cause = dom_cause(&store, dom.document, change, change.at, places);
+    let cause = dom_cause(&store, dom.document, change, change.at, places, Among::Any);
     Some(format!("at +{} ms ({}){cause}", (change.at - origin).round() as i64, change.line()))
 }
 

@@ -21,8 +21,8 @@ use crate::browser::page::navigation::WaitUntil;
 use crate::browser::page::watch::dom::NoteKind;
 use crate::browser::page::watch::notes::ActionNote;
 use crate::browser::page::watch::records::Record;
-use crate::browser::page::watch::views::effects::{Effects, Mark};
-use crate::browser::page::watch::views::reached::{ReachedListener, by_default, reached};
+use crate::browser::page::watch::views::effects::{self, Effects, Mark};
+use crate::browser::page::watch::views::reached::{ReachedListener, by_default, reached, repeats};
 use crate::browser::page::watch::{NavMarks, now_ms};
 use crate::browser::pointer::{Approach, PointerTarget};
 
@@ -96,8 +96,13 @@ impl Page {
     /// where the page stands before it.
     pub fn begin_action(&self, what: ActionNote, deadline: Instant) -> ActionRun {
         let at = now_ms();
-        let seq = self.watch().store().timeline.push(at, Record::Action(what));
-        let mark = Mark { seq, loader: self.loader_id(), at };
+        let action = Some(what.method.clone());
+        let seq = {
+            let mut store = self.watch().store();
+            store.timeline.push(at, Record::Action(what));
+            store.timeline.mark()
+        };
+        let mark = Mark { seq, loader: self.loader_id(), at, action };
         ActionRun { page: self.clone(), mark, deadline }
     }
 }
@@ -220,6 +225,7 @@ impl ActionRun {
             }
         }
         let found = reached(&listeners);
+        effects::same_handler(effects, &repeats(&listeners), self.mark.what());
         if found.is_nothing()
             && let Some(ahead) = ahead
         {

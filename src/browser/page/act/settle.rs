@@ -33,7 +33,14 @@ impl Page {
     /// Marks where the page stands, without filing anything.
     pub fn mark(&self) -> Mark {
         let store = self.watch().store();
-        Mark { seq: store.timeline.last_seq(), loader: self.loader_id(), at: now_ms() }
+        Mark { seq: store.timeline.last_seq(), loader: self.loader_id(), at: now_ms(), action: None }
+    }
+
+    /// Marks where the page stands before code the caller runs in it (`page.evaluate`), whose
+    /// effects are read from there: the DOM changes it causes start timeline entries of their own.
+    pub fn mark_effects(&self) -> Mark {
+        let seq = self.watch().store().timeline.mark();
+        Mark { seq, loader: self.loader_id(), at: now_ms(), action: None }
     }
 
     /// Waits until every request started since `mark` has been answered and nothing has started,

@@ -253,6 +253,9 @@ pub struct Looked {
     /// A `<meta http-equiv="refresh">` sends the page on within a second (a redirect, to Chromium).
     #[serde(default)]
     pub refresh: bool,
+    /// Where the document is scrolled to: CSS pixels, x and y (`js/flush_dom.js`).
+    #[serde(default)]
+    pub scroll: Option<(f64, f64)>,
 }
 
 impl Looked {

@@ -52,6 +52,8 @@ pub const WORLD: &str = "text-browser";
 const MAX_PAYLOAD: usize = 256 * 1024;
 /// Causes one change names at most (the script sends at most three).
 const MAX_CAUSES: usize = 3;
+/// Elements added or removed one change names at most (the script sends at most two).
+const MAX_NAMED: usize = 2;
 
 /// One element's change within one coalescing window.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -69,6 +71,13 @@ pub struct DomChange {
     /// The tag of every added element, when they share one.
     #[serde(default)]
     pub tag: Option<String>,
+    /// The elements added, named (`section#late-panel "Report"`), when they were one or two and
+    /// none was removed.
+    #[serde(default)]
+    pub named: Vec<String>,
+    /// The elements removed, named, when they were one or two and none was added.
+    #[serde(default)]
+    pub gone: Vec<String>,
     /// Its text before and after, when that changed (60 characters each at most).
     #[serde(default)]
     pub text: Option<(String, String)>,
@@ -211,11 +220,56 @@ pub struct ReachNote {
     pub listeners: Vec<ListenerSeen>,
 }
 
+/// A state attribute a script set to the value it already had (`button.disabled = true` on a
+/// disabled button): nothing changed, but something kept it so.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct KeptState {
+    /// When: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    /// The element, as changes name it.
+    #[serde(rename = "el")]
+    pub element: String,
+    /// The attributes kept: (name, value); `None` = absent.
+    #[serde(default)]
+    pub attrs: Vec<(String, Option<String>)>,
+    /// The user input it followed in the same task.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// The causes of the observer callbacks that reported it.
+    #[serde(default)]
+    pub causes: Vec<u32>,
+}
+
+/// A field the session put a value into (never a password field), as the watcher saw it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FieldInput {
+    /// When it was given the value: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub id: String,
+    /// Its label's text (or aria-label, or placeholder).
+    #[serde(default)]
+    pub label: String,
+    /// What it holds (a checkbox: true or false), 200 characters at most.
+    #[serde(default)]
+    pub value: String,
+}
+
 /// One payload of the watcher: changes, notes on input events, and what inputs were to reach.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct WatchReport {
     #[serde(default)]
     pub changes: Vec<DomChange>,
+    /// States set to what they were.
+    #[serde(default)]
+    pub kept: Vec<KeptState>,
+    /// Fields the session put values into.
+    #[serde(default)]
+    pub fields: Vec<FieldInput>,
     #[serde(default)]
     pub events: Vec<EventNote>,
     /// Each list as the page's world wrote it (JSON text), read apart: one the page forged cannot
@@ -240,6 +294,8 @@ impl DomChange {
             added: count,
             removed: count,
             tag: None,
+            named: vec![],
+            gone: vec![],
             text: None,
             attrs: vec![],
             input: None,
@@ -266,6 +322,8 @@ impl DomChange {
             _ => "children",
         };
         match (self.added, self.removed) {
+            // Named in the line's head instead (see `line`).
+            _ if self.names_added() || self.names_removed() => {}
             (0, 0) => {}
             (a, 0) => parts.push(format!("{a} {} added", noun(a))),
             (0, r) => parts.push(format!("{r} {} removed", if r == 1 { "child" } else { "children" })),
@@ -287,9 +345,28 @@ impl DomChange {
         parts.join("; ")
     }
 
-    /// `#results: 10 children replaced`.
+    /// `#results: 10 children replaced`; what was added or removed by name when it was one or two
+    /// elements: `section#late-panel "Report" added to #slot`.
     pub fn line(&self) -> String {
-        format!("{}: {}", self.element, self.what())
+        let what = self.what();
+        let head = if self.names_added() {
+            format!("{} added to {}", self.named.join(", "), self.element)
+        } else if self.names_removed() {
+            format!("{} removed from {}", self.gone.join(", "), self.element)
+        } else {
+            return format!("{}: {what}", self.element);
+        };
+        if what.is_empty() { head } else { format!("{head}; {what}") }
+    }
+
+    /// Every element added is named (and none was removed).
+    fn names_added(&self) -> bool {
+        self.removed == 0 && self.added > 0 && self.named.len() == self.added as usize
+    }
+
+    /// Every element removed is named (and none was added).
+    fn names_removed(&self) -> bool {
+        self.added == 0 && self.removed > 0 && self.gone.len() == self.removed as usize
     }
 
     /// A rough size in bytes, for the timeline's byte cap.
@@ -322,6 +399,30 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
     for change in &mut report.changes {
         change.element = change.element.chars().take(120).collect();
         change.causes.truncate(MAX_CAUSES);
+        for names in [&mut change.named, &mut change.gone] {
+            names.truncate(MAX_NAMED);
+            for name in names.iter_mut() {
+                *name = name.chars().take(120).collect();
+            }
+        }
+    }
+    report.kept.truncate(8);
+    for kept in &mut report.kept {
+        kept.element = kept.element.chars().take(120).collect();
+        kept.causes.truncate(MAX_CAUSES);
+        kept.attrs.truncate(8);
+        for (name, value) in &mut kept.attrs {
+            *name = name.chars().take(40).collect();
+            *value = value.take().map(|v| v.chars().take(60).collect());
+        }
+        kept.input = kept.input.take().map(|i| i.chars().take(160).collect());
+    }
+    report.fields.truncate(8);
+    for field in &mut report.fields {
+        for text in [&mut field.name, &mut field.id, &mut field.label] {
+            *text = text.chars().take(120).collect();
+        }
+        field.value = field.value.chars().take(200).collect();
     }
     report.events.truncate(8);
     for note in &mut report.events {
@@ -457,6 +558,23 @@ mod tests {
         assert_eq!(changes[1].line(), "#loading: hidden set");
         assert_eq!(changes[2].line(), r#"#results: 3 items replaced; text "old" → "new"; class "a" → "a busy""#);
         assert_eq!(changes[3].line(), "#grid: 1990 elements inside changed");
+    }
+
+    #[test]
+    fn one_or_two_elements_added_or_removed_are_named() {
+        let report = parse_payload(
+            r##"{"changes":[{"t":1,"el":"#slot","added":1,"removed":0,"named":["section#late-panel \"Report\""]},
+                 {"t":2,"el":"#list","added":0,"removed":2,"gone":["li \"Ada\"","li \"Grace\""],"text":["AdaGrace",""]},
+                 {"t":3,"el":"#list","added":3,"removed":0,"named":["li","li"]}],
+                "kept":[{"t":4,"el":"#subscribe","attrs":[["disabled",""]],"input":"input on #name","causes":[7]}]}"##,
+        )
+        .unwrap();
+        let lines: Vec<String> = report.changes.iter().map(DomChange::line).collect();
+        assert_eq!(lines[0], r#"section#late-panel "Report" added to #slot"#);
+        assert_eq!(lines[1], r#"li "Ada", li "Grace" removed from #list; text "AdaGrace" → """#);
+        assert_eq!(lines[2], "#list: 3 children added", "names only when every element has one");
+        assert_eq!(report.kept[0].attrs, vec![("disabled".to_owned(), Some(String::new()))]);
+        assert_eq!(report.kept[0].causes, vec![7]);
     }
 
     #[test]

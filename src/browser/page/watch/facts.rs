@@ -1,10 +1,14 @@
 //! Facts the service derives from the timeline, one line each, for the answers they apply to:
 //!
-//! - *out of order*: requests to one endpoint (method + path, any query) that finished in another
-//!   order than they started — the one that finished last, its start rank, its end, and the DOM
-//!   change right after it (the render an agent would otherwise hunt for);
-//! - *serial chain*: three or more requests from one script location, each started only after the
-//!   one before it ended — count, total time, initiator;
+//! - *out of order*: fetch/XHR requests to one endpoint (method + path, any query) whose answers
+//!   the page read, that finished in another order than they started and differ (query or body) —
+//!   the one that finished last, its start rank, its end, and the DOM change right after it (the
+//!   render an agent would otherwise hunt for);
+//! - *sent twice*: identical requests (method, URL, body) from one action — how many, their
+//!   statuses (two listeners of one click both ran: a double charge);
+//! - *serial chain*: three or more requests from one script location, each started in code that
+//!   resumed after the one before it was answered (an `await`, a `.then`) — count, total time,
+//!   initiator; requests a caller paced (a key a second) follow each other without being one;
 //! - *endpoints*: a path with its ids made a template (`/api/items/{id}/owner`), so that many
 //!   requests group by what they ask for.
 //!
@@ -14,7 +18,9 @@
 use std::collections::HashMap;
 
 use super::cdp_events::CodeLocation;
-use super::records::{DomRecord, RequestRecord};
+use super::dom::FieldInput;
+use super::records::{DomRecord, Outcome, RequestRecord};
+use crate::browser::chromium::kinds::ResourceType;
 
 /// A request with its times: started, and ended (or answered, for a body never read).
 #[derive(Debug, Clone, Copy)]
@@ -93,10 +99,25 @@ pub fn change_after<'a>(doms: &[&'a DomRecord], at: f64) -> Option<(&'a DomRecor
         .map(|(dom, t)| (dom, (t - at).max(0.0), t >= dom.last_at()))
 }
 
-/// One line per endpoint whose requests finished in another order than they started.
+/// The same request: method, URL and body.
+pub fn identical(a: &RequestRecord, b: &RequestRecord) -> bool {
+    a.method == b.method && a.url == b.url && a.posted == b.posted
+}
+
+/// A request whose answer the page's code read: a fetch or an XHR whose body it took.
+fn consumed(span: &Span) -> bool {
+    let r = span.request;
+    matches!(r.resource_type, ResourceType::Fetch | ResourceType::Xhr)
+        && !r.browser_own
+        && !r.body_unread
+        && !matches!(r.end, Some((_, Outcome::BodyNotRead)))
+}
+
+/// One line per endpoint whose requests the page read in another order than it started them,
+/// among requests that differ: the later answer then wins over the one asked for last.
 pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<String> {
     let mut by_endpoint: HashMap<String, Vec<&Span>> = HashMap::new();
-    for span in spans.iter().filter(|s| s.end.is_some() && !s.request.browser_own) {
+    for span in spans.iter().filter(|s| s.end.is_some() && consumed(s)) {
         by_endpoint.entry(format!("{} {}", span.request.method, path_of(&span.request.url))).or_default().push(span);
     }
     let mut facts: Vec<(f64, String)> = Vec::new();
@@ -105,12 +126,15 @@ pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<Str
             continue;
         }
         group.sort_by(|a, b| a.start.total_cmp(&b.start));
-        let ends: Vec<f64> = group.iter().map(|s| s.end.unwrap_or_default()).collect();
-        if ends.windows(2).all(|w| w[0] <= w[1]) {
-            continue;
-        }
-        let Some((rank, last)) =
-            group.iter().enumerate().max_by(|a, b| a.1.end.unwrap_or_default().total_cmp(&b.1.end.unwrap_or_default()))
+        let end = |s: &Span| s.end.unwrap_or_default();
+        // Those that finished after one started later and asking for something else.
+        let overtaken = |i: usize| {
+            group[i + 1..].iter().any(|later| end(later) < end(group[i]) && !identical(later.request, group[i].request))
+        };
+        let Some((rank, last)) = (0..group.len())
+            .filter(|&i| overtaken(i))
+            .map(|i| (i, group[i]))
+            .max_by(|a, b| end(a.1).total_cmp(&end(b.1)))
         else {
             continue;
         };
@@ -140,7 +164,116 @@ pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<Str
     facts.into_iter().map(|(_, line)| line).collect()
 }
 
-/// A run of requests from one script location, each started after the one before it ended.
+/// Identical requests (method, URL, body) sent more than once among `spans` (one action's):
+/// `POST /api/orders ×2 from one click, identical bodies, both 201`, with how many there were.
+pub fn sent_twice(spans: &[Span], action: &str) -> Vec<(String, usize)> {
+    let mut groups: Vec<Vec<&Span>> = Vec::new();
+    for span in spans.iter().filter(|s| s.request.is_data() && !s.request.browser_own) {
+        match groups.iter_mut().find(|g| identical(g[0].request, span.request)) {
+            Some(group) => group.push(span),
+            None => groups.push(vec![span]),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.len() > 1)
+        .map(|group| {
+            let r = group[0].request;
+            let what = if r.posted.is_some() { "identical bodies" } else { "identical" };
+            let outcome = |s: &&Span| {
+                s.request
+                    .status()
+                    .map(|s| s.to_string())
+                    .or_else(|| s.request.failure().map(str::to_owned))
+                    .unwrap_or_else(|| "pending".into())
+            };
+            let outcomes: Vec<String> = group.iter().map(outcome).collect();
+            let all = if outcomes.iter().all(|o| *o == outcomes[0]) {
+                format!("{} {}", if group.len() == 2 { "both" } else { "all" }, outcomes[0])
+            } else {
+                outcomes.join(", ")
+            };
+            (format!("{} {} ×{} from one {action}, {what}, {all}", r.method, r.url, group.len()), group.len())
+        })
+        .collect()
+}
+
+/// Methods that write: their bodies are shown in effects and set against what the session filled.
+pub fn is_write(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
+}
+
+/// What a write's body sent, field by field: its JSON object's scalar fields (and those of the
+/// objects in it), or its form fields.
+fn sent_values(body: &str) -> Vec<(String, String)> {
+    let scalar = |value: &serde_json::Value| match value {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    };
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(fields)) => {
+            let mut out = Vec::new();
+            for (key, value) in &fields {
+                match value {
+                    serde_json::Value::Object(inner) => {
+                        out.extend(inner.iter().filter_map(|(k, v)| Some((k.clone(), scalar(v)?))));
+                    }
+                    other => out.extend(scalar(other).map(|v| (key.clone(), v))),
+                }
+            }
+            out
+        }
+        Ok(_) => Vec::new(),
+        Err(_) if body.contains('=') && !body.contains(char::is_whitespace) => {
+            url::form_urlencoded::parse(body.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A name as fields and body keys are matched: letters and digits, lower case (`Due date`,
+/// `due-date` and `dueDate` are one).
+fn matchable(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// The values `span`'s write sent that differ from what the session put into a field of the same
+/// name (its name, id or label) before it was sent: `PUT /api/tasks/WEB-107 sent due "2026-03-13";
+/// input "Due date" was filled with "2026-03-20" at +1532` (`at`: a field's time as the line gives
+/// it, ms since its document started).
+pub fn stale_values(span: &Span, fields: &[&FieldInput], at: impl Fn(f64) -> i64) -> Vec<String> {
+    let r = span.request;
+    let Some(body) = r.posted.as_deref().filter(|_| is_write(&r.method)) else { return Vec::new() };
+    let mut lines = Vec::new();
+    for (key, sent) in sent_values(body) {
+        let wanted = matchable(&key);
+        let field = fields.iter().rev().find(|f| {
+            f.at <= span.start && [&f.name, &f.id, &f.label].iter().any(|n| !n.is_empty() && matchable(n) == wanted)
+        });
+        let Some(field) = field.filter(|f| f.value != sent) else { continue };
+        let named = if !field.label.is_empty() {
+            format!("input {}", serde_json::Value::from(field.label.trim()))
+        } else if !field.id.is_empty() {
+            format!("input #{}", field.id)
+        } else {
+            format!("input name=\"{}\"", field.name)
+        };
+        lines.push(format!(
+            "{} {} sent {key} {}; {named} was filled with {} at +{}",
+            r.method,
+            r.url,
+            serde_json::Value::from(sent),
+            serde_json::Value::from(field.value.as_str()),
+            at(field.at)
+        ));
+    }
+    lines
+}
+
+/// A run of requests from one script location, each started after the one before it was
+/// answered, by code that resumed once it was.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
     pub count: usize,
@@ -182,7 +315,9 @@ pub fn chains(spans: &[Span]) -> Vec<Chain> {
         group.sort_by(|a, b| a.start.total_cmp(&b.start));
         let mut run: Vec<&Span> = Vec::new();
         for span in group.iter().copied() {
-            let follows = run.last().is_some_and(|prev| prev.end.is_some_and(|end| span.start >= end - CHAIN_SLACK_MS));
+            let follows = run.last().is_some_and(|prev| {
+                prev.end.is_some_and(|end| span.start >= end - CHAIN_SLACK_MS) && awaited(span.request, prev.request)
+            });
             if !follows {
                 push_chain(&mut found, &run);
                 run.clear();
@@ -193,6 +328,13 @@ pub fn chains(spans: &[Span]) -> Vec<Chain> {
     }
     found.sort_by(|a: &Chain, b| b.count.cmp(&a.count).then(a.start.total_cmp(&b.start)));
     found
+}
+
+/// Whether `next` was started by code that resumed after `prev` was answered: in a continuation
+/// (an `await`, a `.then`, an XHR's callback) of the function that started `prev`. A request
+/// started from a listener the user's next key ran was not, however soon it followed.
+fn awaited(next: &RequestRecord, prev: &RequestRecord) -> bool {
+    next.callers.after_promise() && next.callers.resumed().any(|f| prev.callers.frames().any(|c| f.same_place(c)))
 }
 
 fn push_chain(found: &mut Vec<Chain>, run: &[&Span]) {
@@ -221,8 +363,15 @@ mod tests {
     use crate::browser::chromium::kinds::ResourceType;
     use crate::browser::page::watch::dom::DomChange;
     use crate::browser::page::watch::records::{Answer, Outcome};
+    use crate::browser::page::watch::stacks::Stack;
+    use serde_json::json;
 
+    /// A request `function` started after an `await` in it (a loop awaiting one by one).
     fn request(url: &str, initiator: Option<(&str, u32)>) -> RequestRecord {
+        let callers = initiator.map(|(function, line)| {
+            let frame = json!({"functionName": function, "url": "http://app/items/", "lineNumber": line - 1, "columnNumber": 4});
+            Stack::parse(&json!({"callFrames": [frame], "parent": {"description": "await", "callFrames": [frame]}}))
+        });
         RequestRecord {
             id: url.into(),
             method: "GET".into(),
@@ -234,7 +383,7 @@ mod tests {
                 column: 5,
                 function: function.into(),
             }),
-            callers: Default::default(),
+            callers: callers.unwrap_or_default(),
             posted: None,
             browser_own: false,
             response: Some(Answer { status: 200, mime: "application/json".into(), at: 0.0 }),
@@ -278,6 +427,38 @@ mod tests {
     }
 
     #[test]
+    fn identical_requests_or_answers_nobody_read_are_never_out_of_order() {
+        let orders: Vec<RequestRecord> = (0..2)
+            .map(|_| RequestRecord {
+                method: "POST".into(),
+                posted: Some(r#"{"sku":"sencha"}"#.into()),
+                ..request("http://app/api/orders", None)
+            })
+            .collect();
+        let spans = vec![
+            Span { request: &orders[0], start: 1000.0, end: Some(1300.0) },
+            Span { request: &orders[1], start: 1001.0, end: Some(1200.0) },
+        ];
+        assert!(out_of_order(&spans, &[], 1000.0).is_empty(), "the same order twice is no race");
+        assert_eq!(
+            sent_twice(&spans, "click"),
+            vec![("POST http://app/api/orders ×2 from one click, identical bodies, both 200".to_owned(), 2)]
+        );
+        let icons: Vec<RequestRecord> = ["a", "b"]
+            .iter()
+            .map(|v| RequestRecord {
+                resource_type: ResourceType::Image,
+                ..request(&format!("http://app/favicon.svg?v={v}"), None)
+            })
+            .collect();
+        let spans = vec![
+            Span { request: &icons[0], start: 1000.0, end: Some(1300.0) },
+            Span { request: &icons[1], start: 1001.0, end: Some(1200.0) },
+        ];
+        assert!(out_of_order(&spans, &[], 1000.0).is_empty(), "the browser's icons are read by no code");
+    }
+
+    #[test]
     fn requests_awaited_one_by_one_from_one_place_are_a_chain() {
         let records: Vec<RequestRecord> =
             (1..=5).map(|i| request(&format!("http://app/api/items/{i}/owner"), Some(("loadItems", 81)))).collect();
@@ -299,5 +480,65 @@ mod tests {
         // Started together (Promise.all): no chain.
         let parallel: Vec<Span> = records.iter().map(|r| Span { request: r, start: 100.0, end: Some(340.0) }).collect();
         assert!(chains(&parallel).is_empty());
+    }
+
+    #[test]
+    fn a_write_that_sent_another_value_than_the_field_filled_is_a_fact() {
+        let put = RequestRecord {
+            method: "PUT".into(),
+            posted: Some(
+                r#"{"key":"WEB-107","due":"2026-03-13","title":"Fix it","meta":{"dueDate":"2026-03-13"}}"#.into(),
+            ),
+            ..request("http://app/api/tasks/WEB-107", None)
+        };
+        let span = Span { request: &put, start: 2000.0, end: Some(2100.0) };
+        let due = FieldInput {
+            at: 1500.0,
+            name: "due".into(),
+            id: "due-date".into(),
+            label: "Due date ".into(),
+            value: "2026-03-20".into(),
+        };
+        let title = FieldInput {
+            at: 1400.0,
+            name: "title".into(),
+            id: String::new(),
+            label: String::new(),
+            value: "Fix it".into(),
+        };
+        let later = FieldInput { at: 2500.0, name: "key".into(), ..title.clone() };
+        let lines = stale_values(&span, &[&due, &title, &later], |t| (t - 1000.0) as i64);
+        assert_eq!(
+            lines,
+            vec![
+                r#"PUT http://app/api/tasks/WEB-107 sent due "2026-03-13"; input "Due date" was filled with "2026-03-20" at +500"#,
+                r#"PUT http://app/api/tasks/WEB-107 sent dueDate "2026-03-13"; input "Due date" was filled with "2026-03-20" at +500"#,
+            ],
+            "the title sent as filled is no fact, nor a field filled after the write"
+        );
+        let form = RequestRecord { posted: Some("due=2026-03-13&title=Fix+it".into()), ..put.clone() };
+        let span = Span { request: &form, start: 2000.0, end: None };
+        assert_eq!(stale_values(&span, &[&due, &title], |_| 0).len(), 1, "a form body too");
+        let get = RequestRecord { method: "GET".into(), ..put };
+        assert!(stale_values(&Span { request: &get, start: 2000.0, end: None }, &[&due], |_| 0).is_empty());
+    }
+
+    #[test]
+    fn requests_a_typist_paced_follow_each_other_without_being_a_chain() {
+        let typed: Vec<RequestRecord> = (1..=5)
+            .map(|i| {
+                let frame = json!({"functionName": "lookUp", "url": "http://app/people/search.js", "lineNumber": 4, "columnNumber": 2});
+                RequestRecord {
+                    callers: Stack::parse(&json!({"callFrames": [frame]})),
+                    ..request(&format!("http://app/people/api/search?q={i}"), Some(("lookUp", 5)))
+                }
+            })
+            .collect();
+        let spans: Vec<Span> = typed
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Span { request: r, start: 100.0 + i as f64 * 250.0, end: Some(140.0 + i as f64 * 250.0) })
+            .collect();
+        assert!(chains(&spans).is_empty(), "each started from a key's listener, not after an answer");
     }
 }

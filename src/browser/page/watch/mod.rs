@@ -17,7 +17,8 @@
 //!   the store holds)
 //! - `nav`: the navigation and network state waiting methods subscribe to
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
-//!   `facts`: out of order, serial chains
+//!   `kept`: states a script set to what they were; `inputs`: what the session put into fields;
+//!   `facts`: out of order, sent twice, serial chains, stale values
 //! - `stacks`: stack traces with their async parents; `causes`: the stacks behind the DOM
 //!   watcher's cause ids (who made a change; how that reads is `views::reactions`)
 //! - `origin`: a URL's origin, and URLs shown relative to one
@@ -35,6 +36,8 @@ mod clock;
 mod commands;
 pub mod dom;
 pub mod facts;
+pub mod inputs;
+pub mod kept;
 pub mod nav;
 pub mod notes;
 pub mod origin;

@@ -34,6 +34,13 @@ impl CodeLocation {
         })
     }
 
+    /// The same function of the same script (for code outside any function: the same line).
+    pub fn same_place(&self, other: &CodeLocation) -> bool {
+        self.url == other.url
+            && self.function == other.function
+            && (!self.function.is_empty() || self.line == other.line)
+    }
+
     /// The first frame with a URL of a CDP stack trace, following async parents.
     pub(super) fn of_stack(stack: &Value) -> Option<Self> {
         let mut current = Some(stack);
@@ -132,6 +139,14 @@ impl Stack {
 
     pub fn is_empty(&self) -> bool {
         self.segments.iter().all(|s| s.frames.is_empty())
+    }
+
+    /// Where code in a continuation picked up: the function the continuation resumed (the
+    /// outermost synchronous frame) and the places that scheduled it (each async parent's innermost
+    /// frame). Framework frames deeper in a parent are not among them.
+    pub fn resumed(&self) -> impl Iterator<Item = &CodeLocation> {
+        let first = self.segments.first().and_then(|s| s.frames.last());
+        first.into_iter().chain(self.parents().iter().filter_map(|s| s.frames.first()))
     }
 
     /// A rough size in bytes, for the byte caps.

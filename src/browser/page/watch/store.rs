@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::bodies::BodyStore;
 use super::causes::CauseStore;
 use super::dom::ReachNote;
+use super::inputs::InputLog;
+use super::kept::KeptLog;
 use super::sources::SourceCache;
 use super::timeline::Timeline;
 use crate::browser::chromium::ids::ScriptId;
@@ -30,6 +32,10 @@ pub struct Store {
     scripts: HashMap<ScriptId, String>,
     /// The stacks behind the DOM watcher's cause ids.
     pub causes: CauseStore,
+    /// States scripts set to the value they had.
+    pub kept: KeptLog,
+    /// What the session put into fields.
+    pub inputs: InputLog,
     /// What the latest inputs were about to reach, each with the timeline's last sequence number
     /// when it arrived, oldest first.
     reached: VecDeque<(u64, ReachNote)>,
@@ -48,6 +54,8 @@ impl Store {
             sources: SourceCache::default(),
             scripts: HashMap::new(),
             causes: CauseStore::default(),
+            kept: KeptLog::default(),
+            inputs: InputLog::default(),
             reached: VecDeque::new(),
             redactor: Redactor::default(),
             routes: RouteTable::default(),

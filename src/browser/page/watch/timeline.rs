@@ -48,6 +48,10 @@ pub struct Timeline {
     network_lost: u64,
     /// The latest DOM entry per element, for merging.
     last_dom: HashMap<String, u64>,
+    /// The newest entry when an action (or a look at what code caused) began: a DOM change after
+    /// it never merges into an entry at or before it, so what the action caused is among the
+    /// entries after its mark, however soon after an earlier change of the element it came.
+    merge_floor: u64,
 }
 
 impl Timeline {
@@ -64,7 +68,15 @@ impl Timeline {
             logs_lost: 0,
             network_lost: 0,
             last_dom: HashMap::new(),
+            merge_floor: 0,
         }
+    }
+
+    /// Marks where an action begins (see [`Timeline::since`]): DOM changes filed from now on start
+    /// entries of their own. Returns the seq of the newest entry.
+    pub fn mark(&mut self) -> u64 {
+        self.merge_floor = self.last_seq();
+        self.merge_floor
     }
 
     /// Appends a record of something that happened at `at`; returns its seq.
@@ -80,6 +92,7 @@ impl Timeline {
     /// Files a DOM change: merged into the element's latest entry while changes keep coming.
     pub fn push_dom(&mut self, change: DomChange) {
         if let Some(&seq) = self.last_dom.get(&change.element)
+            && seq > self.merge_floor
             && let Some(Entry { record: Record::Dom(dom), .. }) = self.get(seq)
             && change.at - dom.change.at < DOM_MERGE_MS
             && change.at >= dom.change.at
@@ -311,5 +324,19 @@ mod tests {
         assert_eq!(doms.len(), 2);
         assert_eq!((doms[0].count, doms[0].times.len()), (10, 10));
         assert_eq!((doms[0].change.at, doms[0].last_at()), (1000.0, 1900.0), "dated by the first, the latest kept");
+    }
+
+    #[test]
+    fn a_change_after_a_mark_starts_an_entry_of_its_own_however_soon_it_came() {
+        let change = |at: f64| DomChange::replaced_children("#create", at, 1);
+        let mut t = Timeline::new(0.0);
+        t.push_dom(change(1000.0));
+        let mark = t.mark();
+        t.push_dom(change(1100.0));
+        t.push_dom(change(1200.0));
+        let after: Vec<&DomRecord> =
+            t.since(mark).filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None }).collect();
+        assert_eq!(after.len(), 1, "the action's changes are after its mark, merged with each other");
+        assert_eq!((after[0].change.at, after[0].count), (1100.0, 2));
     }
 }

@@ -148,6 +148,13 @@ impl Reducer {
                 for change in report.changes {
                     store.timeline.push_dom(change);
                 }
+                let document = store.timeline.generation();
+                for kept in report.kept {
+                    store.kept.push(document, kept);
+                }
+                for field in report.fields {
+                    store.inputs.push(field);
+                }
                 for note in report.events {
                     store.timeline.push(note.at, Record::Dispatched(note));
                 }
@@ -285,6 +292,34 @@ mod tests {
 
     fn failed(id: &str, why: &str) -> PageEvent {
         PageEvent::RequestFailed { request_id: id.into(), error_text: why.into(), timestamp: 1.0 }
+    }
+
+    #[test]
+    fn an_event_stream_stops_counting_as_in_flight_once_answered() {
+        let mut h = Harness::new();
+        h.apply(PageEvent::RequestStarted(RequestStart {
+            request_id: "feed".into(),
+            loader_id: "L1".into(),
+            resource_type: ResourceType::EventSource,
+            url: "http://x/deploys".into(),
+            method: "GET".into(),
+            ..Default::default()
+        }));
+        h.apply(started("data"));
+        assert_eq!(h.in_flight(), 2);
+        h.apply(PageEvent::ResponseReceived {
+            request_id: "feed".into(),
+            frame_id: None,
+            resource_type: ResourceType::EventSource,
+            status: 200,
+            mime_type: "text/event-stream".into(),
+            failure: None,
+            refreshes: false,
+            at: None,
+            timestamp: 0.0,
+        });
+        assert_eq!(h.in_flight(), 1, "open by design: networkidle does not wait for its end");
+        assert!(h.out.answered.is_empty(), "nor does an unread body's grace apply");
     }
 
     #[test]

@@ -245,7 +245,11 @@ impl Requests {
             });
         }
         self.update(store, id, |r| r.response = Some(answer));
-        if let Some(flight) = self.in_flight.get_mut(id) {
+        // A stream (an EventSource) is open by design once answered: nothing waits for its end.
+        let stream = self.request(store, id).is_some_and(|r| r.resource_type.is_long_lived());
+        if stream && self.in_flight.remove(id).is_some() {
+            self.net_activity(now);
+        } else if let Some(flight) = self.in_flight.get_mut(id) {
             flight.answered = true;
             out.answered.push(id.clone());
         }

@@ -1,6 +1,8 @@
 //! An action's effects: what the timeline holds after the action's mark — the requests it started
-//! (failed ones with their bodies), the facts about them (out of order, one after another), the
-//! DOM changes, the errors the page raised, dialogs, downloads, popups, and what is still in
+//! (failed ones with their bodies, writes with what they sent), the facts about them (out of order,
+//! sent twice, one after another, a write that sent another value than a field was filled with),
+//! the DOM changes (each credited to this action's requests, an input or a timer, never an earlier
+//! call's response), the errors the page raised, dialogs, downloads, popups, and what is still in
 //! flight — with times relative to the action's start. Nothing is drained: `logs.pull` and
 //! `network.pull` still see it all.
 //!
@@ -14,16 +16,18 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::bodies::cut;
-use super::super::dom::EventNote;
+use super::super::dom::{EventNote, FieldInput};
 use super::super::facts::{self, Span};
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
+use super::super::shape;
 use super::super::store::Store;
 use super::logs::{ConsoleEntry, PageError, console_entry, page_error};
 use super::network::{PendingView, initiator_text, pending};
 use super::places::Places;
 use super::reached::Reached;
-use super::{dom_cause, wording};
+use super::reactions::Among;
+use super::{dom_cause, ms_since, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
@@ -45,6 +49,24 @@ pub struct Mark {
     pub loader: LoaderId,
     /// When: ms since the Unix epoch.
     pub at: f64,
+    /// The action's method (`page.click`), when it is an action's mark.
+    pub action: Option<String>,
+}
+
+impl Mark {
+    /// How facts name what the action was: `click`, `fill`, `key press` … (`action` otherwise).
+    pub fn what(&self) -> &'static str {
+        match self.action.as_deref() {
+            Some("page.click" | "page.dblclick") => "click",
+            Some("page.fill" | "page.fillForm") => "fill",
+            Some("page.press") => "key press",
+            Some("page.type") => "typing",
+            Some("page.check" | "page.uncheck") => "check",
+            Some("page.select") => "choice",
+            Some("page.drag") => "drag",
+            _ => "action",
+        }
+    }
 }
 
 /// One request an action started.
@@ -73,9 +95,12 @@ pub struct RequestEffect {
     /// The app's code that started it (with its awaits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initiator: Option<String>,
-    /// For a failed fetch/XHR/document: the first 1 KB it posted.
+    /// Writes and failures: the first 1 KB sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body: Option<String>,
+    /// A write's JSON body, keys and types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_outline: Option<String>,
     /// For a failed fetch/XHR/document: the first 1 KB of the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body: Option<String>,
@@ -132,9 +157,13 @@ pub struct Effects {
     /// Other loads (images, scripts, styles …) that succeeded, counted.
     #[serde(skip_serializing_if = "is_zero")]
     pub other_requests: u64,
-    /// Derived from the requests' times: out of order, one after another.
+    /// Out of order, sent twice, chains, stale writes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<String>,
+    /// Which facts are identical requests sent more than once, and how many times each.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub sent_twice: Vec<(usize, usize)>,
     /// What changed on the page, ms after the action began: `+12 #results: 10 items replaced`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<String>,
@@ -211,10 +240,11 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
         }
     }
     requests(store, &spans, (mark.at, &origin), places, &mut effects);
-    effects.facts = facts::out_of_order(&spans, &doms, mark.at);
-    effects.facts.extend(facts::chains(&spans).iter().map(|chain| relative_in(&chain.line(), &origin)));
+    facts_of(store, &spans, &doms, mark, &origin, &mut effects);
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
-    effects.changes = doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at, places)).collect();
+    let among = Among::Since(mark.seq);
+    effects.changes =
+        doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at, places, among)).collect();
     effects.pending = pending(store, mark.seq, now, |r| !r.browser_own)
         .into_iter()
         .map(|p| PendingView { url: relative(&p.url, &origin), ..p })
@@ -226,6 +256,38 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     errors.truncate(MAX_ERRORS);
     effects.page_errors = errors;
     effects
+}
+
+/// The facts of an action's requests: out of order, sent twice, one after another, stale values.
+fn facts_of(store: &Store, spans: &[Span], doms: &[&DomRecord], mark: &Mark, origin: &str, effects: &mut Effects) {
+    let redactor = &store.redactor;
+    effects.facts = facts::out_of_order(spans, doms, mark.at);
+    for (line, times) in facts::sent_twice(spans, mark.what()) {
+        effects.sent_twice.push((effects.facts.len(), times));
+        effects.facts.push(redactor.text(&relative_in(&line, origin)));
+    }
+    effects.facts.extend(facts::chains(spans).iter().map(|chain| relative_in(&chain.line(), origin)));
+    let fields: Vec<&FieldInput> = store.inputs.before(f64::INFINITY).collect();
+    if !fields.is_empty() {
+        for span in spans {
+            let stale = facts::stale_values(span, &fields, |at| ms_since(&store.timeline, at));
+            effects.facts.extend(stale.iter().map(|line| redactor.text(&relative_in(line, origin))));
+        }
+    }
+}
+
+/// The facts of identical requests sent twice say why when a listener of the action ran as many
+/// times (`repeats`: how often each listener that ran more than once ran): `…, both 201: the click
+/// reached the same handler twice`.
+pub fn same_handler(effects: &mut Effects, repeats: &[usize], what: &str) {
+    for &(index, times) in &effects.sent_twice {
+        if repeats.contains(&times)
+            && let Some(fact) = effects.facts.get_mut(index)
+        {
+            let how_often = if times == 2 { "twice".to_owned() } else { format!("{times} times") };
+            fact.push_str(&format!(": the {what} reached the same handler {how_often}"));
+        }
+    }
 }
 
 /// The requests: data ones and failures listed (or, past [`MAX_REQUESTS`], failures listed and the
@@ -271,6 +333,7 @@ fn request_effect(store: &Store, span: &Span, (origin_at, origin): (f64, &str), 
     let r: &RequestRecord = span.request;
     let redactor = &store.redactor;
     let failed_data = r.is_error() && r.is_data();
+    let write = facts::is_write(&r.method);
     let body = failed_data.then(|| store.bodies.get(&r.id)).flatten();
     RequestEffect {
         method: r.method.clone(),
@@ -282,7 +345,12 @@ fn request_effect(store: &Store, span: &Span, (origin_at, origin): (f64, &str), 
         start_ms: ms(span.start, origin_at),
         end_ms: span.end.map(|end| ms(end, origin_at)),
         initiator: initiator_text(r, places).map(|i| relative_in(&i, origin)),
-        request_body: r.posted.as_deref().filter(|_| failed_data).map(|b| redactor.body(cut(b, EFFECT_EXCERPT).0)),
+        request_body: r
+            .posted
+            .as_deref()
+            .filter(|_| failed_data || write)
+            .map(|b| redactor.body(cut(b, EFFECT_EXCERPT).0)),
+        request_outline: r.posted.as_deref().filter(|_| write).and_then(shape::outline),
         response_body: body.map(|b| redactor.body(cut(&b.text, EFFECT_EXCERPT).0)),
         response_body_bytes: body.filter(|b| b.text.len() > EFFECT_EXCERPT || b.truncated).map(|b| b.text.len()),
         request_id: failed_data.then(|| r.id.clone()),
@@ -297,13 +365,14 @@ pub fn dispatched_line(note: &EventNote) -> String {
 }
 
 /// `+12 #results: 10 items replaced by renderResults (/search:40) ← response of GET /api/search 200`,
-/// with how often and until when for merged changes.
-pub fn change_line(store: &Store, dom: &DomRecord, origin: f64, places: &Places) -> String {
+/// with how often and until when for merged changes (credited to a response of the requests
+/// `among` names).
+pub fn change_line(store: &Store, dom: &DomRecord, origin: f64, places: &Places, among: Among) -> String {
     let first = ms(dom.change.at, origin);
     let mut line = format!("+{first} {}", dom.change.line());
     if dom.count > 1 {
         line.push_str(&format!(" (the last of {} changes, at +{})", dom.count, ms(dom.last_at(), origin)));
     }
-    line.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), places));
+    line.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), places, among));
     line
 }

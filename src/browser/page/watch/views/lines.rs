@@ -19,6 +19,7 @@ use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
 use super::super::store::Store;
 use super::places::Places;
+use super::reactions::Among;
 use super::{dom_cause, wording};
 use crate::browser::chromium::kinds::Milestone;
 
@@ -324,7 +325,7 @@ fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
             (dom.last_at() - origin_at).round() as i64
         ));
     }
-    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), &Places::default()));
+    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), &Places::default(), Among::Any));
     part
 }
 

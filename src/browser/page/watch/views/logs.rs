@@ -159,14 +159,18 @@ fn excerpt(places: &Places, trace: &Stack, given: Option<&CodeLocation>, context
     places.original_excerpt(at, context)
 }
 
-/// The response code with `stack` was handling at `at` (`reactions::during`), and for a JSON answer
+/// The response code with `stack` was handling at `at` (`reactions::handled`), and for a JSON answer
 /// whose body was captured its outline (`response of GET /releases/older.json 200: {page: number,
 /// items: [3 × {tag, notes}]}`, see `shape`): what an error reading a field the answer does not
 /// have needs beside it.
 fn during_outlined(stack: &Stack, store: &Store, at: f64, reported_late: bool) -> Option<String> {
-    let r = reactions::handled(stack, &store.timeline, at, reported_late)?;
-    let line = reactions::handling(stack, r);
-    let outline = r.status().and_then(|_| store.bodies.get(&r.id)).and_then(|body| shape::outline(&body.text));
+    let answers = reactions::handled(stack, &store.timeline, at, reported_late, reactions::Among::Any);
+    let line = (!answers.is_empty()).then(|| reactions::handling(stack, &answers))?;
+    // The outline when the code handled one answer (of several, which it read is not known).
+    let outline = match answers.as_slice() {
+        [r] => r.status().and_then(|_| store.bodies.get(&r.id)).and_then(|body| shape::outline(&body.text)),
+        _ => None,
+    };
     Some(match outline {
         Some(outline) => format!("{line}: {outline}"),
         None => line,

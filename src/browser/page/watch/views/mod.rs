@@ -54,13 +54,21 @@ pub fn signal_counts(store: &Store) -> SignalCounts {
 
 /// ` in <ClaimForm> by updateForm (/signup:61) ← input on #email`: the component that rendered the
 /// element of `change` (of a DOM record of `document`) when React or Vue did, the app's code that
-/// made it and what it was reacting to, as far as its causes tell; empty when nothing is known.
-/// A change a framework's own code made (a React commit) is named by its component alone.
-pub fn dom_cause(store: &Store, document: u64, change: &DomChange, at: f64, places: &Places) -> String {
+/// made it and what it was reacting to (a response of the requests `among` names), as far as its
+/// causes tell; empty when nothing is known. A change a framework's own code made (a React commit)
+/// is named by its component alone.
+pub fn dom_cause(
+    store: &Store,
+    document: u64,
+    change: &DomChange,
+    at: f64,
+    places: &Places,
+    among: reactions::Among,
+) -> String {
     let stack = store.causes.first_of(document, &change.causes);
     let component = change.component.as_ref().map(|c| places.component(c)).filter(|name| !name.is_empty());
     let by = stack.and_then(|stack| reactions::by(stack, places, component.is_some()));
-    let reaction = reactions::reacting(stack, change.input.as_deref(), &store.timeline, at, places)
+    let reaction = reactions::reacting(stack, change.input.as_deref(), &store.timeline, at, places, among)
         .map(|r| format!(" ← {r}"))
         .unwrap_or_default();
     let component = component.map(|name| format!(" in <{name}>")).unwrap_or_default();

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::super::bodies::{SESSION_CAP, cut};
 use super::super::records::{Entry, Outcome, Record, RequestRecord};
+use super::super::shape;
 use super::super::store::Store;
 use super::places::Places;
 use crate::browser::chromium::ids::RequestId;
@@ -82,6 +83,9 @@ pub struct NetworkEntry {
     /// (network.body returns it all).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_body_bytes: Option<usize>,
+    /// A cut JSON body's keys and types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_outline: Option<String>,
 }
 
 /// A request still in flight.
@@ -149,6 +153,7 @@ pub fn shown(
         request_body: r.posted.as_deref().map(|b| redactor.body(cut(b, excerpt).0)),
         response_body: body.map(|body| redactor.body(cut(&body.text, excerpt).0)),
         response_body_bytes: body.filter(|b| b.text.len() > excerpt || b.truncated).map(|b| b.text.len()),
+        response_outline: body.filter(|b| b.text.len() > excerpt).and_then(|b| shape::outline(&b.text)),
     }
 }
 

@@ -101,18 +101,40 @@ pub fn reached(listeners: &[ReachedListener]) -> Reached {
     if listeners.is_empty() {
         return Reached::Nothing(NoListener::NoListener);
     }
-    let mut lines: Vec<String> = Vec::new();
+    // Each listener once, with how many times it ran: two listeners of one place (the same setup
+    // run twice) both run, and `×2` says so.
+    let mut counted: Vec<(String, usize)> = Vec::new();
     for line in listeners.iter().map(ReachedListener::line) {
-        if !lines.contains(&line) {
-            lines.push(line);
+        match counted.iter_mut().find(|(seen, _)| *seen == line) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((line, 1)),
         }
     }
+    let mut lines: Vec<String> =
+        counted.into_iter().map(|(line, n)| if n > 1 { format!("{line} ×{n}") } else { line }).collect();
     if lines.len() > MAX_LINES {
         let more = lines.len() - MAX_LINES;
         lines.truncate(MAX_LINES);
         lines.push(format!("… {more} more"));
     }
     Reached::Listeners(lines)
+}
+
+/// How many times each listener that ran more than once ran (listed twice: two listeners of one
+/// place, the same setup run twice).
+pub fn repeats(listeners: &[ReachedListener]) -> Vec<usize> {
+    let lines: Vec<String> = listeners.iter().map(ReachedListener::line).collect();
+    let mut counts: Vec<usize> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if lines[..i].contains(line) {
+            continue;
+        }
+        let n = lines[i..].iter().filter(|l| *l == line).count();
+        if n > 1 {
+            counts.push(n);
+        }
+    }
+    counts
 }
 
 /// What the browser did by default with the user's input events (`notes`, oldest first), and who
@@ -207,6 +229,22 @@ mod tests {
         let reached = reached(&[listener("click", "button#save", "saveProfile", 36, false)]);
         assert_eq!(reached, Reached::Listeners(vec!["click on button#save → saveProfile (/login/:36)".into()]));
         assert_eq!(serde_json::to_value(super::reached(&[])).unwrap(), "no listener");
+    }
+
+    #[test]
+    fn a_listener_that_ran_twice_says_so() {
+        let twice = [
+            listener("click", "button#place", "", 24, false),
+            listener("click", "button#place", "", 24, false),
+            listener("click", "document", "track", 3, false),
+        ];
+        assert_eq!(
+            reached(&twice),
+            Reached::Listeners(vec![
+                "click on button#place → a listener (/login/:24) ×2".into(),
+                "click on document → track (/login/:3)".into()
+            ])
+        );
     }
 
     #[test]

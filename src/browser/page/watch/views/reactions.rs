@@ -24,8 +24,26 @@ use super::places::{Places, place_of};
 
 /// How long after a request's answer code handling it still counts as handling it.
 const HANDLING_MS: f64 = 30_000.0;
+/// How far the page's clock (a change's time) and the network's (an answer's) may disagree: an
+/// answer stamped this much after the code that handled it still counts.
+const CLOCK_SKEW_MS: f64 = 25.0;
+/// Requests a function started this close together were started together (`Promise.all`): code
+/// that handled the latest of them awaited them all.
+const TOGETHER_MS: f64 = 50.0;
 /// Characters of a URL shown in a reaction.
 const URL_CHARS: usize = 80;
+
+/// Which requests a reaction may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Among {
+    /// Any the timeline holds (a page's history: the timeline, page.inspect, page errors).
+    Any,
+    /// Only the requests after this timeline entry (an action's own, after its mark): a change
+    /// in an action's effects is never credited to an earlier call's response. Among these few,
+    /// any frame of the code's async parents may be the one that started the request, so a render
+    /// a framework's scheduler ran for a state the response's handler set is credited to it.
+    Since(u64),
+}
 
 /// `updateForm (/signup:61)`: where the thing happened — its first frame of the app's own code; a
 /// stack of library code alone (a framework's render) is named by its first frame, unless
@@ -47,13 +65,15 @@ pub fn reacting(
     timeline: &Timeline,
     at: f64,
     places: &Places,
+    among: Among,
 ) -> Option<String> {
     if let Some(input) = input {
         return Some(input.to_owned());
     }
     let stack = stack?;
-    if let Some(handled) = during(stack, timeline, at, false) {
-        return Some(handled);
+    let answers = handled(stack, timeline, at, false, among);
+    if !answers.is_empty() {
+        return Some(handling(stack, &answers));
     }
     let parent = stack.parents().first()?;
     let boundary = parent.boundary.as_deref().unwrap_or("async");
@@ -64,64 +84,98 @@ pub fn reacting(
     })
 }
 
-/// The request whose answer code with `stack`, running at `at`, was handling: `response of GET
-/// /api/deployments 200`, `failure of POST /api/orders (net::ERR_CONNECTION_REFUSED)` (its URL
-/// without the origin of the code's script).
+/// The requests whose answers code with `stack` was handling at `at`, named by [`handling`]:
+/// `response of GET /api/deployments 200`, `failure of POST /api/orders (net::ERR_CONNECTION_REFUSED)`,
+/// `responses of GET /api/a 200 and GET /api/b 200` for code that awaited several started together
+/// (`Promise.all`). The latest
+/// answered that the code's function started, with those started together with it (within
+/// [`TOGETHER_MS`]) and answered by then; none when nothing fits.
 ///
 /// `reported_late`: the stack is of an unhandled rejection, which Chromium reports after the task
 /// that threw, with the synchronous frames only. A frame further down the function that started
 /// the request, in code that ran once the request was answered, is then the sign that it was
 /// handling the answer (an `async` function resumed after its `await fetch`).
-pub fn during(stack: &Stack, timeline: &Timeline, at: f64, reported_late: bool) -> Option<String> {
-    handled(stack, timeline, at, reported_late).map(|r| handling(stack, r))
-}
-
-/// The request whose answer code with `stack` was handling at `at` (see [`during`]).
-pub fn handled<'a>(stack: &Stack, timeline: &'a Timeline, at: f64, reported_late: bool) -> Option<&'a RequestRecord> {
-    let truncated = reported_late && stack.parents().is_empty();
+pub fn handled<'a>(
+    stack: &Stack,
+    timeline: &'a Timeline,
+    at: f64,
+    reported_late: bool,
+    among: Among,
+) -> Vec<&'a RequestRecord> {
+    // An action's own requests: code with no async parent (an `async` function an event called,
+    // resumed after its `await`) further down the function that started one, once it was
+    // answered, was handling it, as for a rejection reported late.
+    let own = matches!(among, Among::Since(_));
+    let truncated = (reported_late || own) && stack.parents().is_empty();
     if !truncated && !stack.after_promise() {
-        return None;
+        return Vec::new();
     }
-    // The function the continuation resumed (the outermost synchronous frame) and the places that
-    // scheduled it (each async parent's innermost frame).
-    let mut resumed: Vec<&CodeLocation> = stack.segments.first().and_then(|s| s.frames.last()).into_iter().collect();
-    resumed.extend(stack.parents().iter().filter_map(|s| s.frames.first()));
+    let mut resumed: Vec<&CodeLocation> = stack.resumed().collect();
+    if let Among::Since(_) = among {
+        resumed.extend(stack.parents().iter().flat_map(|s| s.frames.iter()));
+    }
     let started_here = |r: &RequestRecord| {
         if truncated {
             r.callers
                 .frames()
-                .any(|c| stack.frames().any(|f| !f.function.is_empty() && same_place(f, c) && f.line > c.line))
+                .any(|c| stack.frames().any(|f| !f.function.is_empty() && f.same_place(c) && f.line > c.line))
         } else {
-            r.callers.frames().any(|c| resumed.iter().any(|f| same_place(f, c)))
+            r.callers.frames().any(|c| resumed.iter().any(|f| f.same_place(c)))
         }
     };
-    let mut best: Option<(f64, &RequestRecord)> = None;
-    for entry in timeline.iter() {
-        let Record::Request(r) = &entry.record else { continue };
-        let Some(answered) = answered_at(r) else { continue };
-        if answered > at + 1.0 || at - answered > HANDLING_MS || r.browser_own {
-            continue;
-        }
-        if started_here(r) && best.is_none_or(|(t, _)| answered >= t) {
-            best = Some((answered, r));
-        }
-    }
-    best.map(|(_, r)| r)
+    let since = match among {
+        Among::Any => 0,
+        Among::Since(seq) => seq,
+    };
+    // (started, answered, request) of every request the code's function started and that was
+    // answered by `at`.
+    let candidates: Vec<(f64, f64, &RequestRecord)> = timeline
+        .since(since)
+        .filter_map(|entry| {
+            let Record::Request(r) = &entry.record else { return None };
+            let answered = answered_at(r)?;
+            let fits = answered <= at + CLOCK_SKEW_MS && at - answered <= HANDLING_MS && !r.browser_own;
+            (fits && started_here(r)).then_some((entry.at, answered, &**r))
+        })
+        .collect();
+    let Some(&(started, _, _)) = candidates.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+        return Vec::new();
+    };
+    candidates.into_iter().filter(|(s, _, _)| (s - started).abs() <= TOGETHER_MS).map(|(_, _, r)| r).collect()
 }
 
-/// How [`during`] names the request `r` (its URL without the origin of the code's script).
-pub fn handling(stack: &Stack, r: &RequestRecord) -> String {
+/// How [`handled`]'s requests `answers` read (their URLs without the origin of the code's
+/// script): `response of GET /api/a 200`, `responses of GET /api/a 200 and GET /api/b 200`.
+pub fn handling(stack: &Stack, answers: &[&RequestRecord]) -> String {
     let origin = stack.top().map(|f| origin_of(&f.url)).unwrap_or_default();
-    let url = relative(&r.url, &origin);
-    let url: String = if url.chars().count() > URL_CHARS {
-        format!("{}…", url.chars().take(URL_CHARS - 1).collect::<String>())
-    } else {
-        url
+    let named: Vec<String> = answers
+        .iter()
+        .map(|r| {
+            let url = relative(&r.url, &origin);
+            let url: String = if url.chars().count() > URL_CHARS {
+                format!("{}…", url.chars().take(URL_CHARS - 1).collect::<String>())
+            } else {
+                url
+            };
+            match (r.status(), &r.end) {
+                (Some(status), _) => format!("{} {url} {status}", r.method),
+                (None, Some((_, Outcome::Failed(why)))) => format!("{} {url} ({why})", r.method),
+                _ => format!("{} {}", r.method, path_of(&r.url)),
+            }
+        })
+        .collect();
+    let failed = |r: &&RequestRecord| r.status().is_none() && matches!(r.end, Some((_, Outcome::Failed(_))));
+    let noun = match answers {
+        [one] if failed(one) => "failure of",
+        [one] if one.status().is_none() => "end of",
+        [_] => "response of",
+        _ if answers.iter().all(failed) => "failures of",
+        _ => "responses of",
     };
-    match (r.status(), &r.end) {
-        (Some(status), _) => format!("response of {} {url} {status}", r.method),
-        (None, Some((_, Outcome::Failed(why)))) => format!("failure of {} {url} ({why})", r.method),
-        _ => format!("end of {} {}", r.method, path_of(&r.url)),
+    match named.as_slice() {
+        [] => String::new(),
+        [one] => format!("{noun} {one}"),
+        [rest @ .., last] => format!("{noun} {} and {last}", rest.join(", ")),
     }
 }
 
@@ -132,11 +186,6 @@ fn answered_at(r: &RequestRecord) -> Option<f64> {
         (None, Some((at, Outcome::Failed(_)))) => Some(*at),
         _ => None,
     }
-}
-
-/// The same function of the same script (for code outside any function: the same line).
-fn same_place(a: &CodeLocation, b: &CodeLocation) -> bool {
-    a.url == b.url && a.function == b.function && (!a.function.is_empty() || a.line == b.line)
 }
 
 #[cfg(test)]
@@ -162,6 +211,12 @@ mod tests {
             body_unread: false,
             pulled: false,
         }
+    }
+
+    /// What [`handled`] says of code with `stack` at `at`, among all requests.
+    fn during(stack: &Stack, timeline: &Timeline, at: f64, reported_late: bool) -> Option<String> {
+        let answers = handled(stack, timeline, at, reported_late, Among::Any);
+        (!answers.is_empty()).then(|| handling(stack, &answers))
     }
 
     fn frame(function: &str, line: u64) -> serde_json::Value {
@@ -226,19 +281,103 @@ mod tests {
     }
 
     #[test]
+    fn a_render_that_awaited_requests_started_together_names_them_all_and_no_earlier_ones() {
+        let refresh = Stack::parse(&json!({"callFrames": [frame("refresh", 3)]}));
+        let mut timeline = Timeline::new(0.0);
+        let mut push = |url: &str, started: f64, answered: f64| {
+            let mut r = request(url, refresh.clone(), answered, 200);
+            r.id = format!("{url}@{started}").as_str().into();
+            timeline.push(started, Record::Request(Box::new(r)));
+        };
+        push("http://app/team/api/members", 100.0, 230.0);
+        push("http://app/team/api/members", 1000.0, 1130.0);
+        push("http://app/team/api/projects", 1001.0, 1045.0);
+        let render = Stack::parse(&json!({"callFrames": [frame("refresh", 7)],
+                                          "parent": {"description": "await", "callFrames": [frame("refresh", 3)]}}));
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1135.0, &Places::default(), Among::Any).as_deref(),
+            Some("responses of GET /team/api/members 200 and GET /team/api/projects 200")
+        );
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1135.0, &Places::default(), Among::Since(2)).as_deref(),
+            Some("response of GET /team/api/projects 200"),
+            "an action that began after the members were asked for"
+        );
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1135.0, &Places::default(), Among::Since(9)).as_deref(),
+            Some("await in refresh (/deploy/app.js:3)"),
+            "none of the action's own: the boundary, never an earlier call's response"
+        );
+    }
+
+    #[test]
+    fn in_an_actions_effects_an_async_function_resumed_without_a_parent_credits_what_it_awaited() {
+        // `async function refresh() { await Promise.all([fetch(a), fetch(b)]); render }`, called by
+        // a click: the continuation's stack has no async parent.
+        let started = Stack::parse(&json!({"callFrames": [frame("refresh", 3)]}));
+        let mut timeline = Timeline::new(0.0);
+        for (url, at, answered) in
+            [("http://app/api/members", 1000.0, 1130.0), ("http://app/api/projects", 1001.0, 1045.0)]
+        {
+            let mut r = request(url, started.clone(), answered, 200);
+            r.id = url.into();
+            timeline.push(at, Record::Request(Box::new(r)));
+        }
+        let render = Stack::parse(&json!({"callFrames": [frame("refresh", 7)]}));
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1135.0, &Places::default(), Among::Since(0)).as_deref(),
+            Some("responses of GET /api/members 200 and GET /api/projects 200")
+        );
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1135.0, &Places::default(), Among::Any),
+            None,
+            "not across the history"
+        );
+        let before = Stack::parse(&json!({"callFrames": [frame("refresh", 2)]}));
+        assert_eq!(
+            reacting(Some(&before), None, &timeline, 1135.0, &Places::default(), Among::Since(0)),
+            None,
+            "above the fetch"
+        );
+    }
+
+    #[test]
+    fn in_an_actions_effects_a_frame_deep_in_a_schedulers_parent_credits_the_request_it_started() {
+        let submit = Stack::parse(&json!({"callFrames": [frame("submitClaim", 40)]}));
+        let mut timeline = Timeline::new(0.0);
+        let post = RequestRecord { method: "POST".into(), ..request("http://app/api/claims", submit, 1000.0, 422) };
+        timeline.push(900.0, Record::Request(Box::new(post)));
+        // render ← postMessage by the scheduler, called from submitClaim's continuation, which a
+        // library's promise queue ran (the stack's depth ends before the await itself).
+        let render = Stack::parse(&json!({"callFrames": [frame("renderRoot", 900)],
+            "parent": {"description": "postMessage", "callFrames": [frame("schedule", 10), frame("setState", 20), frame("submitClaim", 44)],
+                "parent": {"description": "Promise.then", "callFrames": [frame("flushQueue", 70)]}}}));
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1010.0, &Places::default(), Among::Since(0)).as_deref(),
+            Some("response of POST /api/claims 422")
+        );
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1010.0, &Places::default(), Among::Any).as_deref(),
+            Some("postMessage in schedule (/deploy/app.js:10)"),
+            "across the whole history only the places that resumed count"
+        );
+    }
+
+    #[test]
     fn code_run_by_an_input_event_reacts_to_the_input_not_to_a_request() {
         let check = Stack::parse(&json!({"callFrames": [frame("onEmail", 5)]}));
         let timeline = timeline_with(vec![request("http://app/api/check", check.clone(), 1000.0, 200)]);
         let change = Stack::parse(&json!({"callFrames": [frame("updateForm", 61), frame("onEmail", 7)]}));
         assert_eq!(during(&change, &timeline, 2000.0, false), None, "synchronous code handles no answer");
         assert_eq!(
-            reacting(Some(&change), Some("input on #email"), &timeline, 2000.0, &Places::default()).as_deref(),
+            reacting(Some(&change), Some("input on #email"), &timeline, 2000.0, &Places::default(), Among::Any)
+                .as_deref(),
             Some("input on #email")
         );
         let timer = Stack::parse(&json!({"callFrames": [frame("tick", 9)],
                                          "parent": {"description": "setTimeout", "callFrames": [frame("poll", 12)]}}));
         assert_eq!(
-            reacting(Some(&timer), None, &timeline, 2000.0, &Places::default()).as_deref(),
+            reacting(Some(&timer), None, &timeline, 2000.0, &Places::default(), Among::Any).as_deref(),
             Some("setTimeout in poll (/deploy/app.js:12)")
         );
         assert_eq!(by(&change, &Places::default(), false).as_deref(), Some("updateForm (/deploy/app.js:61)"));

@@ -1,0 +1,66 @@
+//! States a script set to the value they already had (`button.disabled = true` on a disabled
+//! button), as the DOM watcher notes them (`dom::KeptState`): nothing changed, so no change is
+//! recorded, but `page.inspect` can say what kept a state so ("updateForm ran on input and left it
+//! disabled"). Kept per document, the latest [`MAX_KEPT`] of a page.
+
+use std::collections::VecDeque;
+
+use super::dom::KeptState;
+
+/// Kept states remembered per page (the oldest go first).
+pub const MAX_KEPT: usize = 64;
+
+/// The kept states of one page, each with the document (the timeline's count of documents) it
+/// happened in.
+#[derive(Debug, Default)]
+pub struct KeptLog {
+    kept: VecDeque<(u64, KeptState)>,
+}
+
+impl KeptLog {
+    pub fn push(&mut self, document: u64, kept: KeptState) {
+        if self.kept.len() == MAX_KEPT {
+            self.kept.pop_front();
+        }
+        self.kept.push_back((document, kept));
+    }
+
+    /// The times `attr` of `element` was kept in `document`, oldest first.
+    pub fn of<'a>(&'a self, document: u64, element: &'a str, attr: &'a str) -> impl Iterator<Item = &'a KeptState> {
+        self.kept
+            .iter()
+            .filter(move |(d, k)| *d == document && k.element == element && k.attrs.iter().any(|(n, _)| n == attr))
+            .map(|(_, k)| k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(element: &str, attr: &str, at: f64) -> KeptState {
+        KeptState {
+            at,
+            element: element.into(),
+            attrs: vec![(attr.into(), Some(String::new()))],
+            input: None,
+            causes: vec![],
+        }
+    }
+
+    #[test]
+    fn kept_states_are_found_per_document_element_and_attribute_and_bounded() {
+        let mut log = KeptLog::default();
+        log.push(1, kept("#save", "disabled", 1.0));
+        log.push(2, kept("#save", "disabled", 2.0));
+        log.push(2, kept("#save", "hidden", 3.0));
+        log.push(2, kept("#other", "disabled", 4.0));
+        let found: Vec<f64> = log.of(2, "#save", "disabled").map(|k| k.at).collect();
+        assert_eq!(found, vec![2.0]);
+        for i in 0..MAX_KEPT {
+            log.push(3, kept("#save", "disabled", i as f64));
+        }
+        assert_eq!(log.of(2, "#save", "disabled").count(), 0, "the oldest went");
+        assert_eq!(log.of(3, "#save", "disabled").count(), MAX_KEPT);
+    }
+}
