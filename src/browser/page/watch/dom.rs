@@ -14,6 +14,8 @@
 //! a few milliseconds): `Debugger.getStackTrace` answers without it, and a script named only by id
 //! is looked up when needed (`Page::know_scripts`).
 
+use super::inputs::FieldInput;
+use super::kept::KeptState;
 use serde::Deserialize;
 use tokio::time::Instant;
 
@@ -220,45 +222,6 @@ pub struct ReachNote {
     pub listeners: Vec<ListenerSeen>,
 }
 
-/// A state attribute a script set to the value it already had (`button.disabled = true` on a
-/// disabled button): nothing changed, but something kept it so.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct KeptState {
-    /// When: ms since the Unix epoch, by the page's clock.
-    #[serde(rename = "t")]
-    pub at: f64,
-    /// The element, as changes name it.
-    #[serde(rename = "el")]
-    pub element: String,
-    /// The attributes kept: (name, value); `None` = absent.
-    #[serde(default)]
-    pub attrs: Vec<(String, Option<String>)>,
-    /// The user input it followed in the same task.
-    #[serde(default)]
-    pub input: Option<String>,
-    /// The causes of the observer callbacks that reported it.
-    #[serde(default)]
-    pub causes: Vec<u32>,
-}
-
-/// A field the session put a value into (never a password field), as the watcher saw it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FieldInput {
-    /// When it was given the value: ms since the Unix epoch, by the page's clock.
-    #[serde(rename = "t")]
-    pub at: f64,
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub id: String,
-    /// Its label's text (or aria-label, or placeholder).
-    #[serde(default)]
-    pub label: String,
-    /// What it holds (a checkbox: true or false), 200 characters at most.
-    #[serde(default)]
-    pub value: String,
-}
-
 /// One payload of the watcher: changes, notes on input events, and what inputs were to reach.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct WatchReport {
@@ -407,23 +370,9 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
         }
     }
     report.kept.truncate(8);
-    for kept in &mut report.kept {
-        kept.element = kept.element.chars().take(120).collect();
-        kept.causes.truncate(MAX_CAUSES);
-        kept.attrs.truncate(8);
-        for (name, value) in &mut kept.attrs {
-            *name = name.chars().take(40).collect();
-            *value = value.take().map(|v| v.chars().take(60).collect());
-        }
-        kept.input = kept.input.take().map(|i| i.chars().take(160).collect());
-    }
+    report.kept.iter_mut().for_each(|kept| kept.trim(MAX_CAUSES));
     report.fields.truncate(8);
-    for field in &mut report.fields {
-        for text in [&mut field.name, &mut field.id, &mut field.label] {
-            *text = text.chars().take(120).collect();
-        }
-        field.value = field.value.chars().take(200).collect();
-    }
+    report.fields.iter_mut().for_each(FieldInput::trim);
     report.events.truncate(8);
     for note in &mut report.events {
         note.on = note.on.chars().take(120).collect();

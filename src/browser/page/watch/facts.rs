@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use super::cdp_events::CodeLocation;
-use super::dom::FieldInput;
+use super::inputs::FieldInput;
 use super::records::{DomRecord, Outcome, RequestRecord};
 use crate::browser::chromium::kinds::ResourceType;
 

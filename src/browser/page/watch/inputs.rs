@@ -1,5 +1,5 @@
 //! What the session put into the page's fields (`page.fill`, `page.type`, `page.fillForm`), as the
-//! DOM watcher saw it (`dom::FieldInput`): each field's name, id and label with the latest value
+//! DOM watcher reports it ([`FieldInput`]): each field's name, id and label with the latest value
 //! it was given and when. An action's effects set a write's body against it: a body that carries
 //! a field of the same name with another value is the stale write an agent would otherwise find by
 //! reading bodies (`facts::stale_values`). Never a password field's; the latest [`MAX_INPUTS`]
@@ -7,7 +7,35 @@
 
 use std::collections::VecDeque;
 
-use super::dom::FieldInput;
+use serde::Deserialize;
+
+/// A field the session put a value into (never a password field), as the watcher saw it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FieldInput {
+    /// When it was given the value: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub id: String,
+    /// Its label's text (or aria-label, or placeholder).
+    #[serde(default)]
+    pub label: String,
+    /// What it holds (a checkbox: true or false), 200 characters at most.
+    #[serde(default)]
+    pub value: String,
+}
+
+impl FieldInput {
+    /// Cuts what the page sent to size: 120 characters a name, 200 the value.
+    pub fn trim(&mut self) {
+        for text in [&mut self.name, &mut self.id, &mut self.label] {
+            *text = text.chars().take(120).collect();
+        }
+        self.value = self.value.chars().take(200).collect();
+    }
+}
 
 /// Fields remembered per page (the least recently given a value go first).
 pub const MAX_INPUTS: usize = 64;

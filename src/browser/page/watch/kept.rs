@@ -1,11 +1,46 @@
 //! States a script set to the value they already had (`button.disabled = true` on a disabled
-//! button), as the DOM watcher notes them (`dom::KeptState`): nothing changed, so no change is
+//! button), as the DOM watcher reports them ([`KeptState`]): nothing changed, so no change is
 //! recorded, but `page.inspect` can say what kept a state so ("updateForm ran on input and left it
 //! disabled"). Kept per document, the latest [`MAX_KEPT`] of a page.
 
 use std::collections::VecDeque;
 
-use super::dom::KeptState;
+use serde::Deserialize;
+
+/// A state attribute a script set to the value it already had (`button.disabled = true` on a
+/// disabled button): nothing changed, but something kept it so.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct KeptState {
+    /// When: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    /// The element, as changes name it.
+    #[serde(rename = "el")]
+    pub element: String,
+    /// The attributes kept: (name, value); `None` = absent.
+    #[serde(default)]
+    pub attrs: Vec<(String, Option<String>)>,
+    /// The user input it followed in the same task.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// The causes of the observer callbacks that reported it.
+    #[serde(default)]
+    pub causes: Vec<u32>,
+}
+
+impl KeptState {
+    /// Cuts what the page sent to size: `max_causes` causes, 8 attributes.
+    pub fn trim(&mut self, max_causes: usize) {
+        self.element = self.element.chars().take(120).collect();
+        self.causes.truncate(max_causes);
+        self.attrs.truncate(8);
+        for (name, value) in &mut self.attrs {
+            *name = name.chars().take(40).collect();
+            *value = value.take().map(|v| v.chars().take(60).collect());
+        }
+        self.input = self.input.take().map(|i| i.chars().take(160).collect());
+    }
+}
 
 /// Kept states remembered per page (the oldest go first).
 pub const MAX_KEPT: usize = 64;

@@ -16,8 +16,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::bodies::cut;
-use super::super::dom::{EventNote, FieldInput};
+use super::super::dom::EventNote;
 use super::super::facts::{self, Span};
+use super::super::inputs::FieldInput;
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Outcome, Record, RequestRecord};
 use super::super::shape;
