@@ -141,8 +141,9 @@ const frameworks = (() => {
     let visited = 0;
     const visit = (vnode, owner) => {
       if (!vnode || typeof vnode !== 'object' || ++visited > MAX_VNODES) return null;
-      if (vnode.el === el) return owner;
+      // A component's vnode shares its root element (`el`): the component rendered it, not its owner.
       if (vnode.component) return visit(vnode.component.subTree, vnode.component);
+      if (vnode.el === el) return owner;
       const children = vnode.children;
       if (isArray(children)) {
         for (let i = 0; i < children.length; i++) {
