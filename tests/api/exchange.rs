@@ -44,10 +44,28 @@ async fn the_incident_board_shows_live_and_empty_while_its_feed_refused_the_subs
     wait_text(&sid, "#live", "Live").await;
     assert_eq!(text(&sid, "#incidents").await, "No open incidents", "yet the two open incidents never arrive");
 
-    // Asking again answers the same way; nothing the page shows says why.
+    // Asking again: the click's answer shows the subscription it sent and the error frame the
+    // feed answered with, and says which answered which.
     let clicked = shared().ok("page.click", json!({ "session_id": sid, "selector": "#resubscribe" })).await;
     assert_eq!(clicked["ok"], true, "{clicked}");
+    let effects = &clicked["effects"];
+    let sockets: Vec<&str> =
+        effects["sockets"].as_array().map_or(vec![], |l| l.iter().filter_map(Value::as_str).collect());
+    let sent = r#"→ {op: "subscribe", topic: "incidents:eu-west"} on /ops/socket"#;
+    let refused = r#"← error frame {op: "error", code: "unknown_topic"} on /ops/socket"#;
+    assert!(sockets.iter().any(|l| l.contains(sent)), "{clicked}");
+    assert!(sockets.iter().any(|l| l.contains(refused) && l.contains("topics: [2 × string]")), "{clicked}");
+    let facts = effects["facts"].to_string();
+    assert!(facts.contains(r#"the server answered → {op: \"subscribe\", topic: \"incidents:eu-west\"} on /ops/socket with an error frame {op: \"error\", code: \"unknown_topic\"}"#), "{clicked}");
     assert_eq!(text(&sid, "#incidents").await, "No open incidents", "{clicked}");
+
+    // The timeline holds the socket from its opening (with the script line that opened it) and
+    // the deploy stream's messages.
+    let params = json!({ "session_id": sid, "kinds": ["socket"] });
+    let timeline = shared().ok("page.timeline", params).await;
+    let lines = timeline["timeline"].as_str().unwrap_or_default();
+    assert!(lines.contains("socket /ops/socket open (101) ← (/ops/board.js:18)"), "{timeline}");
+    assert!(lines.contains("← {service: string, version: string, by: string} on stream /ops/deploys"), "{timeline}");
 }
 
 #[tokio::test]

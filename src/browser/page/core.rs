@@ -333,7 +333,9 @@ async fn subscribe(
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
     use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
     use chromiumoxide::cdp::browser_protocol::network::{
-        EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
+        EventEventSourceMessageReceived, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
+        EventResponseReceived, EventWebSocketClosed, EventWebSocketCreated, EventWebSocketFrameError,
+        EventWebSocketFrameReceived, EventWebSocketFrameSent, EventWebSocketHandshakeResponseReceived,
     };
     use chromiumoxide::cdp::browser_protocol::page::{
         EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
@@ -363,6 +365,13 @@ async fn subscribe(
     all.push(typed::<EventWindowOpen>(page).await?);
     all.push(typed::<EventBindingCalled>(page).await?);
     all.push(typed::<EventExecutionContextCreated>(page).await?);
+    all.push(typed::<EventWebSocketCreated>(page).await?);
+    all.push(typed::<EventWebSocketHandshakeResponseReceived>(page).await?);
+    all.push(typed::<EventWebSocketFrameSent>(page).await?);
+    all.push(typed::<EventWebSocketFrameReceived>(page).await?);
+    all.push(typed::<EventWebSocketFrameError>(page).await?);
+    all.push(typed::<EventWebSocketClosed>(page).await?);
+    all.push(typed::<EventEventSourceMessageReceived>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

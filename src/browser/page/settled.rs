@@ -22,7 +22,7 @@ use super::watch::records::{DomRecord, Record};
 use super::watch::views::lines::{self, EntryKind, Lines, Since};
 use super::watch::views::logs::{self, Logs};
 use super::watch::views::network::{self, NetworkPull, NetworkQuery, mime_of};
-use super::watch::views::{self, SignalCounts, har};
+use super::watch::views::{self, SignalCounts, har, sockets};
 use crate::browser::chromium::kinds::{DownloadState, Level, Milestone};
 use crate::browser::error::BrowserError;
 
@@ -207,6 +207,9 @@ impl Settled<'_> {
         load.longest_chain = chains.first().map(|c| relative_in(&c.line(), &origin));
         load.facts = facts::out_of_order(&spans, &doms, start);
         load.facts.extend(chains.iter().skip(1).map(|c| relative_in(&c.line(), &origin)));
+        let document = || timeline.iter().filter(|e| e.at >= start - 1.0);
+        load.facts.extend(sockets::facts(&store, document(), &origin));
+        (load.sockets, load.more_sockets) = sockets::lines(&store, document(), &origin, start);
         load
     }
 }
@@ -289,9 +292,14 @@ pub struct Load {
     /// The longest run of requests from one script location, each awaited before the next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_chain: Option<String>,
-    /// What the service derived from the requests' times: out of order, one after another.
+    /// What the service derived from the requests' times (out of order, one after another) and its sockets' frames.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<String>,
+    /// What its sockets and streams did, ms after the navigation started: opened, frames, errors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_sockets: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

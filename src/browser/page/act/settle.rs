@@ -1,7 +1,8 @@
 //! What an action (or any call) caused, waited for and read: [`Page::mark`] marks where the page
 //! stands; [`Page::settle`] waits until every request started since the mark has been answered and
 //! nothing has happened on the network for [`QUIET`] (so a handler reacting to a response is
-//! caught), bounded by the caller's `settleMs` — a body the page never reads is not waited for; an
+//! caught) — and, after a frame it sent on a socket, for an answer on that socket (at most
+//! [`SOCKET_ANSWER`]) — bounded by the caller's `settleMs` — a body the page never reads is not waited for; an
 //! action that started nothing pays no wait at all. [`effects`] then reads the timeline after the
 //! mark (`watch::views::effects`), draining nothing. `stillBusy` says the control an action
 //! touched shows a busy sign since the action although nothing is pending.
@@ -17,6 +18,7 @@ use crate::browser::page::locate::answers::Busy;
 use crate::browser::page::locate::scripts::NextTask;
 use crate::browser::page::settled::{bodies_pending, sources_pending, wait_for_fetches};
 use crate::browser::page::watch::Store;
+use crate::browser::page::watch::exchanged::SocketWhat;
 use crate::browser::page::watch::facts::duration;
 use crate::browser::page::watch::now_ms;
 use crate::browser::page::watch::records::Record;
@@ -24,6 +26,10 @@ use crate::browser::page::watch::views::effects::{self, Effects, Mark, Navigated
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
+/// How long settling waits for an answer to a frame the action sent on a socket.
+const SOCKET_ANSWER: Duration = Duration::from_secs(1);
+/// How often settling looks for that answer.
+const SOCKET_LOOK: Duration = Duration::from_millis(20);
 /// How long `page.evaluate` settles what its code started (an action's default `settleMs`).
 const EVALUATE_SETTLE: Duration = Duration::from_secs(2);
 /// Characters of an error's message in a `stillBusy` line.
@@ -105,18 +111,22 @@ pub(super) async fn settle_network(
     let mut waited = false;
     loop {
         net.borrow_and_update();
-        let (last, open) = activity_since(&page.watch().store(), mark.seq);
+        let Activity { last, open, awaiting } = activity_since(&page.watch().store(), mark.seq);
         let Some(last) = last else { break };
         waited = true;
         let quiet_ms = (last + QUIET.as_secs_f64() * 1000.0 - now_ms()).max(0.0);
-        if open == 0 && quiet_ms == 0.0 {
+        if open == 0 && quiet_ms == 0.0 && !awaiting {
             break;
         }
         if Instant::now() >= until {
             break;
         }
-        let wake =
-            if open == 0 { (Instant::now() + Duration::from_secs_f64(quiet_ms / 1000.0)).min(until) } else { until };
+        let wake = match (open, awaiting) {
+            // Socket frames move no network state: look again soon for the answer.
+            (0, true) => (Instant::now() + SOCKET_LOOK).min(until),
+            (0, false) => (Instant::now() + Duration::from_secs_f64(quiet_ms / 1000.0)).min(until),
+            _ => until,
+        };
         tokio::select! {
             _ = tokio::time::sleep_until(wake) => {}
             changed = net.changed() => if changed.is_err() { break },
@@ -197,22 +207,54 @@ pub(super) fn went_wrong(effects: &Effects) -> bool {
 /// When a request started after `since` last started, was answered or ended (ms since the Unix
 /// epoch), and how many of them (not counting long-lived streams) are still unanswered: what an
 /// action's settling waits on.
-fn activity_since(store: &Store, since: u64) -> (Option<f64>, usize) {
-    let mut last: Option<f64> = None;
-    let mut open = 0;
+fn activity_since(store: &Store, since: u64) -> Activity {
+    let mut activity = Activity::default();
+    // Per socket: when the page last sent on it and when it last received (frames sent and
+    // received arrive on channels of their own: compared by their times, not their order).
+    let mut sockets: Vec<(&str, f64, f64)> = Vec::new();
     for entry in store.timeline.since(since) {
-        let Record::Request(r) = &entry.record else { continue };
-        if r.browser_own {
-            continue;
-        }
-        let latest = [Some(entry.at), r.response.as_ref().map(|a| a.at), r.end.as_ref().map(|(at, _)| *at)]
-            .into_iter()
-            .flatten()
-            .fold(entry.at, f64::max);
-        last = Some(last.map_or(latest, |l: f64| l.max(latest)));
-        if r.response.is_none() && r.end.is_none() && !r.resource_type.is_long_lived() {
-            open += 1;
-        }
+        let latest = match &entry.record {
+            Record::Request(r) if !r.browser_own => {
+                if r.response.is_none() && r.end.is_none() && !r.resource_type.is_long_lived() {
+                    activity.open += 1;
+                }
+                [Some(entry.at), r.response.as_ref().map(|a| a.at), r.end.as_ref().map(|(at, _)| *at)]
+                    .into_iter()
+                    .flatten()
+                    .fold(entry.at, f64::max)
+            }
+            Record::Socket(note) => {
+                let (sent, at) = match &note.what {
+                    SocketWhat::Frame(frame) => (frame.sent, entry.at),
+                    SocketWhat::Frames(group) => (group.sent, group.last_at),
+                    _ => (false, entry.at),
+                };
+                let index = sockets.iter().position(|(url, ..)| *url == note.url).unwrap_or_else(|| {
+                    sockets.push((&note.url, f64::MIN, f64::MIN));
+                    sockets.len() - 1
+                });
+                let (_, last_sent, last_received) = &mut sockets[index];
+                let last = if sent { last_sent } else { last_received };
+                *last = last.max(at);
+                at
+            }
+            _ => continue,
+        };
+        activity.last = Some(activity.last.map_or(latest, |l: f64| l.max(latest)));
     }
-    (last, open)
+    let now = now_ms();
+    activity.awaiting =
+        sockets.iter().any(|(_, sent, received)| received < sent && now < sent + SOCKET_ANSWER.as_secs_f64() * 1000.0);
+    activity
+}
+
+/// What happened on the network since an action's mark.
+#[derive(Debug, Default)]
+struct Activity {
+    /// When the latest request or socket frame started, was answered or ended.
+    last: Option<f64>,
+    /// Requests unanswered.
+    open: usize,
+    /// A frame the action sent on a socket has had no answer yet (for at most [`SOCKET_ANSWER`]).
+    awaiting: bool,
 }

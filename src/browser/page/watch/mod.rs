@@ -19,6 +19,7 @@
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
 //!   `kept`: states a script set to what they were; `inputs`: what the session put into fields;
 //!   `facts`: out of order, sent twice, serial chains, stale values
+//! - `exchanged`: the typed notes of what a page exchanged besides requests (sockets, streams)
 //! - `stacks`: stack traces with their async parents; `causes`: the stacks behind the DOM
 //!   watcher's cause ids (who made a change; how that reads is `views::reactions`)
 //! - `origin`: a URL's origin, and URLs shown relative to one
@@ -35,6 +36,7 @@ pub mod cdp_events;
 mod clock;
 mod commands;
 pub mod dom;
+pub mod exchanged;
 pub mod facts;
 pub mod inputs;
 pub mod kept;

@@ -15,6 +15,21 @@ pub fn relative(url: &str, origin: &str) -> String {
     }
 }
 
+/// A socket's `ws://` (`wss://`) URL shown as its path when its host is the page's origin's.
+pub fn relative_socket(url: &str, origin: &str) -> String {
+    let as_http = if let Some(rest) = url.strip_prefix("ws://") {
+        format!("http://{rest}")
+    } else if let Some(rest) = url.strip_prefix("wss://") {
+        format!("https://{rest}")
+    } else {
+        return relative(url, origin);
+    };
+    match relative(&as_http, origin) {
+        path if path.starts_with('/') => path,
+        _ => url.to_owned(),
+    }
+}
+
 /// Every occurrence of `origin` + `/` in `text` shortened to `/`.
 pub fn relative_in(text: &str, origin: &str) -> String {
     if origin.is_empty() { text.to_owned() } else { text.replace(&format!("{origin}/"), "/") }

@@ -8,6 +8,7 @@
 use super::bodies::cut;
 use super::cdp_events::{CodeLocation, ErrorOrigin};
 use super::dom::{DomChange, EventNote};
+use super::exchanged::SocketNote;
 use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;
@@ -73,6 +74,8 @@ pub enum Record {
     Dispatched(EventNote),
     /// The page's renderer crashed.
     Crash,
+    /// A WebSocket's opening, frames, error or close; an EventSource stream's messages.
+    Socket(SocketNote),
 }
 
 impl Record {
@@ -100,6 +103,7 @@ impl Record {
                 Self::Popup { tab, url } => tab.len() + url.len(),
                 Self::Dom(d) => d.recent.iter().map(DomChange::bytes).sum::<usize>() + d.times.len() * 8,
                 Self::Dispatched(note) => note.on.len() + note.default.as_ref().map_or(0, String::len),
+                Self::Socket(note) => note.bytes(),
             }
     }
 }

@@ -1,4 +1,4 @@
-//! A JSON body's outline in one short line — `{page: number, items: [3 × {tag, notes}]}` — for
+//! A JSON body's (or a socket message's) outline in one short line — `{page: number, items: [3 × {tag, notes}]}` — for
 //! an error that happened while the page handled that response: code that reads `page.releases`
 //! from a body whose keys are `page` and `items` shows its bug in the answer itself.
 //!
@@ -30,6 +30,57 @@ pub fn outline(body: &str) -> Option<String> {
     } else {
         line
     })
+}
+
+/// Keys whose short value names what a message is: `{op: "error", code: "unknown_topic"}`.
+const TAG_KEYS: [&str; 10] = ["type", "op", "event", "action", "kind", "code", "error", "status", "topic", "channel"];
+/// Tag values shown per message.
+const TAGS: usize = 3;
+/// A tag value's length at most.
+const TAG_CHARS: usize = 48;
+
+/// A socket or stream message's outline and its tags (the values of [`TAG_KEYS`] that read as
+/// names, not data), parsed once; `None` when it is not a JSON object or array.
+pub fn message(text: &str) -> Option<(String, Vec<(String, String)>)> {
+    let trimmed = text.trim_start();
+    if text.len() > MAX_BODY || !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(text).ok()?;
+    let line = of(&value, 0);
+    let line = if line.chars().count() > CHARS {
+        format!("{}…", line.chars().take(CHARS - 1).collect::<String>())
+    } else {
+        line
+    };
+    let tags = match &value {
+        Value::Object(fields) => TAG_KEYS
+            .iter()
+            .filter_map(|key| Some((key.to_string(), tag_value(fields.get(*key)?)?)))
+            .take(TAGS)
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((line, tags))
+}
+
+/// A tag's value as shown (`"error"`, `4001`), when it reads as a name or a number; never a
+/// token, an id or free text.
+fn tag_value(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::String(s) => {
+            let plain = s.len() <= TAG_CHARS
+                && !s.is_empty()
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/'))
+                && !SECRET_PREFIXES.iter().any(|prefix| s.starts_with(prefix))
+                && s.split(['_', '-', '.', ':', '/'])
+                    .all(|part| reads_as_words(part.trim_end_matches(|c: char| c.is_ascii_digit())));
+            plain.then(|| Value::from(s.as_str()).to_string())
+        }
+        _ => None,
+    }
 }
 
 /// The top object with its fields' types; deeper objects by their keys; lists by their length and
@@ -206,6 +257,24 @@ mod tests {
         for name in names {
             assert!(is_name(name), "{name} is a field name");
         }
+    }
+
+    #[test]
+    fn a_message_shows_the_values_that_name_it_and_never_data() {
+        let (line, tags) =
+            message(r#"{"op":"error","code":"unknown_topic","message":"no such topic","topics":["a","b"]}"#).unwrap();
+        assert_eq!(line, "{op: string, code: string, message: string, topics: [2 × string]}");
+        assert_eq!(tags, vec![("op".into(), "\"error\"".into()), ("code".into(), "\"unknown_topic\"".into())]);
+        let (_, tags) = message(r#"{"op":"subscribe","topic":"incidents:eu-west-1"}"#).unwrap();
+        assert_eq!(tags[1], ("topic".into(), "\"incidents:eu-west-1\"".into()));
+        for data in
+            ["eyJhbGciOiJIUzI1NiJ9", "s3cr3t pass", "deadbeefcafebabe1234", "sk_live_51HqLyjWD", "ada@example.com"]
+        {
+            let (_, tags) = message(&serde_json::json!({ "type": data }).to_string()).unwrap();
+            assert!(tags.is_empty(), "{data}: {tags:?}");
+        }
+        assert_eq!(message(r#"{"code":4001}"#).unwrap().1, vec![("code".into(), "4001".into())]);
+        assert_eq!(message("hello"), None);
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub struct Timeline {
     /// it never merges into an entry at or before it, so what the action caused is among the
     /// entries after its mark, however soon after an earlier change of the element it came.
     merge_floor: u64,
+    /// The latest action's seq (0 before any).
+    last_action: u64,
 }
 
 impl Timeline {
@@ -69,6 +71,7 @@ impl Timeline {
             network_lost: 0,
             last_dom: HashMap::new(),
             merge_floor: 0,
+            last_action: 0,
         }
     }
 
@@ -83,6 +86,9 @@ impl Timeline {
     pub fn push(&mut self, at: f64, record: Record) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
+        if matches!(record, Record::Action(_)) {
+            self.last_action = seq;
+        }
         self.bytes += record.bytes();
         self.entries.push_back(Entry { seq, at, record });
         self.evict();
@@ -111,6 +117,11 @@ impl Timeline {
         let element = change.element.clone();
         let seq = self.push(change.at, Record::Dom(DomRecord::new(change, self.generation)));
         self.last_dom.insert(element, seq);
+    }
+
+    /// The seq of the latest action of the caller (0 before any).
+    pub fn last_action(&self) -> u64 {
+        self.last_action
     }
 
     /// Changes entry `seq` in place (it stays where it is); false when it fell off.

@@ -179,11 +179,11 @@ pub fn text(params: &Value, name: &str) -> String {
     str_field(params, name).unwrap_or_default()
 }
 
-fn timestamp(params: &Value) -> f64 {
+pub(super) fn timestamp(params: &Value) -> f64 {
     params.get("timestamp").and_then(Value::as_f64).unwrap_or_default()
 }
 
-fn request_id<Id: From<String>>(params: &Value) -> Option<Id> {
+pub(super) fn request_id<Id: From<String>>(params: &Value) -> Option<Id> {
     id_field(params, "requestId")
 }
 
@@ -203,7 +203,7 @@ fn post_data(params: &Value) -> Option<String> {
 
 /// Where a request was started: the first script frame of its initiator's stack, or the
 /// document line the parser found it on.
-fn initiator(initiator: Option<&Value>) -> Option<CodeLocation> {
+pub(super) fn initiator(initiator: Option<&Value>) -> Option<CodeLocation> {
     let initiator = initiator?;
     if let Some(found) = initiator.get("stack").and_then(CodeLocation::of_stack) {
         return Some(found);

@@ -9,6 +9,7 @@
 //!
 //! - this file: the events, and which parser reads each CDP method
 //! - `fields`: each event's parser, field by field
+//! - `exchange`: what a page exchanges besides requests (sockets, streams)
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -19,7 +20,10 @@ use super::stacks::Stack;
 use crate::browser::chromium::ids::{FetchRequestId, FrameId, LoaderId, RequestId, ScriptId, TargetId};
 use crate::browser::chromium::kinds::{ConsoleMethod, DialogKind, Disposition, DownloadState, Milestone, ResourceType};
 
+mod exchange;
 mod fields;
+
+pub use exchange::SocketEvent;
 
 pub use super::stacks::CodeLocation;
 
@@ -238,6 +242,8 @@ pub enum PageEvent {
         /// Its execution context, where the service's helper scripts are called.
         context_id: i64,
     },
+    /// A WebSocket's life and frames, an EventSource stream's messages.
+    Socket(SocketEvent),
 }
 
 impl PageEvent {
@@ -266,6 +272,7 @@ impl PageEvent {
             Self::DomChanged(_) => "dom_changed",
             Self::DomCause { .. } => "dom_cause",
             Self::WorldCreated { .. } => "world_created",
+            Self::Socket(_) => "socket",
         }
     }
 
@@ -293,7 +300,7 @@ impl PageEvent {
             "Browser.downloadWillBegin" => fields::download_begun(&params),
             "Browser.downloadProgress" => fields::download_progress(&params),
             "Target.targetCreated" => fields::target_created(&params),
-            _ => None,
+            _ => exchange::parse(method, &params),
         }
     }
 }

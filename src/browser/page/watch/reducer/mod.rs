@@ -13,6 +13,7 @@
 //!   authentication challenges, requests held for `network.route`
 //! - `downloads`: the downloads a page began, cancelled past the size cap
 //! - `popups`: popups, noted once both their announcements are in
+//! - `sockets`: WebSockets and EventSource streams, their frames kept whole or counted
 //! - `outbox`: what applying an event asks of the pump (commands, live signals, popups …)
 //!
 //! This file dispatches each event to its sub-reducer, and orders what two of them share (a new
@@ -25,6 +26,7 @@ mod outbox;
 mod popups;
 mod prompts;
 mod requests;
+mod sockets;
 
 use super::arms::Arm;
 use super::cdp_events::PageEvent;
@@ -50,6 +52,7 @@ pub struct Reducer {
     prompts: prompts::Prompts,
     downloads: downloads::Downloads,
     popups: popups::Popups,
+    sockets: sockets::Sockets,
 }
 
 impl Reducer {
@@ -63,6 +66,7 @@ impl Reducer {
             prompts: prompts::Prompts::default(),
             downloads: downloads::Downloads::new(env),
             popups: popups::Popups::default(),
+            sockets: sockets::Sockets::default(),
         }
     }
 
@@ -144,6 +148,7 @@ impl Reducer {
                 self.popups.apply(store, event, now, out)
             }
             PageEvent::ScriptParsed { script_id, url } if !url.is_empty() => store.script_parsed(script_id, url),
+            PageEvent::Socket(event) => self.sockets.apply(store, &mut self.clock, event, now),
             PageEvent::DomChanged(report) => {
                 for change in report.changes {
                     store.timeline.push_dom(change);
@@ -183,6 +188,7 @@ impl Reducer {
             let started = self.requests.started_at(store, &loader.document_request());
             store.timeline.document_started(started.unwrap_or(now.wall));
             self.requests.cut_off(store, loader, &mut self.reorder, now);
+            self.sockets.document_left(store, now);
         }
         let at = self.clock.wall(timestamp, now.wall);
         self.frame.milestone(store, milestone, at);

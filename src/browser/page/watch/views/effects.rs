@@ -28,7 +28,7 @@ use super::network::{PendingView, initiator_text, pending};
 use super::places::Places;
 use super::reached::Reached;
 use super::reactions::Among;
-use super::{dom_cause, ms_since, wording};
+use super::{dom_cause, ms_since, sockets, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
@@ -179,6 +179,11 @@ pub struct Effects {
     pub page_errors: Vec<PageError>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_page_errors: u64,
+    /// Frames the page's sockets and streams sent and received, their errors and closes: `+3 ← error frame {op: "error"} on /ws`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_sockets: u64,
     /// Dialogs and file choosers opened, and how each was answered (`confirm("Delete?") dismissed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
@@ -242,6 +247,8 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     }
     requests(store, &spans, (mark.at, &origin), places, &mut effects);
     facts_of(store, &spans, &doms, mark, &origin, &mut effects);
+    effects.facts.extend(sockets::facts(store, store.timeline.since(mark.seq), &origin));
+    (effects.sockets, effects.more_sockets) = sockets::lines(store, store.timeline.since(mark.seq), &origin, mark.at);
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
     let among = Among::Since(mark.seq);
     effects.changes =

@@ -37,6 +37,8 @@ pub enum EntryKind {
     Dom,
     /// The caller's actions (page.click …).
     Action,
+    /// WebSockets opened, their frames, errors and closes; EventSource messages.
+    Socket,
     /// Dialogs, downloads, popups and notes.
     Other,
 }
@@ -254,6 +256,7 @@ fn kind_of(record: &Record) -> Option<EntryKind> {
         // The browser's handling of the user's input is news only when a listener changed it.
         Record::Dispatched(note) if note.prevented || !note.bubbled => EntryKind::Action,
         Record::Dispatched(_) => return None,
+        Record::Socket(_) => EntryKind::Socket,
         Record::Dialog(_) | Record::Download(_) | Record::Popup { .. } | Record::Note(_) => EntryKind::Other,
     })
 }
@@ -346,6 +349,7 @@ fn other_line(store: &Store, record: &Record, origin: &str) -> String {
         Record::Action(action) => redact(&wording::action(action)),
         Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
+        Record::Socket(note) => super::sockets::line(store, note, origin),
         Record::Request(_) | Record::Dom(_) => String::new(),
     }
 }

@@ -9,6 +9,7 @@
 //! - `changes`: one element's history, for page.inspect
 //! - `lines`: page.timeline
 //! - `live`: events.subscribe
+//! - `sockets`: sockets and streams as lines and facts (effects, load report)
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
 //! - `places`: locations read through the session's source maps (the app's own file, line and
@@ -28,6 +29,7 @@ pub mod network;
 pub mod places;
 pub mod reached;
 pub mod reactions;
+pub mod sockets;
 pub mod wording;
 
 use schemars::JsonSchema;

@@ -1,7 +1,9 @@
 //! How the watch's typed notes read (`notes`): one line each for a dialog and its answer, a
-//! download, a popup, a note, the caller's action, and the text a live event carries. The only
+//! download, a popup, a note, the caller's action, a socket's opening, frames and close, and the
+//! text a live event carries. The only
 //! place these lines are worded; `logs`, `effects`, `lines` and `live` show them.
 
+use super::super::exchanged::{FrameGroup, FrameNote, Shape, SocketNote, SocketWhat};
 use super::super::notes::{
     ActionNote, ActionTarget, ChooserNote, DialogAnswer, DialogNote, DownloadNote, Note, RequestOutcome,
 };
@@ -109,5 +111,89 @@ pub fn request(method: &str, url: &str, outcome: &RequestOutcome) -> String {
         RequestOutcome::Status(status) => format!("{method} {url} → {status}"),
         RequestOutcome::Failed(why) => format!("{method} {url} → {why}"),
         RequestOutcome::Cancelled => format!("{method} {url} → cancelled (the page navigated away)"),
+    }
+}
+
+/// `socket /ops/socket open (101) ← (/ops/board.js:18)`, `← error frame {op: "error"} on
+/// /ops/socket (131 B; {op: string, …})`, `← 52 × {type: "quote"} on /feed (12 KB)`, `socket
+/// /feed closed …`; `url` as shown (relative), `place` the opening script's line as shown.
+pub fn socket(note: &SocketNote, url: &str, place: Option<String>) -> String {
+    let on = if note.stream { format!("stream {url}") } else { url.to_owned() };
+    let by = place.map(|p| format!(" ← {p}")).unwrap_or_default();
+    match &note.what {
+        SocketWhat::Opened { status: Some(101), .. } => format!("socket {url} open (101){by}"),
+        SocketWhat::Opened { status: Some(status), .. } => format!("socket {url} answered {status}{by}"),
+        SocketWhat::Opened { status: None, .. } => format!("socket {url} opening (no handshake answer yet){by}"),
+        SocketWhat::Frame(frame) => format!("{} on {on} ({})", frame_text(frame), frame_size(frame)),
+        SocketWhat::Frames(group) => frames(group, &on),
+        SocketWhat::Error(message) => format!("socket {url} error: {message}"),
+        SocketWhat::Closed { left: true } => format!("socket {url} closed with its document"),
+        SocketWhat::Closed { left: false } => {
+            format!("socket {url} closed (the browser reports no close code nor reason)")
+        }
+    }
+}
+
+/// `→ {op: "subscribe", topic: "incidents:eu-west"}`, `← error frame {op: "error", code: …}`,
+/// `← message deploy {service: string}`, `← "hello"`, `← binary frame`.
+pub fn frame_text(frame: &FrameNote) -> String {
+    let arrow = if frame.sent { "→" } else { "←" };
+    let what = match (&frame.event, frame.error_like) {
+        (Some(event), _) => format!("message {event} "),
+        (None, true) => "error frame ".into(),
+        (None, false) => String::new(),
+    };
+    let shown = match &frame.shape {
+        Shape::Json { tags, outline } if tags.is_empty() => outline.clone(),
+        Shape::Json { tags, .. } => tags_text(tags),
+        Shape::Text(head) => serde_json::Value::from(head.as_str()).to_string(),
+        Shape::Binary => "binary frame".into(),
+    };
+    format!("{arrow} {what}{shown}")
+}
+
+/// `46 B; {op: string, topic: string}`: a frame's size, and its outline when its tags were shown.
+fn frame_size(frame: &FrameNote) -> String {
+    match &frame.shape {
+        Shape::Json { tags, outline } if !tags.is_empty() => format!("{}; {outline}", bytes(frame.bytes as u64)),
+        _ => bytes(frame.bytes as u64),
+    }
+}
+
+fn tags_text(tags: &[(String, String)]) -> String {
+    let parts: Vec<String> = tags.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// `← 52 × {type: "quote"} on /feed (12 KB)`; frames counted unread say so.
+fn frames(group: &FrameGroup, on: &str) -> String {
+    let arrow = if group.sent { "→" } else { "←" };
+    match &group.key {
+        Some(key) => format!("{arrow} {} × {key} on {on} ({})", group.count, bytes(group.bytes)),
+        None => format!(
+            "{arrow} {} frames on {on} ({}; not read one by one past the first)",
+            group.count,
+            bytes(group.bytes)
+        ),
+    }
+}
+
+fn bytes(n: u64) -> String {
+    match n {
+        0..1024 => format!("{n} B"),
+        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
+/// `the server answered → {op: "subscribe", …} on /ops/socket with an error frame {op: "error",
+/// code: "unknown_topic"} 3 ms later`: an error answer and the frame the page had sent before it.
+pub fn socket_error(sent: Option<&FrameNote>, error: &FrameNote, url: &str, ms: i64) -> String {
+    let answer = frame_text(error).replacen("← error frame ", "", 1);
+    match sent {
+        Some(sent) => {
+            format!("the server answered {} on {url} with an error frame {answer} {ms} ms later", frame_text(sent))
+        }
+        None => format!("{url} sent an error frame {answer}"),
     }
 }
