@@ -138,10 +138,20 @@ pub fn handled<'a>(
             (fits && started_here(r)).then_some((entry.at, answered, &**r))
         })
         .collect();
+    // Behind a shared fetch wrapper, those whose callers share most of the code's stack (through
+    // its async parents: the component's call that led to it), not a later call's.
+    let most = candidates.iter().map(|(_, _, r)| shared_frames(stack, &r.callers)).max().unwrap_or(0);
+    let candidates: Vec<(f64, f64, &RequestRecord)> =
+        candidates.into_iter().filter(|(_, _, r)| shared_frames(stack, &r.callers) == most).collect();
     let Some(&(started, _, _)) = candidates.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Vec::new();
     };
     candidates.into_iter().filter(|(s, _, _)| (s - started).abs() <= TOGETHER_MS).map(|(_, _, r)| r).collect()
+}
+
+/// How many of `stack`'s functions (through its async parents) are among `callers`' too.
+fn shared_frames(stack: &Stack, callers: &Stack) -> usize {
+    stack.frames().filter(|f| !f.function.is_empty() && callers.frames().any(|c| f.same_place(c))).count()
 }
 
 /// How [`handled`]'s requests `answers` read (their URLs without the origin of the code's
@@ -269,6 +279,24 @@ mod tests {
         assert_eq!(during(&before, &timeline, 1010.0, true), None, "a line before the request ran before it");
         let elsewhere = Stack::parse(&json!({"callFrames": [frame("render", 40)]}));
         assert_eq!(during(&elsewhere, &timeline, 1010.0, true), None);
+    }
+
+    #[test]
+    fn behind_a_shared_fetch_wrapper_the_request_the_erring_call_sent_is_named_not_a_later_one() {
+        let wrapper = |caller: &str, handler: &str| {
+            Stack::parse(&json!({"callFrames": [frame("request", 14), frame(caller, 25), frame(handler, 18)]}))
+        };
+        let mut post = request("http://app/api/claims", wrapper("submitClaim", "submit"), 1000.0, 422);
+        post.method = "POST".into();
+        let timeline =
+            timeline_with(vec![post, request("http://app/api/claims", wrapper("listClaims", "load"), 1200.0, 200)]);
+        // Thrown in the wrapper once the POST's answer was read, through the form's call.
+        let error = Stack::parse(&json!({"callFrames": [frame("request", 21)],
+            "parent": {"description": "await", "callFrames": [frame("submitClaim", 25), frame("submit", 18)]}}));
+        assert_eq!(during(&error, &timeline, 1300.0, true).as_deref(), Some("response of POST /api/claims 422"));
+        let listing = Stack::parse(&json!({"callFrames": [frame("request", 21)],
+            "parent": {"description": "await", "callFrames": [frame("listClaims", 25), frame("load", 18)]}}));
+        assert_eq!(during(&listing, &timeline, 1300.0, true).as_deref(), Some("response of GET /api/claims 200"));
     }
 
     #[test]
