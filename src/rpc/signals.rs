@@ -52,6 +52,8 @@ pub struct NetworkPullParams {
     pub url_contains: Option<String>,
     /// Only these resource types: Document, Fetch, XHR, Script, Stylesheet, Image, Font, …
     pub resource_types: Option<Vec<String>>,
+    /// Also data:/blob: URLs and a dev server's own client (default false).
+    pub include_noise: Option<bool>,
 }
 
 impl Params for NetworkPullParams {}
@@ -155,6 +157,7 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
             .resource_types
             .filter(|t| !t.is_empty())
             .map(|types| types.iter().map(|t| ResourceType::parse_loose(t)).collect()),
+        include_noise: p.include_noise.unwrap_or(false),
     };
     let pulled = page.settled(false, call.deadline).await.network(&query, call.deadline).await;
     Ok(NetworkPullResult {

@@ -185,7 +185,7 @@ impl Settled<'_> {
                     load.dom_content_loaded_ms = Some(ms(entry.at))
                 }
                 Record::Milestone(Milestone::Load) if load.load_ms.is_none() => load.load_ms = Some(ms(entry.at)),
-                Record::Request(r) if !r.browser_own => {
+                Record::Request(r) if !r.is_noise() => {
                     spans.push(Span { request: r, start: entry.at, end: r.done_at() })
                 }
                 Record::Dom(dom) => doms.push(dom),

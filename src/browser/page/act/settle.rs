@@ -70,7 +70,7 @@ impl Page {
         let something = self.loader_id() != mark.loader || {
             let store = self.watch().store();
             store.timeline.since(mark.seq).any(|e| match &e.record {
-                Record::Request(r) => !r.browser_own,
+                Record::Request(r) => !r.is_noise(),
                 Record::PageError(_) => true,
                 Record::Console(c) => c.level() == Level::Error,
                 _ => false,
@@ -214,7 +214,7 @@ fn activity_since(store: &Store, since: u64) -> Activity {
     let mut sockets: Vec<(&str, f64, f64)> = Vec::new();
     for entry in store.timeline.since(since) {
         let latest = match &entry.record {
-            Record::Request(r) if !r.browser_own => {
+            Record::Request(r) if !r.browser_own && !r.is_noise() => {
                 if r.response.is_none() && r.end.is_none() && !r.resource_type.is_long_lived() {
                     activity.open += 1;
                 }

@@ -108,7 +108,7 @@ pub fn identical(a: &RequestRecord, b: &RequestRecord) -> bool {
 fn consumed(span: &Span) -> bool {
     let r = span.request;
     matches!(r.resource_type, ResourceType::Fetch | ResourceType::Xhr)
-        && !r.browser_own
+        && !r.is_noise()
         && !r.body_unread
         && !matches!(r.end, Some((_, Outcome::BodyNotRead)))
 }
@@ -303,7 +303,7 @@ impl Chain {
 /// Every serial chain of [`MIN_CHAIN`] or more requests, longest first.
 pub fn chains(spans: &[Span]) -> Vec<Chain> {
     let mut by_initiator: HashMap<String, Vec<&Span>> = HashMap::new();
-    for span in spans.iter().filter(|s| !s.request.browser_own) {
+    for span in spans.iter().filter(|s| !s.request.is_noise()) {
         if let Some(at) = &span.request.initiator
             && at.line > 0
         {
@@ -424,6 +424,15 @@ mod tests {
         );
         let in_order = vec![spans[1], spans[2]];
         assert!(out_of_order(&in_order, &[], 0.0).is_empty());
+        // Two loads of a static file answer the same: never "out of order".
+        let icons: Vec<RequestRecord> = (0..2)
+            .map(|_| RequestRecord { resource_type: ResourceType::Image, ..request("http://app/favicon.svg", None) })
+            .collect();
+        let twice = vec![
+            Span { request: &icons[0], start: 1000.0, end: Some(1300.0) },
+            Span { request: &icons[1], start: 1100.0, end: Some(1200.0) },
+        ];
+        assert!(out_of_order(&twice, &[&render], 1000.0).is_empty());
     }
 
     #[test]

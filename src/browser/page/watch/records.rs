@@ -173,9 +173,15 @@ impl RequestRecord {
         }
     }
 
-    /// A failure worth an agent's attention (the browser's own requests never are).
+    /// A failure worth an agent's attention (the browser's own requests and noise never are).
     pub fn is_error(&self) -> bool {
-        !self.browser_own && (self.failure().is_some() || self.status().is_some_and(|s| s >= 400))
+        !self.is_noise() && (self.failure().is_some() || self.status().is_some_and(|s| s >= 400))
+    }
+
+    /// Not the app's doing, kept out of effects, facts, signals and the timeline (network.pull
+    /// shows it when asked, the HAR always): the browser's own requests, and [`is_noise_url`]'s.
+    pub fn is_noise(&self) -> bool {
+        self.browser_own || is_noise_url(&self.url)
     }
 
     pub fn is_data(&self) -> bool {
@@ -323,6 +329,18 @@ pub fn stack(text: String) -> String {
 /// A posted body as kept.
 pub fn posted(text: String) -> String {
     bounded(text, POSTED_LIMIT).0
+}
+
+/// A URL whose request is noise to an agent: `data:` and `blob:` (what the page already holds:
+/// an inlined image, a generated file) and the Vite dev server's own client, its HMR ping and
+/// React's refresh runtime, which every dev page loads and none of its bugs is in.
+pub fn is_noise_url(url: &str) -> bool {
+    const DEV_SERVER: [&str; 3] = ["/@vite/", "/@react-refresh", "/__vite_ping"];
+    if url.starts_with("data:") || url.starts_with("blob:") {
+        return true;
+    }
+    // Under any base path the app is served from.
+    url::Url::parse(url).is_ok_and(|u| DEV_SERVER.iter().any(|p| u.path().contains(p)))
 }
 
 #[cfg(test)]

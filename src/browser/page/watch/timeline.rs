@@ -163,7 +163,7 @@ impl Timeline {
                 {
                     self.logs_lost += 1
                 }
-                Record::Request(r) if !r.pulled && !r.browser_own => self.network_lost += 1,
+                Record::Request(r) if !r.pulled && !r.is_noise() => self.network_lost += 1,
                 _ => {}
             }
         }

@@ -228,7 +228,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     let mut errors: Vec<PageError> = Vec::new();
     for entry in store.timeline.since(mark.seq) {
         match &entry.record {
-            Record::Request(r) if !r.browser_own => spans.push(Span { request: r, start: entry.at, end: r.done_at() }),
+            Record::Request(r) if !r.is_noise() => spans.push(Span { request: r, start: entry.at, end: r.done_at() }),
             Record::Dom(dom) => doms.push(dom),
             // Timed from the action's start, like its requests and changes.
             Record::Console(c) if c.level() == Level::Error => console
@@ -253,7 +253,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     let among = Among::Since(mark.seq);
     effects.changes =
         doms.iter().take(MAX_CHANGES).map(|dom| change_line(store, dom, mark.at, places, among)).collect();
-    effects.pending = pending(store, mark.seq, now, |r| !r.browser_own)
+    effects.pending = pending(store, mark.seq, now, |r| !r.is_noise())
         .into_iter()
         .map(|p| PendingView { url: relative(&p.url, &origin), ..p })
         .collect();

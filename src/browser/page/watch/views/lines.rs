@@ -247,7 +247,7 @@ fn kind_of(record: &Record) -> Option<EntryKind> {
             EntryKind::Navigation
         }
         Record::Milestone(_) => return None,
-        Record::Request(r) if r.browser_own => return None,
+        Record::Request(r) if r.is_noise() => return None,
         Record::Request(_) => EntryKind::Request,
         Record::Console(_) => EntryKind::Console,
         Record::PageError(_) => EntryKind::Error,

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::bodies::{SESSION_CAP, cut};
-use super::super::records::{Entry, Outcome, Record, RequestRecord};
+use super::super::records::{Entry, Outcome, Record, RequestRecord, is_noise_url};
 use super::super::shape;
 use super::super::store::Store;
 use super::places::Places;
@@ -28,11 +28,14 @@ pub struct NetworkQuery {
     pub url_contains: Option<String>,
     /// Only these resource types.
     pub resource_types: Option<Vec<ResourceType>>,
+    /// Noise too (`data:`/`blob:` URLs, the dev server's own client: [`is_noise_url`]).
+    pub include_noise: bool,
 }
 
 impl NetworkQuery {
     fn wants(&self, r: &RequestRecord) -> bool {
-        (!self.only_errors || r.is_error())
+        (self.include_noise || !is_noise_url(&r.url))
+            && (!self.only_errors || r.is_error())
             && (self.only_errors || !r.browser_own || r.is_error())
             && self.url_contains.as_deref().is_none_or(|part| r.url.contains(part))
             && self.resource_types.as_ref().is_none_or(|types| types.contains(&r.resource_type))
@@ -123,6 +126,19 @@ pub fn initiator_text(r: &RequestRecord, places: &Places) -> Option<String> {
     Some(if at.function.is_empty() { spot } else { format!("{} ({spot})", at.function) })
 }
 
+/// Characters of a `data:` URL shown after its comma (it can run to megabytes; the HAR keeps it).
+const DATA_URL_CHARS: usize = 40;
+
+/// `url`, a long `data:` URL cut after its media type and a few characters, its length said.
+fn shortened(url: &str) -> String {
+    let Some((head, data)) = url.split_once(',').filter(|_| url.starts_with("data:")) else { return url.to_owned() };
+    if data.chars().count() <= DATA_URL_CHARS {
+        return url.to_owned();
+    }
+    let kept: String = data.chars().take(DATA_URL_CHARS).collect();
+    format!("{head},{kept}… ({} bytes)", url.len())
+}
+
 /// A request as shown: masked, with its captured body excerpt (when `with_body`), its times
 /// relative to its document.
 pub fn shown(
@@ -138,7 +154,7 @@ pub fn shown(
     let end = r.done_at();
     NetworkEntry {
         request_id: r.id.clone(),
-        url: redactor.text(&r.url),
+        url: redactor.text(&shortened(&r.url)),
         method: r.method.clone(),
         status: r.status(),
         resource_type: r.resource_type.clone(),
@@ -230,4 +246,24 @@ pub fn mime_of(store: &Store, url: &str) -> Option<String> {
         Record::Request(r) if r.url == url => r.response.as_ref().map(|a| a.mime.clone()).filter(|m| !m.is_empty()),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_data_url_is_shown_cut_with_its_length_and_noise_is_told_apart() {
+        let logo = format!("data:image/svg+xml;base64,{}", "PHN2ZyB4bWxucz0i".repeat(20));
+        let shown = shortened(&logo);
+        assert_eq!(shown, format!("data:image/svg+xml;base64,{}… (346 bytes)", &logo[26..66]));
+        assert_eq!(shortened("data:text/plain,hi"), "data:text/plain,hi");
+        assert_eq!(shortened("http://app/a,b"), "http://app/a,b");
+        for noise in [logo.as_str(), "blob:http://app/1f0c", "http://app/@vite/client", "http://app/@react-refresh"] {
+            assert!(is_noise_url(noise), "{noise}");
+        }
+        for app in ["http://app/src/main.tsx", "http://app/api/claims", "http://app/node_modules/.vite/deps/vue.js"] {
+            assert!(!is_noise_url(app), "{app}");
+        }
+    }
 }
