@@ -188,6 +188,9 @@ async fn the_claim_click_speaks_the_apps_own_source(mode: Mode) {
     assert!(chain.starts_with(&expected.join(" ← ")), "the async chain back to the handler: {chain}");
     let error = &effects["pageErrors"][0];
     assert_eq!(error["location"]["original"]["source"], "src/api/http.ts", "{error}");
+    // Thrown in the shared wrapper while handling the POST's answer, not the list's GET after it.
+    let during = error["during"].as_str().unwrap_or_default();
+    assert!(during.starts_with("response of POST /api/expenses/claims 422"), "{error}");
     // The served location stays beside the original (`url`: the bundle in prod), never as the cause.
     let named = [chain, error["source"].as_str().unwrap_or_default(), &error["location"]["original"].to_string()];
     for said in named.iter().chain(texts_of(&effects["changes"]).iter().map(String::as_str).collect::<Vec<_>>().iter())
@@ -260,22 +263,73 @@ async fn a_vue_booking_of_birch_books_atlas_from_the_production_build() {
     booking_birch_books_atlas(Mode::Prod).await;
 }
 
-/// What makes a real dev stack noisy is there for the noise filters to be tested against: the
-/// Vite client's HMR socket and its console lines, React's DevTools banner, StrictMode's doubled
-/// effects (each load-time request twice), a `data:` image and a favicon.
-#[tokio::test]
-async fn the_react_dev_server_page_carries_a_real_dev_stacks_noise() {
+/// One click on "Book" says, in the app's own source: the component's handler the click reached
+/// through Vue's invoker (`book in <BookingForm> (…BookingForm.vue:13)`), the request's chain back
+/// to it through the shared wrapper, the confirmation's change named by the component that rendered
+/// it, and no library or bundle location as a cause; page.source shows the handler's line from the
+/// location the answer wrote.
+async fn the_booking_click_speaks_the_apps_own_source(mode: Mode) {
     let svc = shared();
-    let (sid, _) = open(svc, App::Expenses, Mode::Dev).await;
+    let (sid, _) = open(svc, App::Rooms, mode).await;
+    let birch = "role=radio[name=\"Birch (8 seats)\"]";
+    svc.ok("page.check", json!({ "session_id": sid, "selector": birch })).await;
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Book\"]" })).await;
+    let effects = &clicked["effects"];
+    let reached = texts_of(&effects["reached"]);
+    let handler = "click on button → book in <BookingForm> (src/components/BookingForm.vue:13)";
+    assert!(reached.iter().any(|line| line.starts_with(handler)), "the component's own handler: {reached:#?}");
+    assert!(!reached.iter().any(|line| names_library_or_bundle(line)), "{reached:#?}");
+    let post = &effects["requests"][0];
+    let chain = post["initiator"].as_str().unwrap_or_default();
+    let expected =
+        ["request (src/api/http.ts:14)", "bookRoom (src/api/rooms.ts:26)", "book (src/components/BookingForm.vue:16)"];
+    assert!(chain.starts_with(&expected.join(" ← ")), "the async chain back to the handler: {chain}");
+    let changes = texts_of(&effects["changes"]);
+    assert!(
+        changes.iter().any(|line| line.contains("in <BookingConfirmation>") && line.contains("bookings 201")),
+        "the confirmation named by its component: {changes:#?}"
+    );
+    for said in changes.iter().map(String::as_str).chain([chain]) {
+        assert!(!names_library_or_bundle(said), "no library or bundle location as a cause: {said}");
+    }
+    let spot = handler.rsplit_once('(').map(|(_, spot)| spot.trim_end_matches(')')).unwrap_or_default();
+    let shown = source_of(svc, &sid, spot).await;
+    assert!(shown.contains("> 13 | async function book() {"), "the handler's original line: {shown}");
+}
+
+#[tokio::test]
+async fn a_vue_click_names_the_components_handler_and_the_requests_chain_in_original_source_from_the_dev_server() {
+    the_booking_click_speaks_the_apps_own_source(Mode::Dev).await;
+}
+
+#[tokio::test]
+async fn a_vue_click_names_the_components_handler_and_the_requests_chain_in_original_source_from_the_production_build()
+{
+    the_booking_click_speaks_the_apps_own_source(Mode::Prod).await;
+}
+
+/// A real dev stack's noise — the Vite client and React's refresh runtime, a `data:` image — is
+/// kept out of network.pull unless asked for (`includeNoise`), and then a `data:` URL is shown cut;
+/// the app's own requests (StrictMode's doubled effects: each load-time request twice) stay. The
+/// page logs what makes it a dev stack: the HMR client's lines, React's DevTools banner.
+#[tokio::test]
+async fn the_react_dev_server_pages_own_client_and_data_urls_are_noise_shown_only_when_asked() {
+    let svc = shared();
+    let (sid, created) = open(svc, App::Expenses, Mode::Dev).await;
+    let noisy = |url: &str| url.starts_with("data:") || url.contains("/@vite/") || url.contains("/@react-refresh");
+    let said = created.to_string();
+    assert!(!said.contains("data:image") && !said.contains("/@vite/client"), "no noise in the load's answer: {said}");
     // What the page logged and requested, gathered until all of it is there: on a loaded machine the
     // HMR socket, the effects and the favicon can come well after session.create answered.
-    let (mut console, mut urls) = (Vec::<String>::new(), Vec::<String>::new());
+    let (mut console, mut urls, mut noise) = (Vec::<String>::new(), Vec::<String>::new(), Vec::<String>::new());
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
         console.extend(texts(&logs["console"], "text"));
         let pulled = svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false })).await;
         urls.extend(texts(&pulled["requests"], "url"));
+        let asked = json!({ "session_id": sid, "onlyErrors": false, "includeNoise": true });
+        noise.extend(texts(&svc.ok("network.pull", asked).await["requests"], "url"));
         let all_there = console.iter().any(|line| line == "[vite] connected.")
             && urls.iter().filter(|url| url.ends_with("/api/expenses/rates")).count() >= 2
             && urls.iter().any(|url| url.ends_with("/favicon.svg"));
@@ -288,9 +342,12 @@ async fn the_react_dev_server_page_carries_a_real_dev_stacks_noise() {
     assert!(console.iter().any(|line| line.contains("Download the React DevTools")), "{console:?}");
     let rates = urls.iter().filter(|url| url.ends_with("/api/expenses/rates")).count();
     assert_eq!(rates, 2, "StrictMode runs the rate badge's effect twice: {urls:?}");
-    assert!(urls.iter().any(|url| url.starts_with("data:image/svg+xml,")), "the inlined logo: {urls:?}");
     assert!(urls.iter().any(|url| url.ends_with("/favicon.svg")), "{urls:?}");
     assert!(urls.iter().any(|url| url.contains("/node_modules/.vite/deps/react-dom")), "{urls:?}");
+    assert!(!urls.iter().any(|url| noisy(url)), "no noise unless asked: {urls:?}");
+    assert!(noise.iter().any(|url| url.contains("/@vite/client")), "asked for: {noise:?}");
+    let logo = noise.iter().find(|url| url.starts_with("data:image/svg+xml,")).expect("the inlined logo");
+    assert!(logo.chars().count() < 120 && logo.ends_with(" bytes)"), "a data: URL shown cut: {logo}");
 }
 
 /// A script whose source map is outside the session's allow-list (on 127.0.0.2, where a server
