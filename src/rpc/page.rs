@@ -505,7 +505,8 @@ async fn timeline(call: Call, page: Page, p: TimelineParams) -> Result<TimelineR
     };
     let kinds = p.kinds.unwrap_or_default();
     let url_contains = p.url_contains.filter(|s| !s.is_empty());
-    let view = page.settled(true, call.deadline).await.timeline(since, &kinds, url_contains.as_deref(), max_chars);
+    let settled = page.settled(true, call.deadline).await;
+    let view = settled.timeline((since, &kinds), url_contains.as_deref(), max_chars, call.deadline).await;
     Ok(TimelineResult { timeline: view.text, facts: view.facts, more: view.more, dropped: view.dropped })
 }
 

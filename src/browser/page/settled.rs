@@ -68,14 +68,16 @@ impl Settled<'_> {
     }
 
     /// `page.timeline`: the timeline as compact lines with the facts derived from it
-    /// (`watch::views::lines`); read after the DOM watcher's held changes are taken.
-    pub fn timeline(
+    /// (`watch::views::lines`); read after the DOM watcher's held changes are taken and the stacks
+    /// of their causes fetched (a change's line names who made it).
+    pub async fn timeline(
         &self,
-        since: Since,
-        kinds: &[EntryKind],
+        (since, kinds): (Since, &[EntryKind]),
         url_contains: Option<&str>,
         max_chars: usize,
+        deadline: Instant,
     ) -> TimelineView {
+        wait_for_fetches(self.page, deadline, |s| !s.causes.pending_since(0.0)).await;
         let page_url = self.page.watch().nav.borrow().url.clone();
         lines::render(&self.page.watch().store(), since, kinds, url_contains, &page_url, max_chars)
     }
