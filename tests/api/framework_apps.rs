@@ -223,14 +223,20 @@ async fn a_react_claim_refused_422_while_the_form_says_submitted_from_the_produc
     claim_refused_while_the_form_says_submitted(Mode::Prod).await;
 }
 
-/// The rooms bug: booking Birch books Atlas. The click's effects show the booking request and the
-/// confirmation its answer rendered; network.pull shows the room's index sent as its id.
-async fn booking_birch_books_atlas(mode: Mode) {
-    let svc = shared();
+/// A rooms session (`mode`) in which the user picked Birch and clicked "Book", with the click's answer.
+async fn book_birch(svc: &Service, mode: Mode) -> (SessionGuard, Value) {
     let (sid, _) = open(svc, App::Rooms, mode).await;
     let birch = "role=radio[name=\"Birch (8 seats)\"]";
     svc.ok("page.check", json!({ "session_id": sid, "selector": birch })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Book\"]" })).await;
+    (sid, clicked)
+}
+
+/// The rooms bug: booking Birch books Atlas. The click's effects show the booking request and the
+/// confirmation its answer rendered; network.pull shows the room's index sent as its id.
+async fn booking_birch_books_atlas(mode: Mode) {
+    let svc = shared();
+    let (sid, clicked) = book_birch(svc, mode).await;
     let effects = &clicked["effects"];
     let post = &effects["requests"][0];
     assert_eq!(
@@ -270,10 +276,7 @@ async fn a_vue_booking_of_birch_books_atlas_from_the_production_build() {
 /// location the answer wrote.
 async fn the_booking_click_speaks_the_apps_own_source(mode: Mode) {
     let svc = shared();
-    let (sid, _) = open(svc, App::Rooms, mode).await;
-    let birch = "role=radio[name=\"Birch (8 seats)\"]";
-    svc.ok("page.check", json!({ "session_id": sid, "selector": birch })).await;
-    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Book\"]" })).await;
+    let (sid, clicked) = book_birch(svc, mode).await;
     let effects = &clicked["effects"];
     let reached = texts_of(&effects["reached"]);
     let handler = "click on button → book in <BookingForm> (src/components/BookingForm.vue:13)";
