@@ -82,6 +82,11 @@ impl Sockets {
     pub fn apply(&mut self, store: &mut Store, clock: &mut Clock, event: SocketEvent, now: Now) {
         match event {
             SocketEvent::Created { request_id, url, initiator } => {
+                // A dev server's own socket (Vite's HMR client) is noise, like its requests: not
+                // followed, so its frames are in no answer and no action waits on them.
+                if records::is_noise_url(&url) || initiator.as_ref().is_some_and(|i| records::is_noise_url(&i.url)) {
+                    return;
+                }
                 let socket = self.follow(store, request_id, records::url(store.redactor.text(&url)), false);
                 let seq = store.timeline.push(now.wall, socket.note(SocketWhat::Opened { initiator, status: None }));
                 socket.opened_seq = Some(seq);
