@@ -32,6 +32,16 @@ impl Transcript<'_> {
         self.answers.push((format!("{method} {params}"), text.clone()));
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
+
+    /// Pulls every request of session `sid` and reads each one's body; answers the pull.
+    async fn pull_with_bodies(&mut self, sid: &str) -> Value {
+        let pulled = self.call("network.pull", json!({ "onlyErrors": false, "session_id": sid })).await;
+        let requests = pulled["result"]["requests"].as_array().cloned().unwrap_or_default();
+        for id in requests.iter().filter_map(|r| r["requestId"].as_str()) {
+            self.call("network.body", json!({ "requestId": id, "session_id": sid })).await;
+        }
+        pulled
+    }
 }
 
 #[tokio::test]
@@ -241,13 +251,10 @@ async fn a_password_typed_in_pieces_is_in_no_answer_or_event_in_any_encoding() {
         .await;
     assert_eq!(failed["result"]["ok"], true, "every request was answered: {failed}");
 
-    let pulled = t.call("network.pull", s(json!({ "onlyErrors": false }))).await;
-    let requests = pulled["result"]["requests"].as_array().cloned().unwrap_or_default();
-    let ids: Vec<String> = requests.iter().filter_map(|r| r["requestId"].as_str().map(str::to_owned)).collect();
-    assert!(ids.len() >= 5, "the sign-in's requests: {pulled}");
-    for id in ids {
-        t.call("network.body", s(json!({ "requestId": id }))).await;
-    }
+    let pulled = t.pull_with_bodies(&sid.to_string()).await;
+    let ids =
+        pulled["result"]["requests"].as_array().map_or(0, |r| r.iter().filter(|r| r["requestId"].is_string()).count());
+    assert!(ids >= 5, "the sign-in's requests: {pulled}");
     for (method, params) in [
         ("network.har", json!({ "bodies": true })),
         ("logs.pull", json!({})),
@@ -409,11 +416,7 @@ async fn a_password_sent_by_a_page_in_a_legacy_charset_is_in_no_answer() {
     let moved = t.call("assert.url", s(json!({ "pattern": "**/api/members/session", "timeout": 30000 }))).await;
     assert_eq!(moved["result"]["ok"], true, "the form was sent: {moved}");
 
-    let pulled = t.call("network.pull", s(json!({ "onlyErrors": false }))).await;
-    let requests = pulled["result"]["requests"].as_array().cloned().unwrap_or_default();
-    for id in requests.iter().filter_map(|r| r["requestId"].as_str()) {
-        t.call("network.body", s(json!({ "requestId": id }))).await;
-    }
+    t.pull_with_bodies(&sid.to_string()).await;
     for (method, params) in [
         ("network.har", json!({ "bodies": true })),
         ("logs.pull", json!({})),
