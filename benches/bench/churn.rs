@@ -10,15 +10,23 @@ use crate::table::{Samples, Target, row, time};
 
 const FPS_JS: &str = "window.framesPerSecond()";
 
-pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
+/// A session reading the fixtures' home page, and its `page.text` times with nothing else open:
+/// the floor a busy page beside it is compared with.
+pub async fn idle_reader(svc: &Service, base: &str, rounds: usize) -> (String, Samples) {
     let reader = svc.session().await;
-    let reader = reader.as_str();
     svc.ok("page.goto", json!({ "session_id": reader, "url": format!("{base}/") })).await;
     let text = json!({ "session_id": reader });
     let mut idle = Samples::default();
     for _ in 0..rounds {
         idle.push(time(svc.ok("page.text", text.clone())).await);
     }
+    (reader, idle)
+}
+
+pub async fn report(svc: &Service, raw: &Raw, base: &str, rounds: usize) {
+    let (reader, idle) = idle_reader(svc, base, rounds).await;
+    let reader = reader.as_str();
+    let text = json!({ "session_id": reader });
     let churning = svc.session().await;
     let churning = churning.as_str();
     let churn = format!("{base}/churn/");

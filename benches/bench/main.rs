@@ -9,6 +9,7 @@
 //! - `floors`: the raw chromiumoxide work each method is compared with
 //! - `latency`: per-method rows; `throughput`: 8 sessions at once; `memory`: resident memory
 //! - `churn`: the DOM watcher's cost on a page rewriting 2,000 nodes ten times a second
+//! - `flood`: a page sending 10,000 socket frames a second for 10 s: memory, another session's reads
 //! - `egress`: page loads through a session's egress proxy vs no proxy
 //! - `replicas`: a call sent to the replica owning its session vs forwarded by another
 //! - `table`: samples, percentiles, the printed table
@@ -16,10 +17,12 @@
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
 //! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm,
 //! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- churn` only the DOM
-//! watcher's cost, `cargo bench -- replicas` only the cost of forwarding a call to another replica.
+//! watcher's cost, `cargo bench -- flood` only the socket flood's, `cargo bench -- replicas` only
+//! the cost of forwarding a call to another replica.
 
 mod churn;
 mod egress;
+mod flood;
 mod floors;
 mod latency;
 mod memory;
@@ -46,6 +49,10 @@ async fn main() {
         memory::storm(&svc, &base).await;
         return;
     }
+    if std::env::args().any(|a| a == "flood") {
+        flood::report(&svc, &base, rounds).await;
+        return;
+    }
     let raw = floors::Raw::start().await;
     if std::env::args().any(|a| a == "throughput") {
         throughput::report(&svc, &raw, &base).await;
@@ -67,6 +74,7 @@ async fn main() {
     latency::report(&svc, &raw, &base, rounds).await;
     egress::report(&raw.chromium, &base, rounds).await;
     churn::report(&svc, &raw, &base, rounds).await;
+    flood::report(&svc, &base, rounds).await;
     println!();
     throughput::report(&svc, &raw, &base).await;
     println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));

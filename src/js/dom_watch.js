@@ -25,7 +25,8 @@
 // the browser would carry out (follow a link, submit a form, nothing for a type="button"), whether
 // a listener prevented it, and whether the event's propagation was stopped before the window; and
 // it passes on, with its next report, the listeners each input was about to reach, which the
-// page's own world lists (js/reach_watch.js, `textbrowser:reached` events). Each change names the
+// page's own world lists (js/reach_watch.js, `textbrowser:reached` events), and the messages the
+// window got (`textbrowser:message` events, noted there). Each change names the
 // component that rendered its element, when React or Vue did (asked of the page's world, which
 // alone sees what the frameworks keep on the element).
 (() => {
@@ -45,6 +46,8 @@
   const MAX_EVENTS = 8; // event notes held between reports
   const MAX_REACHED = 4; // lists of reached listeners held between reports (the latest ones)
   const MAX_REACHED_CHARS = 32768; // one list's JSON at most (48 listeners fit several times)
+  const MAX_MESSAGES = 20; // message notes held between reports (the page's world notes 20 a second)
+  const MESSAGE_CHARS = 4096; // one message note's JSON at most (8 listeners, a 160-character outline)
   const NAMED = 2; // elements added (or removed) that a change names; more are counted
   const LABEL = 40; // characters of an added element's label
   // State a script may set to the value it already had: noted as kept (page.inspect says what kept
@@ -170,6 +173,16 @@
     if (typeof list !== 'string' || list.length > MAX_REACHED_CHARS) return;
     if (reached.length === MAX_REACHED) reached.shift();
     reached.push(list);
+  });
+
+  // Messages the window got, as the page's own world noted them (js/reach_watch.js,
+  // `textbrowser:message`): JSON text, passed on as it is and read apart, like the lists above.
+  let messages = [];
+  document.addEventListener('textbrowser:message', (e) => {
+    const note = e.detail;
+    if (typeof note !== 'string' || note.length > MESSAGE_CHARS || messages.length === MAX_MESSAGES) return;
+    messages.push(note);
+    if (!timer) timer = setTimeout(flush, WINDOW_MS);
   });
 
   // The component (React's or Vue's) that rendered a changed element, asked of the page's own world
@@ -360,6 +373,8 @@
     reached = [];
     const inputs = [...fields.values()];
     fields = new Map();
+    const got = messages;
+    messages = [];
     const out = [];
     const rest = [];
     const kept = [];
@@ -409,8 +424,8 @@
       }
       out.push({ t: out[0].t, el: common ? describe(common) : 'document', others: rest.length });
     }
-    return out.length || notes.length || lists.length || kept.length || inputs.length
-      ? JSON.stringify({ changes: out, events: notes, reached: lists, kept, fields: inputs })
+    return out.length || notes.length || lists.length || kept.length || inputs.length || got.length
+      ? JSON.stringify({ changes: out, events: notes, reached: lists, kept, fields: inputs, messages: got })
       : null;
   };
   // At the end of a window: reported through the binding.

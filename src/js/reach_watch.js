@@ -28,6 +28,14 @@
 // the element at viewport point (x, y), or the focused element when x is null, for input the page
 // gets untrusted (a value set by script, an option chosen). The DOM watcher asks which component
 // rendered an element through `textbrowser:component-ask` events (see below).
+//
+// Messages the window gets (postMessage from a frame, a popup or itself): a capture listener
+// registered before any of the page's lists, at each one's dispatch, the window's `message`
+// listeners (numbered like an input's), where it came from (the frame, its origin) and the data's
+// outline — keys and types only, read here where the browser keeps the data deserialized (another
+// world would deserialize it again) — and hands the note to the DOM watcher as the detail of a
+// `textbrowser:message` event (JSON text): {t, origin, from, outline, tags, listeners, ports,
+// unread}. At most MESSAGES_PER_SECOND are noted; the rest are counted (`unread`).
 (() => {
   if (window !== window.top) return;
   const listenersOf = getEventListeners;
@@ -102,6 +110,7 @@
   };
 
   let onInput = null;
+  let onMessage = null;
   // The entry of a listener whose function is `fn` (for a handler React or Vue calls, `extra` says
   // whose: `fw`, `prop`, `comp`).
   const entry = (n, type, capture, fn, inline, extra) => {
@@ -148,7 +157,7 @@
       for (let j = 0; j < list.length; j++) {
         const l = list[j];
         const fn = l.listener;
-        if (listeners.length === MAX || fn === onInput) continue;
+        if (listeners.length === MAX || fn === onInput || fn === onMessage) continue;
         if (reactRoot && typeof fn === 'function' && /^bound /.test(studied(fn).name)) {
           if (!delegated++) first = type;
           continue;
@@ -242,6 +251,104 @@
     dispatch.call(document, new Reached('textbrowser:reached', { detail: encode(found) }));
   };
   for (const type of BEGINS) listen.call(window, type, onInput, { capture: true, passive: true });
+
+  // Messages (see the top): the data's outline as `watch/shape.rs` writes a JSON body's — the top
+  // object's keys with their types, deeper objects by their keys, lists by their length and first
+  // item, a map keyed by data counted — and the short values of naming keys, which the service
+  // checks again (names only) and masks.
+  const MESSAGES_PER_SECOND = 20;
+  const MESSAGE = ['message'];
+  const TAG_KEYS = ['type', 'op', 'event', 'action', 'kind', 'code', 'error', 'status', 'topic', 'channel'];
+  const OUTLINE_CHARS = 160;
+  const keysOf = Object.keys;
+  const isArray = Array.isArray;
+  const test = RegExp.prototype.test;
+  const NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,31}$/;
+  const selectAll = Document.prototype.querySelectorAll;
+  const frameWindow = Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'contentWindow').get;
+  const messageGet = (field) => Object.getOwnPropertyDescriptor(MessageEvent.prototype, field).get;
+  const [dataOf, originOf, sourceOf, portsOf] = ['data', 'origin', 'source', 'ports'].map(messageGet);
+  const outlineOf = (v, depth) => {
+    if (v === null || v === undefined) return 'null';
+    const type = typeof v;
+    if (type === 'string' || type === 'number' || type === 'boolean') return type;
+    if (type === 'bigint') return 'number';
+    if (type !== 'object') return type;
+    if (isArray(v)) {
+      if (!v.length) return '[]';
+      return depth < 3 ? '[' + v.length + ' × ' + outlineOf(v[0], depth + 1) + ']' : '[' + v.length + ']';
+    }
+    let keys;
+    try {
+      keys = keysOf(v);
+    } catch (e) {
+      return 'object';
+    }
+    let named = depth < 3;
+    for (let i = 0; i < keys.length && named; i++) named = test.call(NAME, keys[i]);
+    if (!named) return '{' + keys.length + ' keys}';
+    let out = '';
+    for (let i = 0; i < keys.length && i < 8 && out.length < OUTLINE_CHARS; i++) {
+      out += (i ? ', ' : '') + keys[i] + (depth === 0 ? ': ' + outlineOf(v[keys[i]], 1) : '');
+    }
+    return '{' + out + (keys.length > 8 ? ', …+' + (keys.length - 8) : '') + '}';
+  };
+  const tagsOf = (v) => {
+    let out = '';
+    if (!v || typeof v !== 'object' || isArray(v)) return out;
+    for (let i = 0; i < TAG_KEYS.length; i++) {
+      const value = v[TAG_KEYS[i]];
+      const type = typeof value;
+      if (type !== 'number' && type !== 'boolean' && !(type === 'string' && value.length <= 48)) continue;
+      out += (out ? ',' : '') + '[' + q(TAG_KEYS[i]) + ',' + (type === 'string' ? q(value) : stringify(value)) + ']';
+    }
+    return out;
+  };
+  // The frame a message came from: `iframe#scheduler (/support/scheduler/)`.
+  const frameOf = (source) => {
+    if (source === window) return 'this window';
+    if (!source) return '';
+    const frames = selectAll.call(document, 'iframe');
+    for (let i = 0; i < frames.length; i++) {
+      if (frameWindow.call(frames[i]) !== source) continue;
+      const src = getAttribute.call(frames[i], 'src');
+      return name(frames[i]) + (src ? ' (' + src.slice(0, 200) + ')' : '');
+    }
+    return 'another window';
+  };
+  let messageBudget = MESSAGES_PER_SECOND;
+  let budgetSince = 0;
+  let unread = 0;
+  onMessage = function __textBrowserReachMessage(e) {
+    if (!e.isTrusted) return;
+    const t = performance.timeOrigin + performance.now();
+    if (t - budgetSince >= 1000) {
+      budgetSince = t;
+      messageBudget = MESSAGES_PER_SECOND;
+    }
+    if (messageBudget === 0) {
+      unread++;
+      return;
+    }
+    messageBudget--;
+    const listeners = [];
+    listenersAt(window, MESSAGE, listeners);
+    const data = dataOf.call(e);
+    let outline = outlineOf(data, 0);
+    if (outline.length > OUTLINE_CHARS) outline = outline.slice(0, OUTLINE_CHARS - 1) + '…';
+    let list = '';
+    for (let i = 0; i < listeners.length && i < 8; i++) {
+      const l = listeners[i];
+      list += (i ? ',' : '') + '{"on":"window","type":"message","name":' + q(l.name) + ',"fid":' + l.fid + '}';
+    }
+    const ports = portsOf.call(e);
+    const detail = '{"t":' + t + ',"origin":' + q(originOf.call(e)) + ',"from":' + q(frameOf(sourceOf.call(e))) +
+      ',"outline":' + q(outline) + ',"tags":[' + tagsOf(data) + '],"listeners":[' + list + '],"ports":' +
+      (ports ? ports.length : 0) + ',"unread":' + unread + '}';
+    unread = 0;
+    dispatch.call(document, new Reached('textbrowser:message', { detail }));
+  };
+  listen.call(window, 'message', onMessage, { capture: true });
 
   // The component behind an element whose change the DOM watcher reports (js/dom_watch.js, in the
   // service's world, asks with a `textbrowser:component-ask` event on the element): answered as the

@@ -131,23 +131,24 @@ pub struct NavigationResult {
 
 impl NavigationResult {
     /// Where the page landed (as [`Page::arrived`] says), how it loaded, and the signals waiting.
-    pub(super) fn of(page: &Page, landed: Landed) -> Self {
+    pub(super) async fn of(page: &Page, landed: Landed, deadline: Instant) -> Self {
         let seen = page.seen();
+        let load = seen.load(deadline).await;
         Self {
             url: landed.url,
             title: landed.title,
             status: landed.status,
             signals: seen.signal_counts(),
-            load: seen.load(),
+            load,
             scroll_restored: None,
         }
     }
 
     /// [`NavigationResult::of`] a document the browser restored (a reload, a history move): with
     /// where it restored the scroll to.
-    fn restored(page: &Page, landed: Landed) -> Self {
+    async fn restored(page: &Page, landed: Landed, deadline: Instant) -> Self {
         let scroll_restored = landed.scrolled.map(|(x, y)| ScrollPosition { x, y });
-        Self { scroll_restored, ..Self::of(page, landed) }
+        Self { scroll_restored, ..Self::of(page, landed, deadline).await }
     }
 }
 
@@ -242,7 +243,7 @@ pub enum SinceName {
 pub struct TimelineParams {
     /// load, lastAction, or ms after the document started (default: the whole document).
     pub since: Option<TimelineSince>,
-    /// Only these kinds: navigation, request, console, error, dom, action, socket, other.
+    /// Only these kinds: navigation, request, console, error, dom, action, socket, message, other.
     pub kinds: Option<Vec<EntryKind>>,
     /// Only requests whose URL contains this (other kinds are kept).
     pub url_contains: Option<String>,
@@ -404,14 +405,14 @@ pub(super) async fn navigate(
 ) -> Result<NavigationResult, ApiError> {
     let landed = page.nav().goto(url, wait_until.browser(), deadline).await?;
     let landed = wait_until.finish(page, landed, deadline).await?;
-    Ok(NavigationResult::of(page, landed))
+    Ok(NavigationResult::of(page, landed, deadline).await)
 }
 
 async fn reload(call: Call, page: Page, p: ReloadParams) -> Result<NavigationResult, ApiError> {
     let wait_until = p.wait_until.unwrap_or_default();
     let landed = page.nav().reload(wait_until.browser(), call.deadline).await?;
     let landed = wait_until.finish(&page, landed, call.deadline).await?;
-    Ok(NavigationResult::restored(&page, landed))
+    Ok(NavigationResult::restored(&page, landed, call.deadline).await)
 }
 
 async fn back(call: Call, page: Page, _: BackParams) -> Result<NavigationResult, ApiError> {
@@ -424,7 +425,7 @@ async fn forward(call: Call, page: Page, _: ForwardParams) -> Result<NavigationR
 
 async fn history(call: Call, page: Page, step: i64) -> Result<NavigationResult, ApiError> {
     match page.nav().go_history(step, call.deadline).await? {
-        Some(landed) => Ok(NavigationResult::restored(&page, landed)),
+        Some(landed) => Ok(NavigationResult::restored(&page, landed, call.deadline).await),
         None => {
             let way = if step < 0 { "back to: this is the first page" } else { "forward to: this is the last page" };
             Err(ApiError::invalid("session_id", format!("the session's history has no page to go {way}")))

@@ -95,7 +95,21 @@ async fn signing_in_to_the_portal_lands_back_on_the_sign_in_page() {
 #[tokio::test]
 async fn the_support_page_never_shows_the_scheduler_whose_ready_message_it_dropped() {
     let svc = shared();
-    let (_, sid) = open("/support/").await;
+    // The load's answer (once the network is quiet: the widget posts when its frame has loaded)
+    // holds the message, the frame and origin it came from, and that the listener it reached
+    // started nothing.
+    let created = svc.ok("session.create", json!({ "url": page("/support/") })).await;
+    let sid = SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"));
+    let origin = fixtures();
+    let messages: Vec<&str> =
+        created["load"]["messages"].as_array().map_or(vec![], |l| l.iter().filter_map(Value::as_str).collect());
+    let line = format!(
+        "message from iframe#scheduler (/support/scheduler/) at {origin} to {origin}: {{type: \"scheduler:ready\"}} \
+         ({{type: string, height: number}}); onSchedulerMessage (/support/embed.js:7) started nothing"
+    );
+    assert!(messages.iter().any(|l| l.ends_with(&line)), "{line}\n{created}");
+    let facts = created["load"]["facts"].to_string();
+    assert!(facts.contains("reached onSchedulerMessage (/support/embed.js:7), which started nothing"), "{created}");
     // The widget said it was ready (the parent can read the frame: same origin) …
     let sent = "document.querySelector('#scheduler').contentDocument.body.dataset.readySent === 'true'";
     eventually(Duration::from_secs(30), "the scheduler to post scheduler:ready", || async {

@@ -98,11 +98,11 @@ impl Page {
     }
 
     /// What an answer about the records after `seq` reads its locations through: the maps of the
-    /// scripts they name, and where the component functions their DOM changes name are.
+    /// scripts they name, and where the functions they number are (components, message listeners).
     pub(super) async fn places_since(&self, seq: u64, deadline: Instant) -> Places {
         let (mut scripts, fids) = {
             let store = self.watch().store();
-            (places::scripts_since(&store, seq), places::component_fids_since(&store, seq))
+            (places::scripts_since(&store, seq), places::function_fids_since(&store, seq))
         };
         let functions = match fids.is_empty() {
             true => Default::default(),
@@ -111,6 +111,18 @@ impl Page {
         scripts.extend(functions.values().map(|at| at.url.clone()));
         Places { maps: self.maps_for(&scripts, deadline).await, functions }
     }
+}
+
+/// What a load report reads its messages' listeners through: where they are, and the maps of their
+/// scripts (nothing is asked for when the document got no message).
+pub(super) async fn listener_places(page: &Page, deadline: Instant) -> Places {
+    let fids = places::listener_fids(&page.watch().store());
+    if fids.is_empty() {
+        return Places::default();
+    }
+    let functions = page.locate().listing().locations(&fids, &page.loader_id(), deadline).await;
+    let scripts: Vec<String> = functions.values().map(|at| at.url.clone()).collect();
+    Places { maps: page.maps_for(&scripts, deadline).await, functions }
 }
 
 /// The text of `url` as `page` loaded it, split into lines (cached per page).

@@ -22,7 +22,7 @@ use super::watch::records::{DomRecord, Record};
 use super::watch::views::lines::{self, EntryKind, Lines, Since};
 use super::watch::views::logs::{self, Logs};
 use super::watch::views::network::{self, NetworkPull, NetworkQuery, mime_of};
-use super::watch::views::{self, SignalCounts, har, sockets};
+use super::watch::views::{self, SignalCounts, har, messages, sockets};
 use crate::browser::chromium::kinds::{DownloadState, Level, Milestone};
 use crate::browser::error::BrowserError;
 
@@ -171,8 +171,10 @@ impl Settled<'_> {
     }
 
     /// How the current document loaded, as the timeline has it: read it after the page arrived
-    /// (`Page::arrived`), which files what the page has reported until then.
-    pub fn load(&self) -> Load {
+    /// (`Page::arrived`), which files what the page has reported until then; its messages'
+    /// listeners named with where they are.
+    pub async fn load(&self, deadline: Instant) -> Load {
+        let places = super::code::listener_places(self.page, deadline).await;
         let origin = origin_of(&self.page.watch().nav.borrow().url);
         let store = self.page.watch().store();
         let timeline = &store.timeline;
@@ -212,6 +214,9 @@ impl Settled<'_> {
         let document = || timeline.iter().filter(|e| e.at >= start - 1.0);
         load.facts.extend(sockets::facts(&store, document(), &origin));
         (load.sockets, load.more_sockets) = sockets::lines(&store, document(), &origin, start);
+        let (message_lines, more, message_facts) = messages::lines(&store, document(), (&origin, start), &places);
+        (load.messages, load.more_messages) = (message_lines, more);
+        load.facts.extend(message_facts);
         load
     }
 }
@@ -294,7 +299,7 @@ pub struct Load {
     /// The longest run of requests from one script location, each awaited before the next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_chain: Option<String>,
-    /// What the service derived from the requests' times (out of order, one after another) and its sockets' frames.
+    /// What the service derived from the requests' times (out of order, one after another), its sockets' frames and messages.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<String>,
     /// What its sockets and streams did, ms after the navigation started: opened, frames, errors.
@@ -302,6 +307,11 @@ pub struct Load {
     pub sockets: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_sockets: u64,
+    /// Messages the window got from frames and windows, and what their listeners started.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_messages: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -14,6 +14,7 @@
 //! a few milliseconds): `Debugger.getStackTrace` answers without it, and a script named only by id
 //! is looked up when needed (`Page::know_scripts`).
 
+use super::exchanged::MessageSeen;
 use super::inputs::FieldInput;
 use super::kept::KeptState;
 use serde::Deserialize;
@@ -50,7 +51,7 @@ pub const ASYNC_DEPTH: u32 = 8;
 /// one world per name and frame, so a document pays for one isolated world, not two.
 pub const WORLD: &str = "text-browser";
 /// A payload larger than this is not ours (the script sends at most a dozen short changes, eight
-/// notes and four lists of reached listeners of at most 32 K characters each).
+/// notes, four lists of reached listeners of at most 32 K characters each, twenty 4 K message notes).
 const MAX_PAYLOAD: usize = 256 * 1024;
 /// Causes one change names at most (the script sends at most three).
 const MAX_CAUSES: usize = 3;
@@ -239,6 +240,9 @@ pub struct WatchReport {
     /// spoil the rest of the report.
     #[serde(default, deserialize_with = "lists_from_text")]
     pub reached: Vec<ReachNote>,
+    /// Messages the window got, each as the page's world wrote it (JSON text), read apart.
+    #[serde(default, deserialize_with = "super::exchanged::messages_from_text")]
+    pub messages: Vec<MessageSeen>,
 }
 
 /// The watcher's `reached`: JSON texts, each a [`ReachNote`]; those that are not one are left out.
@@ -378,6 +382,7 @@ pub fn parse_payload(payload: &str) -> Option<WatchReport> {
         note.on = note.on.chars().take(120).collect();
         note.default = note.default.take().map(|d| d.chars().take(300).collect());
     }
+    report.messages.truncate(20);
     report.reached.truncate(4);
     report.reached = report.reached.into_iter().map(ReachNote::bounded).collect();
     Some(report)
@@ -469,7 +474,7 @@ mod tests {
         assert_eq!(code.first(), Some(&"(() => {"), "the library starts its one statement");
         assert_eq!(code.last(), Some(&"})();"), "and ends it");
         assert!(!code[1..code.len() - 1].iter().any(|l| !l.starts_with(' ')), "with nothing else at the top level");
-        assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 3, "its three listeners are named");
+        assert_eq!(REACH_WATCH_JS.matches(REACH_MARK).count(), 4, "its four listeners are named");
         assert!(DOM_WATCH_JS.contains(CAUSE_MARK));
     }
 
@@ -479,9 +484,15 @@ mod tests {
         let payload = json!({
             "changes": [{ "t": 1.5, "el": "#result", "added": 1, "removed": 0, "attrs": [] }],
             "reached": [good, "{\"by\": 7}", "]} not json"],
+            "messages": [r#"{"t":2,"origin":"http://a","listeners":[{"name":"onHello","fid":4}]}"#, "{\"t\": \"x\"}"],
         });
         let report = parse_payload(&payload.to_string()).expect("the report is read");
         assert_eq!(report.changes.len(), 1);
+        assert_eq!(
+            report.messages.iter().map(|m| m.listeners[0].fid).collect::<Vec<_>>(),
+            vec![4],
+            "one message is one"
+        );
         assert_eq!(report.reached.len(), 1, "only the list that is one: {:?}", report.reached);
         let list = &report.reached[0];
         assert_eq!(

@@ -1,10 +1,14 @@
 //! The typed notes of what a page exchanged besides requests — a WebSocket's opening, its frames
 //! (whole, or counted together when they keep coming), its errors and close, an EventSource
-//! stream's messages — as the timeline keeps them. Never a payload: a JSON frame is its outline
-//! and the values that name it (`{op: "error", code: "unknown_topic"}`), any other text frame its
-//! first [`HEAD_CHARS`] characters, masked when stored. `views::wording` puts them into words.
+//! stream's messages, the messages its window got from frames and windows — as the timeline keeps
+//! them. Never a payload: a JSON frame or message is its outline and the values that name it
+//! (`{op: "error", code: "unknown_topic"}`), any other text frame its first [`HEAD_CHARS`]
+//! characters, masked when stored. `views::wording` puts them into words.
 
-use super::cdp_events::CodeLocation;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::stacks::CodeLocation;
 
 /// Characters of a text frame that is not JSON kept (masked).
 pub const HEAD_CHARS: usize = 64;
@@ -103,5 +107,85 @@ impl SocketNote {
                 SocketWhat::Error(message) => message.len(),
                 SocketWhat::Closed { .. } => 0,
             }
+    }
+}
+
+/// A message the page's window got (`postMessage` from a frame, a window or itself), as the page's
+/// own world noted it at its dispatch (`js/reach_watch.js`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageSeen {
+    /// When it was dispatched: ms since the Unix epoch, by the page's clock.
+    #[serde(rename = "t")]
+    pub at: f64,
+    /// The sender's origin, as the event gives it.
+    #[serde(default)]
+    pub origin: String,
+    /// The frame it came from (`iframe#scheduler (/support/scheduler/)`), `this window`, `another
+    /// window`.
+    #[serde(default)]
+    pub from: String,
+    /// The data's outline: keys and types.
+    #[serde(default)]
+    pub outline: String,
+    /// The values of its naming keys (`type`, `op` …), to be checked again and masked.
+    #[serde(default)]
+    pub tags: Vec<(String, Value)>,
+    /// The window's `message` listeners when it was dispatched.
+    #[serde(default)]
+    pub listeners: Vec<MessageListener>,
+    /// Message ports it carried.
+    #[serde(default)]
+    pub ports: u32,
+    /// Messages before it not noted (past the page world's budget a second).
+    #[serde(default)]
+    pub unread: u32,
+}
+
+/// A `message` listener of the window, as the page's world listed it: its function's name and
+/// number in the document (0: none).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageListener {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub fid: u32,
+}
+
+/// The page world's notes (JSON texts, each a [`MessageSeen`]); those that are not one are left out.
+pub fn messages_from_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<MessageSeen>, D::Error> {
+    let texts: Vec<String> = Deserialize::deserialize(deserializer)?;
+    Ok(texts.iter().filter_map(|text| serde_json::from_str::<MessageSeen>(text).ok()).collect())
+}
+
+/// A message the window got, as the timeline keeps it (masked, bounded).
+#[derive(Debug, Clone)]
+pub struct MessageNote {
+    /// The sender's origin.
+    pub origin: String,
+    /// The frame or window it came from.
+    pub from: String,
+    /// Its outline and naming values (a [`Shape::Json`]; any other data as its type).
+    pub shape: Shape,
+    /// The `message` listeners it was dispatched to: (function name, its number in the document).
+    pub listeners: Vec<(String, u32)>,
+    pub ports: u32,
+    pub unread: u32,
+    /// The document it was dispatched in (the timeline's count of documents then): whose function
+    /// numbers the listeners' are.
+    pub document: u64,
+}
+
+impl MessageNote {
+    /// A rough size in bytes, for the timeline's byte cap.
+    pub fn bytes(&self) -> usize {
+        let shape = match &self.shape {
+            Shape::Json { outline, tags } => outline.len() + tags.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>(),
+            Shape::Text(text) => text.len(),
+            Shape::Binary => 0,
+        };
+        self.origin.len()
+            + self.from.len()
+            + shape
+            + self.listeners.iter().map(|(name, _)| name.len() + 4).sum::<usize>()
     }
 }

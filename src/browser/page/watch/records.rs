@@ -8,7 +8,7 @@
 use super::bodies::cut;
 use super::cdp_events::{CodeLocation, ErrorOrigin};
 use super::dom::{DomChange, EventNote};
-use super::exchanged::SocketNote;
+use super::exchanged::{MessageNote, SocketNote};
 use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;
@@ -76,6 +76,8 @@ pub enum Record {
     Crash,
     /// A WebSocket's opening, frames, error or close; an EventSource stream's messages.
     Socket(SocketNote),
+    /// A message the window got from a frame, a window or itself (`postMessage`).
+    Message(MessageNote),
 }
 
 impl Record {
@@ -104,6 +106,7 @@ impl Record {
                 Self::Dom(d) => d.recent.iter().map(DomChange::bytes).sum::<usize>() + d.times.len() * 8,
                 Self::Dispatched(note) => note.on.len() + note.default.as_ref().map_or(0, String::len),
                 Self::Socket(note) => note.bytes(),
+                Self::Message(note) => note.bytes(),
             }
     }
 }

@@ -64,6 +64,13 @@ pub fn message(text: &str) -> Option<(String, Vec<(String, String)>)> {
     Some((line, tags))
 }
 
+/// The tags of a message outlined elsewhere (the page's own world outlines a window's messages):
+/// the pairs of [`TAG_KEYS`] whose value reads as a name, at most [`TAGS`].
+pub fn tags_of(pairs: &[(String, Value)]) -> Vec<(String, String)> {
+    let tag = |(key, value): &(String, Value)| Some((key.clone(), tag_value(value)?));
+    pairs.iter().filter(|(key, _)| TAG_KEYS.contains(&key.as_str())).filter_map(tag).take(TAGS).collect()
+}
+
 /// A tag's value as shown (`"error"`, `4001`), when it reads as a name or a number; never a
 /// token, an id or free text.
 fn tag_value(value: &Value) -> Option<String> {

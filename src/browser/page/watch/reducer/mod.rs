@@ -14,6 +14,7 @@
 //! - `downloads`: the downloads a page began, cancelled past the size cap
 //! - `popups`: popups, noted once both their announcements are in
 //! - `sockets`: WebSockets and EventSource streams, their frames kept whole or counted
+//! - `messages`: the messages the window got from frames and windows
 //! - `outbox`: what applying an event asks of the pump (commands, live signals, popups …)
 //!
 //! This file dispatches each event to its sub-reducer, and orders what two of them share (a new
@@ -22,6 +23,7 @@
 mod console;
 mod downloads;
 mod main_frame;
+mod messages;
 mod outbox;
 mod popups;
 mod prompts;
@@ -166,6 +168,7 @@ impl Reducer {
                 for note in report.reached {
                     store.input_reached(note);
                 }
+                report.messages.into_iter().for_each(|seen| messages::apply(store, seen));
             }
             PageEvent::DomCause { id, stack_id } => {
                 let document = store.timeline.generation();

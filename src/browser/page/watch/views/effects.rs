@@ -28,7 +28,7 @@ use super::network::{PendingView, initiator_text, pending};
 use super::places::Places;
 use super::reached::Reached;
 use super::reactions::Among;
-use super::{dom_cause, ms_since, sockets, wording};
+use super::{dom_cause, messages, ms_since, sockets, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
@@ -184,6 +184,11 @@ pub struct Effects {
     pub sockets: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_sockets: u64,
+    /// Messages the window got from frames and windows, and what their listeners started.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_messages: u64,
     /// Dialogs and file choosers opened, and how each was answered (`confirm("Delete?") dismissed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
@@ -249,6 +254,9 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     facts_of(store, &spans, &doms, mark, &origin, &mut effects);
     effects.facts.extend(sockets::facts(store, store.timeline.since(mark.seq), &origin));
     (effects.sockets, effects.more_sockets) = sockets::lines(store, store.timeline.since(mark.seq), &origin, mark.at);
+    let (lines, more, found) = messages::lines(store, store.timeline.since(mark.seq), (&origin, mark.at), places);
+    (effects.messages, effects.more_messages) = (lines, more);
+    effects.facts.extend(found);
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
     let among = Among::Since(mark.seq);
     effects.changes =

@@ -39,6 +39,8 @@ pub enum EntryKind {
     Action,
     /// WebSockets opened, their frames, errors and closes; EventSource messages.
     Socket,
+    /// Messages the window got from frames and windows (postMessage), with their listeners.
+    Message,
     /// Dialogs, downloads, popups and notes.
     Other,
 }
@@ -169,6 +171,11 @@ impl Reading<'_> {
                     lines.push(format!("+{} {}", self.t(entry.at), parts.join("; ")));
                     end
                 }
+                Record::Message(note) => {
+                    let line = super::messages::line(self.store, entry, note, &self.origin, &Places::default());
+                    lines.push(format!("+{} {line}", self.t(entry.at)));
+                    i + 1
+                }
                 record => {
                     lines.push(format!("+{} {}", self.t(entry.at), other_line(self.store, record, &self.origin)));
                     i + 1
@@ -257,6 +264,7 @@ fn kind_of(record: &Record) -> Option<EntryKind> {
         Record::Dispatched(note) if note.prevented || !note.bubbled => EntryKind::Action,
         Record::Dispatched(_) => return None,
         Record::Socket(_) => EntryKind::Socket,
+        Record::Message(_) => EntryKind::Message,
         Record::Dialog(_) | Record::Download(_) | Record::Popup { .. } | Record::Note(_) => EntryKind::Other,
     })
 }
@@ -350,7 +358,7 @@ fn other_line(store: &Store, record: &Record, origin: &str) -> String {
         Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
         Record::Socket(note) => super::sockets::line(store, note, origin),
-        Record::Request(_) | Record::Dom(_) => String::new(),
+        Record::Request(_) | Record::Dom(_) | Record::Message(_) => String::new(),
     }
 }
 

@@ -10,6 +10,7 @@
 //! - `lines`: page.timeline
 //! - `live`: events.subscribe
 //! - `sockets`: sockets and streams as lines and facts (effects, load report)
+//! - `messages`: messages between windows as lines and facts, with what their listeners started
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
 //! - `places`: locations read through the session's source maps (the app's own file, line and
@@ -25,6 +26,7 @@ pub mod har;
 pub mod lines;
 pub mod live;
 pub mod logs;
+pub mod messages;
 pub mod network;
 pub mod places;
 pub mod reached;

@@ -218,16 +218,35 @@ pub fn parts_of(at: &CodeLocation, resolved: &Resolved) -> (String, String) {
     (function, format!("{spot}{note}"))
 }
 
-/// The numbers of the component functions the DOM changes after `seq` name (whose production
-/// names are minified: read back through where the functions are).
-pub fn component_fids_since(store: &Store, seq: u64) -> Vec<u32> {
+/// The numbers of the functions the records after `seq` name: the components of DOM changes (whose
+/// production names are minified: read back through where the functions are) and the listeners of
+/// the current document's messages (named with where they are).
+pub fn function_fids_since(store: &Store, seq: u64) -> Vec<u32> {
+    let document = store.timeline.generation();
     let mut fids: Vec<u32> = store
         .timeline
         .since(seq)
-        .filter_map(|entry| match &entry.record {
-            Record::Dom(dom) => dom.change.component.as_ref().map(|c| c.fid).filter(|fid| *fid != 0),
-            _ => None,
+        .flat_map(|entry| match &entry.record {
+            Record::Dom(dom) => dom.change.component.as_ref().map(|c| c.fid).into_iter().collect(),
+            Record::Message(note) if note.document == document => note.listeners.iter().map(|(_, fid)| *fid).collect(),
+            _ => Vec::<u32>::new(),
         })
+        .filter(|fid| *fid != 0)
+        .collect();
+    fids.sort_unstable();
+    fids.dedup();
+    fids
+}
+
+/// The numbers of the listeners of the current document's messages (named with where they are).
+pub fn listener_fids(store: &Store) -> Vec<u32> {
+    let document = store.timeline.generation();
+    let mut fids: Vec<u32> = store
+        .timeline
+        .iter()
+        .filter_map(|entry| if let Record::Message(note) = &entry.record { Some(note) } else { None })
+        .filter(|note| note.document == document)
+        .flat_map(|note| note.listeners.iter().map(|(_, fid)| *fid).filter(|fid| *fid != 0))
         .collect();
     fids.sort_unstable();
     fids.dedup();

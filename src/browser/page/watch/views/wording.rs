@@ -1,9 +1,9 @@
 //! How the watch's typed notes read (`notes`): one line each for a dialog and its answer, a
-//! download, a popup, a note, the caller's action, a socket's opening, frames and close, and the
-//! text a live event carries. The only
-//! place these lines are worded; `logs`, `effects`, `lines` and `live` show them.
+//! download, a popup, a note, the caller's action, a socket's opening, frames and close, a message
+//! between windows, and the text a live event carries. The only place these lines are worded;
+//! `logs`, `effects`, `lines`, `sockets`, `messages` and `live` show them.
 
-use super::super::exchanged::{FrameGroup, FrameNote, Shape, SocketNote, SocketWhat};
+use super::super::exchanged::{FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat};
 use super::super::notes::{
     ActionNote, ActionTarget, ChooserNote, DialogAnswer, DialogNote, DownloadNote, Note, RequestOutcome,
 };
@@ -195,5 +195,72 @@ pub fn socket_error(sent: Option<&FrameNote>, error: &FrameNote, url: &str, ms: 
             format!("the server answered {} on {url} with an error frame {answer} {ms} ms later", frame_text(sent))
         }
         None => format!("{url} sent an error frame {answer}"),
+    }
+}
+
+/// What a listener a message was dispatched to started, as far as the timeline tells.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Started {
+    /// No request and no DOM change ran through it.
+    Nothing,
+    /// Requests and changes that ran through it (`GET /api/slots`, `a change of #status`), the
+    /// first few, and how many more.
+    Things(Vec<String>, usize),
+    /// Not known: a change's cause is still being read, or the listener can be told by nothing.
+    Unknown,
+}
+
+/// `message from iframe#scheduler (/support/scheduler/) at http://h:1 to http://h:1: {type:
+/// "scheduler:ready"} ({type: string, height: number}); onSchedulerMessage (/support/embed.js:7)
+/// started nothing` (`to`: the page's origin; `listeners`: each as shown, with what it started).
+pub fn message(note: &MessageNote, to: &str, listeners: &[(String, Started)]) -> String {
+    let from = if note.from.is_empty() { "a window" } else { note.from.as_str() };
+    let ports = match note.ports {
+        0 => String::new(),
+        1 => ", with 1 port".into(),
+        n => format!(", with {n} ports"),
+    };
+    let unread = match note.unread {
+        0 => String::new(),
+        n => format!(" ({n} messages before it not read: over 20 a second)"),
+    };
+    let ran: Vec<String> = listeners
+        .iter()
+        .map(|(listener, started)| match started {
+            Started::Nothing => format!("{listener} started nothing"),
+            Started::Things(things, 0) => format!("{listener} started {}", things.join(", ")),
+            Started::Things(things, more) => format!("{listener} started {} and {more} more", things.join(", ")),
+            Started::Unknown => format!("{listener} ran (what it started is not known)"),
+        })
+        .collect();
+    let ran = if ran.is_empty() { "no message listener on the window".into() } else { ran.join("; ") };
+    format!("message from {from} at {} to {to}: {}{ports}{unread}; {ran}", note.origin, message_text(&note.shape))
+}
+
+/// `the message {type: "scheduler:ready"} from http://h:1 (iframe#scheduler) reached
+/// onSchedulerMessage (/support/embed.js:7), which started nothing: no request, no DOM change`.
+pub fn message_ignored(note: &MessageNote, listeners: &[(String, Started)]) -> String {
+    let names: Vec<&str> = listeners.iter().map(|(listener, _)| listener.as_str()).collect();
+    let shown = match &note.shape {
+        Shape::Json { tags, outline } if tags.is_empty() => outline.clone(),
+        Shape::Json { tags, .. } => tags_text(tags),
+        other => message_text(other),
+    };
+    let which = if names.len() == 1 { "which" } else { "each of which" };
+    format!(
+        "the message {shown} from {} ({}) reached {}, {which} started nothing: no request, no DOM change",
+        note.origin,
+        note.from,
+        names.join(", ")
+    )
+}
+
+/// `{type: "scheduler:ready"} ({type: string, height: number})`; the outline alone without tags.
+fn message_text(shape: &Shape) -> String {
+    match shape {
+        Shape::Json { tags, outline } if tags.is_empty() => outline.clone(),
+        Shape::Json { tags, outline } => format!("{} ({outline})", tags_text(tags)),
+        Shape::Text(head) => serde_json::Value::from(head.as_str()).to_string(),
+        Shape::Binary => "binary data".into(),
     }
 }
