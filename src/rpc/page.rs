@@ -243,7 +243,7 @@ pub enum SinceName {
 pub struct TimelineParams {
     /// load, lastAction, or ms after the document started (default: the whole document).
     pub since: Option<TimelineSince>,
-    /// Only these kinds: navigation, request, console, error, dom, action, socket, message, other.
+    /// Only these kinds: navigation, request, console, error, dom, action, socket, message, storage, other.
     pub kinds: Option<Vec<EntryKind>>,
     /// Only requests whose URL contains this (other kinds are kept).
     pub url_contains: Option<String>,

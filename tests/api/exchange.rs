@@ -131,7 +131,10 @@ async fn the_readers_display_settings_are_gone_after_a_reload() {
     assert_eq!(text(&sid, "#applied").await, "Showing medium text on a light page.");
     svc.ok("page.select", json!({ "session_id": sid, "selector": "#size", "values": "Large" })).await;
     svc.ok("page.select", json!({ "session_id": sid, "selector": "#theme", "values": "Sepia" })).await;
-    svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-display" })).await;
+    // The Save click's answer shows the write: the key and the value's outline (never the value).
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-display" })).await;
+    let written = clicked["effects"]["storage"].to_string();
+    assert!(written.contains("localStorage readerPrefs = {size: string, theme: string}"), "{clicked}");
     wait_text(&sid, "#display-status", "Saved").await;
     assert_eq!(text(&sid, "#applied").await, "Showing large text on a sepia page.");
 

@@ -26,6 +26,7 @@ use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
 use super::watch::{Arm, Command, DialogArm, Env, LiveEvent, MAX_ARM, PageEvent, Shared, Watch};
 use crate::browser::chromium::ids::{LoaderId, TargetId};
+use crate::browser::chromium::protocol::storage::DomStorageEnable;
 use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
 use crate::browser::chromium::{Chromium, EventRoutes, cdp};
 use crate::browser::error::BrowserError;
@@ -98,6 +99,7 @@ impl Core {
         let subscribed = async {
             let events = subscribe(&page, raw_rx, reports_rx).await?;
             dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
+            cdp::send(&page, DomStorageEnable {}, Instant::now() + WATCH_SETUP).await?;
             Ok::<_, BrowserError>(events)
         };
         let events = match subscribed.await {
@@ -329,6 +331,9 @@ async fn subscribe(
     raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
     reports: mpsc::UnboundedReceiver<PageEvent>,
 ) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::dom_storage::{
+        EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
+    };
     use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
     use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
@@ -372,6 +377,10 @@ async fn subscribe(
     all.push(typed::<EventWebSocketFrameError>(page).await?);
     all.push(typed::<EventWebSocketClosed>(page).await?);
     all.push(typed::<EventEventSourceMessageReceived>(page).await?);
+    all.push(typed::<EventDomStorageItemAdded>(page).await?);
+    all.push(typed::<EventDomStorageItemUpdated>(page).await?);
+    all.push(typed::<EventDomStorageItemRemoved>(page).await?);
+    all.push(typed::<EventDomStorageItemsCleared>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

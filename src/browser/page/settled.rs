@@ -22,7 +22,7 @@ use super::watch::records::{DomRecord, Record};
 use super::watch::views::lines::{self, EntryKind, Lines, Since};
 use super::watch::views::logs::{self, Logs};
 use super::watch::views::network::{self, NetworkPull, NetworkQuery, mime_of};
-use super::watch::views::{self, SignalCounts, har, messages, sockets};
+use super::watch::views::{self, SignalCounts, har, messages, sockets, storage};
 use crate::browser::chromium::kinds::{DownloadState, Level, Milestone};
 use crate::browser::error::BrowserError;
 
@@ -217,6 +217,7 @@ impl Settled<'_> {
         let (message_lines, more, message_facts) = messages::lines(&store, document(), (&origin, start), &places);
         (load.messages, load.more_messages) = (message_lines, more);
         load.facts.extend(message_facts);
+        (load.storage, load.more_storage) = storage::lines(&store, document(), start);
         load
     }
 }
@@ -312,6 +313,11 @@ pub struct Load {
     pub messages: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_messages: u64,
+    /// Web Storage writes, ms after the navigation started.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_storage: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

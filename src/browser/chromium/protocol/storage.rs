@@ -1,4 +1,5 @@
-//! The Storage domain: a browser context's cookies, set and read back as a whole.
+//! The Storage domain: a browser context's cookies, set and read back as a whole; and the
+//! DOMStorage domain's switch for a page's Web Storage writes.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -23,3 +24,8 @@ pub struct GetCookies<'a> {
     pub browser_context_id: &'a BrowserContextId,
 }
 command!(GetCookies<'a>, "Storage.getCookies", Cookies);
+
+/// Reports the page's Web Storage writes (`DOMStorage.domStorageItem*` events).
+#[derive(Debug, Clone, Serialize)]
+pub struct DomStorageEnable {}
+command!(DomStorageEnable, "DOMStorage.enable", Done);

@@ -189,3 +189,37 @@ impl MessageNote {
             + self.listeners.iter().map(|(name, _)| name.len() + 4).sum::<usize>()
     }
 }
+
+/// A write to the page's Web Storage, as the timeline keeps it (the value as its outline only).
+#[derive(Debug, Clone)]
+pub struct StorageNote {
+    /// `localStorage` (else `sessionStorage`).
+    pub local: bool,
+    pub what: StorageWhat,
+}
+
+#[derive(Debug, Clone)]
+pub enum StorageWhat {
+    /// `key` set; `value`: its outline (`{size: string}`, `string (12 chars)`).
+    Set {
+        key: String,
+        value: String,
+    },
+    Removed {
+        key: String,
+    },
+    Cleared,
+    /// Writes past the budget a second, counted.
+    More(u64),
+}
+
+impl StorageNote {
+    /// A rough size in bytes, for the timeline's byte cap.
+    pub fn bytes(&self) -> usize {
+        match &self.what {
+            StorageWhat::Set { key, value } => key.len() + value.len(),
+            StorageWhat::Removed { key } => key.len(),
+            StorageWhat::Cleared | StorageWhat::More(_) => 8,
+        }
+    }
+}

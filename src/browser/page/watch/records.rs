@@ -8,7 +8,7 @@
 use super::bodies::cut;
 use super::cdp_events::{CodeLocation, ErrorOrigin};
 use super::dom::{DomChange, EventNote};
-use super::exchanged::{MessageNote, SocketNote};
+use super::exchanged::{MessageNote, SocketNote, StorageNote};
 use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
 use crate::browser::chromium::ids::RequestId;
@@ -78,6 +78,8 @@ pub enum Record {
     Socket(SocketNote),
     /// A message the window got from a frame, a window or itself (`postMessage`).
     Message(MessageNote),
+    /// A write to the page's Web Storage.
+    Storage(StorageNote),
 }
 
 impl Record {
@@ -107,6 +109,7 @@ impl Record {
                 Self::Dispatched(note) => note.on.len() + note.default.as_ref().map_or(0, String::len),
                 Self::Socket(note) => note.bytes(),
                 Self::Message(note) => note.bytes(),
+                Self::Storage(note) => note.bytes(),
             }
     }
 }

@@ -28,8 +28,45 @@ pub enum SocketEvent {
     Message { request_id: RequestId, event: String, data: String, timestamp: f64 },
 }
 
-/// Parses a socket or stream event; `None` for any other method or a payload missing its request id.
+/// A write to the page's Web Storage (`DOMStorage.domStorageItem*`, on with `DOMStorage.enable`): the
+/// page's own writes whatever the syntax; no stack, no frame, so the writing line is not known.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StorageEvent {
+    /// `key` set to `value` (added or updated).
+    Set {
+        local: bool,
+        key: String,
+        value: String,
+    },
+    Removed {
+        local: bool,
+        key: String,
+    },
+    Cleared {
+        local: bool,
+    },
+}
+
+/// Parses a storage event; `None` for any other method.
+fn storage(method: &str, params: &Value) -> Option<PageEvent> {
+    let local = params.pointer("/storageId/isLocalStorage").and_then(Value::as_bool).unwrap_or(true);
+    let event = match method {
+        "DOMStorage.domStorageItemAdded" | "DOMStorage.domStorageItemUpdated" => {
+            StorageEvent::Set { local, key: text(params, "key"), value: text(params, "newValue") }
+        }
+        "DOMStorage.domStorageItemRemoved" => StorageEvent::Removed { local, key: text(params, "key") },
+        "DOMStorage.domStorageItemsCleared" => StorageEvent::Cleared { local },
+        _ => return None,
+    };
+    Some(PageEvent::Storage(event))
+}
+
+/// Parses a socket, stream or storage event; `None` for any other method or a socket's payload
+/// missing its request id.
 pub fn parse(method: &str, params: &Value) -> Option<PageEvent> {
+    if method.starts_with("DOMStorage.") {
+        return storage(method, params);
+    }
     let request_id: RequestId = request_id(params)?;
     let at = timestamp(params);
     let event = match method {

@@ -23,7 +23,7 @@ use crate::browser::chromium::kinds::{ConsoleMethod, DialogKind, Disposition, Do
 mod exchange;
 mod fields;
 
-pub use exchange::SocketEvent;
+pub use exchange::{SocketEvent, StorageEvent};
 
 pub use super::stacks::CodeLocation;
 
@@ -244,6 +244,8 @@ pub enum PageEvent {
     },
     /// A WebSocket's life and frames, an EventSource stream's messages.
     Socket(SocketEvent),
+    /// A write to the page's Web Storage.
+    Storage(StorageEvent),
 }
 
 impl PageEvent {
@@ -273,6 +275,7 @@ impl PageEvent {
             Self::DomCause { .. } => "dom_cause",
             Self::WorldCreated { .. } => "world_created",
             Self::Socket(_) => "socket",
+            Self::Storage(_) => "storage",
         }
     }
 

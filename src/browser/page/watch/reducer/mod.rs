@@ -9,16 +9,14 @@
 //! - `requests`: requests from start to end, what is in flight, the egress proxy's failures
 //! - `main_frame`: the main frame's documents — commits, milestones, its world, a crash
 //! - `console`: console calls and page errors, with the source lines around them
-//! - `prompts`: what the page waits on an answer for — dialogs, file choosers (the arms),
-//!   authentication challenges, requests held for `network.route`
+//! - `prompts`: what the page waits on an answer for (dialogs, choosers, auth, held requests)
 //! - `downloads`: the downloads a page began, cancelled past the size cap
 //! - `popups`: popups, noted once both their announcements are in
 //! - `sockets`: WebSockets and EventSource streams, their frames kept whole or counted
-//! - `messages`: the messages the window got from frames and windows
+//! - `messages`, `storage`: the messages the window got from frames and windows; storage writes
 //! - `outbox`: what applying an event asks of the pump (commands, live signals, popups …)
 //!
-//! This file dispatches each event to its sub-reducer, and orders what two of them share (a new
-//! document cuts off the requests of the one before).
+//! This file dispatches each event and orders what two share (a document cuts off older requests).
 
 mod console;
 mod downloads;
@@ -29,6 +27,7 @@ mod popups;
 mod prompts;
 mod requests;
 mod sockets;
+mod storage;
 
 use super::arms::Arm;
 use super::cdp_events::PageEvent;
@@ -55,6 +54,7 @@ pub struct Reducer {
     downloads: downloads::Downloads,
     popups: popups::Popups,
     sockets: sockets::Sockets,
+    storage: storage::Storage,
 }
 
 impl Reducer {
@@ -69,6 +69,7 @@ impl Reducer {
             downloads: downloads::Downloads::new(env),
             popups: popups::Popups::default(),
             sockets: sockets::Sockets::default(),
+            storage: storage::Storage::default(),
         }
     }
 
@@ -151,6 +152,7 @@ impl Reducer {
             }
             PageEvent::ScriptParsed { script_id, url } if !url.is_empty() => store.script_parsed(script_id, url),
             PageEvent::Socket(event) => self.sockets.apply(store, &mut self.clock, event, now),
+            PageEvent::Storage(event) => self.storage.apply(store, event, now.wall),
             PageEvent::DomChanged(report) => {
                 for change in report.changes {
                     store.timeline.push_dom(change);

@@ -28,7 +28,7 @@ use super::network::{PendingView, initiator_text, pending};
 use super::places::Places;
 use super::reached::Reached;
 use super::reactions::Among;
-use super::{dom_cause, messages, ms_since, sockets, wording};
+use super::{dom_cause, messages, ms_since, sockets, storage, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
@@ -189,6 +189,11 @@ pub struct Effects {
     pub messages: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_messages: u64,
+    /// Web Storage writes: `+3 localStorage readerPrefs = {size: string, theme: string}`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub storage: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_storage: u64,
     /// Dialogs and file choosers opened, and how each was answered (`confirm("Delete?") dismissed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
@@ -257,6 +262,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     let (lines, more, found) = messages::lines(store, store.timeline.since(mark.seq), (&origin, mark.at), places);
     (effects.messages, effects.more_messages) = (lines, more);
     effects.facts.extend(found);
+    (effects.storage, effects.more_storage) = storage::lines(store, store.timeline.since(mark.seq), mark.at);
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
     let among = Among::Since(mark.seq);
     effects.changes =

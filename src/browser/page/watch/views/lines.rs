@@ -41,6 +41,8 @@ pub enum EntryKind {
     Socket,
     /// Messages the window got from frames and windows (postMessage), with their listeners.
     Message,
+    /// Web Storage writes (localStorage, sessionStorage).
+    Storage,
     /// Dialogs, downloads, popups and notes.
     Other,
 }
@@ -265,6 +267,7 @@ fn kind_of(record: &Record) -> Option<EntryKind> {
         Record::Dispatched(_) => return None,
         Record::Socket(_) => EntryKind::Socket,
         Record::Message(_) => EntryKind::Message,
+        Record::Storage(_) => EntryKind::Storage,
         Record::Dialog(_) | Record::Download(_) | Record::Popup { .. } | Record::Note(_) => EntryKind::Other,
     })
 }
@@ -358,6 +361,7 @@ fn other_line(store: &Store, record: &Record, origin: &str) -> String {
         Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
         Record::Socket(note) => super::sockets::line(store, note, origin),
+        Record::Storage(note) => redact(&wording::storage(note)),
         Record::Request(_) | Record::Dom(_) | Record::Message(_) => String::new(),
     }
 }

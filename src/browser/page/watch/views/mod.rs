@@ -11,6 +11,7 @@
 //! - `live`: events.subscribe
 //! - `sockets`: sockets and streams as lines and facts (effects, load report)
 //! - `messages`: messages between windows as lines and facts, with what their listeners started
+//! - `storage`: Web Storage writes as lines
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
 //! - `places`: locations read through the session's source maps (the app's own file, line and
@@ -32,6 +33,7 @@ pub mod places;
 pub mod reached;
 pub mod reactions;
 pub mod sockets;
+pub mod storage;
 pub mod wording;
 
 use schemars::JsonSchema;

@@ -3,7 +3,9 @@
 //! between windows, and the text a live event carries. The only place these lines are worded;
 //! `logs`, `effects`, `lines`, `sockets`, `messages` and `live` show them.
 
-use super::super::exchanged::{FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat};
+use super::super::exchanged::{
+    FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat, StorageNote, StorageWhat,
+};
 use super::super::notes::{
     ActionNote, ActionTarget, ChooserNote, DialogAnswer, DialogNote, DownloadNote, Note, RequestOutcome,
 };
@@ -262,5 +264,17 @@ fn message_text(shape: &Shape) -> String {
         Shape::Json { tags, outline } => format!("{} ({outline})", tags_text(tags)),
         Shape::Text(head) => serde_json::Value::from(head.as_str()).to_string(),
         Shape::Binary => "binary data".into(),
+    }
+}
+
+/// `localStorage readerPrefs = {size: string, theme: string}`, `sessionStorage cart removed`,
+/// `localStorage cleared`, `… 480 more storage writes (not kept one by one past 32 a second)`.
+pub fn storage(note: &StorageNote) -> String {
+    let area = if note.local { "localStorage" } else { "sessionStorage" };
+    match &note.what {
+        StorageWhat::Set { key, value } => format!("{area} {key} = {value}"),
+        StorageWhat::Removed { key } => format!("{area} {key} removed"),
+        StorageWhat::Cleared => format!("{area} cleared"),
+        StorageWhat::More(n) => format!("… {n} more storage writes (not kept one by one past 32 a second)"),
     }
 }
