@@ -28,9 +28,9 @@ pub use error::BrowserError;
 pub use page::{
     Acted, Action, ActionNote, ActionRun, ActionTarget, ClickOptions, CodeLocation, ColorScheme, ConsoleEntry, Effects,
     ElementState, EntryKind, Expect, FieldValue, FormFacts, Found, HttpCredentials, ImageType, Inspection, KeyCombo,
-    Landed, Level, Listener, LiveEvent, LiveKind, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media, MediaType,
-    Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError, PageText,
-    PdfOptions, PendingView, ReducedMotion, RequestEffect, RequestGroup, ResourceType, Route, RouteAction,
+    Landed, Level, Listener, LiveEvent, LiveKind, LiveMaps, Load, Logs, MAX_DIALOG_ARM, MAX_KEY_DELAY, Mark, Media,
+    MediaType, Modifier, MouseButton, Navigated, NetworkEntry, NetworkPull, NetworkQuery, Origin, Page, PageError,
+    PageText, PdfOptions, PendingView, ReducedMotion, RequestEffect, RequestGroup, ResourceType, Route, RouteAction,
     ScrollPosition, ShotOptions, SignalCounts, Since, Snapshot, SnapshotOptions, SourceAsk, SourceView, Target,
     TextFormat, TimelineView, UploadFile, UrlGlob, UrlPattern, Validity, Viewport, WaitUntil, Waited, WebStorage,
     Wildcards,

@@ -21,6 +21,9 @@ const frameworks = (() => {
   const isArray = Array.isArray;
   const ownProperty = Object.getOwnPropertyDescriptor;
   const closest = Element.prototype.closest;
+  const symbolsOf = Object.getOwnPropertySymbols;
+  const symbolDescription = Object.getOwnPropertyDescriptor(Symbol.prototype, 'description').get;
+  const source = Function.prototype.toString;
   // The `onclick` property's getter (an accessor of HTMLElement.prototype, not an own property).
   const onclickOf = ownProperty(HTMLElement.prototype, 'onclick').get;
   const MAX_FIBERS = 200; // a fiber's return chain walked at most
@@ -85,6 +88,8 @@ const frameworks = (() => {
     const key = keyWith(node, '__reactProps$');
     const props = key ? node[key] : null;
     if (!props || typeof props !== 'object') return [];
+    // On a checkbox or radio React runs onChange on `click` (listed there), never on `change`.
+    if (checkable(node) && (type === 'change' || type === 'input')) return [];
     const names = type === 'click' && checkable(node) ? ['onClick', 'onChange'] : REACT[type] || [];
     const found = [];
     for (const name of names) {
@@ -116,6 +121,30 @@ const frameworks = (() => {
     const value = own(fn, 'value');
     if (typeof value === 'function') return [value];
     if (isArray(value)) return value.filter((v) => typeof v === 'function');
+    return null;
+  };
+  // Vue's v-model: its directive listens on the element itself (`change` on a checkbox, radio or
+  // select, `input` on a text field) with a closure of Vue's that calls the assigner it keeps on the
+  // element under Symbol('_assign'): the component's `onUpdate:modelValue`, compiled from the
+  // template's v-model. That assigner, when `fn` is such a closure (its code calls
+  // `el[assignKey](…)`), else null.
+  const vueModel = (node, fn) => {
+    if (typeof fn !== 'function' || own(fn, 'attached') !== undefined) return null;
+    let symbols;
+    try {
+      symbols = symbolsOf(node);
+    } catch (e) {
+      return null;
+    }
+    for (let i = 0; i < symbols.length; i++) {
+      if (symbolDescription.call(symbols[i]) !== '_assign') continue;
+      const assign = own(node, symbols[i]);
+      let code = '';
+      try {
+        code = source.call(fn);
+      } catch (e) {}
+      return typeof assign === 'function' && code.length < 400 && /\[[\w$]+\]\(/.test(code) ? assign : null;
+    }
     return null;
   };
   const vueName = (type) => {
@@ -166,6 +195,8 @@ const frameworks = (() => {
     reactRoot,
     reactShim,
     vueHandlers,
+    vueModel,
+    checkable,
     // The component that rendered `el`: {fw, name, fn} (fn: its function, for React), or null.
     component(el) {
       if (!el || el.nodeType !== 1) return null;

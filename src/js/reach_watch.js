@@ -15,18 +15,21 @@
 // the list to the DOM watcher in the service's world (js/dom_watch.js) as the detail of a
 // `textbrowser:reached` event on the document (JSON text), which sends it with its next report:
 // {by, t, target: {tag, id, cls, text, name}, listeners: [{on, type, capture, name, inline?,
-// prevents, fid, fw?, prop?, comp?, delegation?}]} (at most 48; `inline`: the code of an inline
+// prevents, fid, fw?, prop?, comp?, delegation?}], toggles?} (at most 48; `inline`: the code of an inline
 // attribute handler such as onsubmit="return false"; `prevents`: its code calls preventDefault or
 // returns false; `fid`: the function's number for this document, the same function, the same
 // number). Where React or Vue stands between the event and the app: the component's own handler
-// in place of the framework's listener (`fw`: React or Vue, `prop`: React's prop, `onClick`;
+// in place of the framework's listener (`fw`: React or Vue, `prop`: React's prop, `onClick`, or
+// `v-model` for the assigner Vue's v-model calls;
 // `comp`: the component that rendered the element, {fw, name, fid}), and React's delegation on
-// its root as one entry (`delegation`: how many of its listeners).
+// its root as one entry (`delegation`: how many of its listeners). `toggles`: a click there
+// toggles a checkbox or radio, whose `input` and `change` its default action fires.
 //
 // The service asks through `textbrowser:reach-ask` events (js/reach_ask.js): {take: fids} answers
 // the functions numbered `fids` (for their script locations); {look: {x, y}} the same list for
 // the element at viewport point (x, y), or the focused element when x is null, for input the page
-// gets untrusted (a value set by script, an option chosen). The DOM watcher asks which component
+// gets untrusted (a value set by script, an option chosen); {at: element} the same list for that
+// element (page.inspect). The DOM watcher asks which component
 // rendered an element through `textbrowser:component-ask` events (see below).
 //
 // Messages the window gets (postMessage from a frame, a popup or itself): a capture listener
@@ -43,6 +46,8 @@
   const shadowFromPoint = ShadowRoot.prototype.elementFromPoint;
   const activeOf = Object.getOwnPropertyDescriptor(Document.prototype, 'activeElement').get;
   const getAttribute = Element.prototype.getAttribute;
+  const closest = Element.prototype.closest;
+  const indexOf = Array.prototype.indexOf;
   const composedPath = Event.prototype.composedPath;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const listen = EventTarget.prototype.addEventListener;
@@ -59,6 +64,8 @@
   const POINTER_DOWN = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'dblclick', 'input', 'change', 'submit'];
   const POINTER_MOVE = ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove'];
   const KEYS = ['keydown', 'keypress', 'beforeinput', 'input', 'keyup', 'change', 'submit'];
+  // What a click's default action fires on the checkbox or radio it toggles.
+  const TOGGLE = ['input', 'change'];
   const TYPES_BY_BEGIN = { pointerdown: POINTER_DOWN, pointermove: POINTER_MOVE, keydown: KEYS, beforeinput: KEYS };
   // A lookup the service asks for lists every one of them.
   const TYPES = [...new Set([...POINTER_MOVE, ...POINTER_DOWN, ...KEYS])];
@@ -169,6 +176,11 @@
           for (const h of vue) listeners.push(entry(n, type, l.useCapture, h, undefined, { fw: 'Vue', comp }));
           continue;
         }
+        const model = element && (type === 'change' || type === 'input') ? frameworks.vueModel(n, fn) : null;
+        if (model) {
+          listeners.push(entry(n, type, l.useCapture, model, undefined, { fw: 'Vue', prop: 'v-model', comp: componentOf(n) }));
+          continue;
+        }
         const attribute = element ? getAttribute.call(n, 'on' + type) : null;
         const inline = attribute !== null && n['on' + type] === fn ? attribute : undefined;
         listeners.push(entry(n, type, l.useCapture, fn, inline));
@@ -183,17 +195,30 @@
       listeners.push({ on: name(n), type: first, capture: false, name: '', prevents: false, fid: 0, fw: 'React', delegation: delegated });
     }
   };
+  // The checkbox or radio a click on `el` toggles, whose `input` and `change` the click's default
+  // action fires: `el` itself, or the control of the label it is in.
+  const toggledBy = (el) => {
+    if (frameworks.checkable(el)) return el;
+    const label = closest.call(el, 'label');
+    const control = label && label.control;
+    return control && frameworks.checkable(control) ? control : null;
+  };
   // The listeners of `types` along `path` (nearest first, ending with the window) and its first
-  // element.
+  // element; when a click there toggles a checkbox or radio (`types` has `change`: a pointer's),
+  // `toggles`, with the listeners of its `input` and `change` along its own path too.
   const lookup = (path, types) => {
     if (seen.size > MAX_KEPT) seen = new Map();
     const el = path[0];
     if (!el || el.nodeType !== 1) return { target: null, listeners: [] };
     const listeners = [];
     for (let p = 0; p < path.length; p++) listenersAt(path[p], types, listeners);
+    const toggled = indexOf.call(types, 'change') >= 0 ? toggledBy(el) : null;
+    for (let n = toggled !== el ? toggled : null; n; n = n.parentNode || n.host) {
+      if (indexOf.call(path, n) < 0) listenersAt(n, TOGGLE, listeners);
+    }
     const text = String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 60);
     const target = { tag: String(el.localName), id: getAttribute.call(el, 'id') || '', cls: getAttribute.call(el, 'class') || '', text, name: name(el) };
-    return { target, listeners };
+    return { target, listeners, toggles: !!toggled };
   };
 
   // A list as JSON, written out here: structured cloning an object into the DOM watcher's world
@@ -214,7 +239,7 @@
         (l.fw ? ',"fw":' + q(l.fw) : '') + (l.prop ? ',"prop":' + q(l.prop) : '') +
         (l.comp ? ',"comp":' + encodeComponent(l.comp) : '') + (l.delegation ? ',"delegation":' + l.delegation : '') + '}';
     }
-    return out + ']}';
+    return out + ']' + (found.toggles ? ',"toggles":true' : '') + '}';
   };
 
   // The path an input at viewport point (x, y) — or, when x is null, a key — would take.
@@ -367,6 +392,11 @@
       e.answer = question.take.map((fid) => seen.get(fid) || null);
     } else if (question.look) {
       e.answer = lookup(pathAt(question.look.x, question.look.y), TYPES);
+    } else if (question.at) {
+      const path = [];
+      for (let n = question.at; n; n = n.parentNode || n.host) path.push(n);
+      if (path.length) path.push(window);
+      e.answer = lookup(path, TYPES);
     }
   }, { capture: true });
 })();

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 use super::RpcContext;
 use super::error::ApiError;
 use super::params;
-use crate::browser::{CloseReason, LiveEvent, LiveKind};
+use crate::browser::{CloseReason, LiveEvent, LiveKind, LiveMaps};
 use crate::replica::{Outcome, Owner, ReplicaError, Transport};
 
 pub const SUBSCRIBE: &str = "events.subscribe";
@@ -35,6 +35,9 @@ pub const NOTIFICATION_DOC: &str = "One per event, in the order things happened,
 const SEND_PATIENCE: Duration = Duration::from_millis(100);
 /// How long an event is held so that one which happened earlier but reached us later goes first.
 const REORDER_WINDOW: Duration = Duration::from_millis(100);
+/// How long an event waits, at most, for its script's source map (fetched from when it arrived)
+/// before it is sent with its location as served, marked so.
+const MAP_WAIT: Duration = Duration::from_secs(1);
 
 /// Streams what the page does from now on as `events.event` notifications: console messages,
 /// page errors, requests (answered or failed), dialogs, navigations, downloads, popups, a crash.
@@ -104,9 +107,10 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
     // Watching never waits for the session's turn: a subscription taken while a long call runs
     // sees what that call makes the page do.
     let (tab, mut events, lifeline) = match ctx.sessions.watch_tab(&p.session_id, p.tab_id.as_deref()) {
-        Ok((page, lifeline)) => (page.tab_id(), page.live_events(), lifeline),
+        Ok((page, lifeline)) => ((page.tab_id(), page.live_maps()), page.live_events(), lifeline),
         Err(err) => return pending.reject(ApiError::from(err).to_error_object()).await,
     };
+    let (tab, maps) = tab;
     let Ok(sink) = pending.accept().await else { return };
     let only_errors = p.only_errors.unwrap_or(false);
     let wanted = |event: &LiveEvent| {
@@ -125,7 +129,7 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
             // Chromium died: the session went with it, whatever its page's feed says.
             _ = lifeline.lost() => {
                 for (_, event) in std::mem::take(&mut held) {
-                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                    if !forward(&sink, event, (&tab, &maps), &mut dropped).await {
                         return;
                     }
                 }
@@ -136,7 +140,7 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
                 let now = Instant::now();
                 while held.first().is_some_and(|(arrived, _)| *arrived + REORDER_WINDOW <= now) {
                     let (_, event) = held.remove(0);
-                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                    if !forward(&sink, event, (&tab, &maps), &mut dropped).await {
                         return;
                     }
                 }
@@ -144,7 +148,9 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
             }
         };
         match event {
-            Ok(event) if wanted(&event) => {
+            Ok(mut event) if wanted(&event) => {
+                // Its script's map fetched while it is held (not waited for here).
+                maps.read(&mut event, Instant::now()).await;
                 // After every held event that happened no later (stable for equal times).
                 let place = held.partition_point(|(_, e)| e.at <= event.at);
                 held.insert(place, (Instant::now(), event));
@@ -153,7 +159,7 @@ async fn stream(ctx: std::sync::Arc<RpcContext>, p: SubscribeParams, pending: Pe
             Err(RecvError::Lagged(lost)) => dropped += lost,
             Err(RecvError::Closed) => {
                 for (_, event) in std::mem::take(&mut held) {
-                    if !forward(&sink, &event, &tab, &mut dropped).await {
+                    if !forward(&sink, event, (&tab, &maps), &mut dropped).await {
                         return;
                     }
                 }
@@ -178,9 +184,16 @@ async fn end(sink: &SubscriptionSink, tab: &str, reason: &str, dropped: u64) {
     let _ = sink.send_timeout(raw(&last), SEND_PATIENCE * 10).await;
 }
 
-/// Sends one event, with the count of those lost before it; false once the subscriber is gone.
-async fn forward(sink: &SubscriptionSink, event: &LiveEvent, tab: &str, dropped: &mut u64) -> bool {
-    let mut message = serde_json::to_value(event).unwrap_or(Value::Null);
+/// Sends one event, its location read through the maps, with the count of those lost before it;
+/// false once the subscriber is gone.
+async fn forward(
+    sink: &SubscriptionSink,
+    mut event: LiveEvent,
+    (tab, maps): (&str, &LiveMaps),
+    dropped: &mut u64,
+) -> bool {
+    maps.read(&mut event, Instant::now() + MAP_WAIT).await;
+    let mut message = serde_json::to_value(&event).unwrap_or(Value::Null);
     message["tab"] = json!(tab);
     if *dropped > 0 {
         message["dropped"] = json!(*dropped);

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{App, Service, SessionGuard, eventually, fixtures, shared};
+use crate::helpers::{App, Service, SessionGuard, eventually, fixtures, next_json, shared, subscribe_on, websocket};
 
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -144,8 +144,7 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
     let error = &effects["pageErrors"][0];
     assert_eq!(error["message"], "ApiError: 422 date is required", "the wrapper's rejection: {effects}");
     assert_eq!(clicked["signals"]["failedRequests"], 1, "{clicked}");
-    // The status line the click rendered. (Today it can be missing from `effects.changes`: the DOM
-    // watcher merges it into the claim list's load-time change, both being `#root section`.)
+    // The status line the click rendered, in the timeline too.
     let timeline = svc.ok("page.timeline", json!({ "session_id": sid, "kinds": ["dom"] })).await;
     let lines = timeline["timeline"].as_str().unwrap_or_default();
     assert!(
@@ -161,8 +160,9 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
 
 /// One click on "Submit claim" says, in the app's own source: the component's handler the click
 /// reached through React's delegation (`onClick = submit in <ClaimForm> (…ClaimForm.tsx:16)`), the
-/// request's chain back to it through the shared wrapper, and no library or bundle location as a
-/// cause; page.source shows the handler's line from the location the answer wrote.
+/// request's chain back to it through the shared wrapper, the status line it rendered named by
+/// `<ClaimForm>`, and no library or bundle location as a cause; page.source shows the handler's
+/// line from the location the answer wrote.
 async fn the_claim_click_speaks_the_apps_own_source(mode: Mode) {
     let svc = shared();
     let (sid, _) = open(svc, App::Expenses, mode).await;
@@ -186,6 +186,12 @@ async fn the_claim_click_speaks_the_apps_own_source(mode: Mode) {
         "submit (src/components/ClaimForm.tsx:18)",
     ];
     assert!(chain.starts_with(&expected.join(" ← ")), "the async chain back to the handler: {chain}");
+    // The DOM change it causes names the component that rendered it.
+    let changes = texts_of(&effects["changes"]);
+    assert!(
+        changes.iter().any(|line| line.contains("\"✓ Claim submitted\" added") && line.contains(" in <ClaimForm>")),
+        "the status line named by its component: {changes:#?}"
+    );
     let error = &effects["pageErrors"][0];
     assert_eq!(error["location"]["original"]["source"], "src/api/http.ts", "{error}");
     // Thrown in the shared wrapper while handling the POST's answer, not the list's GET after it.
@@ -309,6 +315,81 @@ async fn a_vue_click_names_the_components_handler_and_the_requests_chain_in_orig
 async fn a_vue_click_names_the_components_handler_and_the_requests_chain_in_original_source_from_the_production_build()
 {
     the_booking_click_speaks_the_apps_own_source(Mode::Prod).await;
+}
+
+/// A click on a v-model radio reaches Vue's `change` listener (the click's default action fires
+/// it): the answer names the model update the component compiled from its template, never "no
+/// listener" (a fresh agent read that as the pick not being recorded).
+async fn a_radio_click_reaches_its_v_model(mode: Mode) {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Rooms, mode).await;
+    let birch = "role=radio[name=\"Birch (8 seats)\"]";
+    let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": birch })).await;
+    let effects = &clicked["effects"];
+    assert_ne!(effects["reached"], "no listener", "Vue's change listener ran: {effects}");
+    let reached = texts_of(&effects["reached"]);
+    let model = "change on input → v-model in <RoomPicker> (src/components/RoomPicker.vue:13)";
+    assert!(reached.iter().any(|line| line.starts_with(model)), "the model update it reached: {reached:#?}");
+    assert!(!reached.iter().any(|line| names_library_or_bundle(line)), "{reached:#?}");
+}
+
+#[tokio::test]
+async fn a_vue_radio_click_names_the_v_model_update_it_reached_from_the_dev_server() {
+    a_radio_click_reaches_its_v_model(Mode::Dev).await;
+}
+
+#[tokio::test]
+async fn a_vue_radio_click_names_the_v_model_update_it_reached_from_the_production_build() {
+    a_radio_click_reaches_its_v_model(Mode::Prod).await;
+}
+
+/// The other places that name code read the production bundle through its map too: page.inspect's
+/// listeners (the component's handler in place of React's root listeners, with its original
+/// lines), the live event stream's locations (events.subscribe), the HAR's initiators and
+/// page.timeline's lines; none names a bundle or library location.
+#[tokio::test]
+async fn page_inspect_live_events_the_har_and_the_timeline_name_the_react_production_builds_original_source() {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, Mode::Prod).await;
+    let button = "role=button[name=\"Submit claim\"]";
+    let inspected = svc.ok("page.inspect", json!({ "session_id": sid, "selector": button })).await;
+    let listeners = inspected["listeners"].as_array().cloned().unwrap_or_default();
+    let handler = listeners
+        .iter()
+        .find(|l| l["handler"] == "onClick = submit in <ClaimForm>")
+        .unwrap_or_else(|| panic!("the component's handler: {inspected}"));
+    assert!(handler["at"].as_str().is_some_and(|at| at.starts_with("src/components/ClaimForm.tsx:16:")), "{handler}");
+    assert!(handler["source"].as_str().is_some_and(|s| s.contains("function submit() {")), "{handler}");
+    for listener in &listeners {
+        assert!(!names_library_or_bundle(&listener["at"].to_string()), "no bundle or library place: {inspected}");
+    }
+    let mut ws = websocket(svc).await;
+    subscribe_on(&mut ws, json!({ "session_id": sid, "kinds": ["pageerror"] })).await;
+    let selector = "role=textbox[name=\"Description\"]";
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": button })).await;
+    let event = next_json(&mut ws).await["params"]["result"].clone();
+    assert_eq!(event["location"]["original"]["source"], "src/api/http.ts", "the live page error: {event}");
+    let har = svc.ok("network.har", json!({ "session_id": sid })).await["har"].clone();
+    let entries = har["log"]["entries"].as_array().cloned().unwrap_or_default();
+    let post = entries.iter().find(|e| e["request"]["method"] == "POST").unwrap_or_else(|| panic!("{har}"));
+    let chain = post["_initiator"]["text"].as_str().unwrap_or_default();
+    let expected =
+        "request (src/api/http.ts:14) ← submitClaim (src/api/claims.ts:25) ← submit (src/components/ClaimForm.tsx:18)";
+    assert!(chain.starts_with(expected), "the HAR's initiator: {post}");
+    let timeline = svc.ok("page.timeline", json!({ "session_id": sid })).await;
+    let lines = timeline["timeline"].as_str().unwrap_or_default();
+    let sent = lines.lines().find(|line| line.contains("POST /api/expenses/claims")).unwrap_or_default();
+    assert!(sent.contains(&format!("← {expected}")), "the timeline's line for the POST: {lines}");
+    // React's first render (no component, no app frame) is named by its package, not a place in it.
+    let render = lines.lines().find(|line| line.contains("main \"New claim\" added to #root")).unwrap_or_default();
+    assert!(render.ends_with(" by react-dom"), "{lines}");
+    for line in lines.lines().filter(|line| !line.contains(" GET /apps/expenses/")) {
+        assert!(
+            !line.contains("node_modules") && !line.contains("/assets/index-"),
+            "no library or bundle place: {line}"
+        );
+    }
 }
 
 /// A real dev stack's noise — the Vite client and React's refresh runtime, a `data:` image — is

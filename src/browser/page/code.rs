@@ -125,6 +125,32 @@ pub(super) async fn listener_places(page: &Page, deadline: Instant) -> Places {
     Places { maps: page.maps_for(&scripts, deadline).await, functions }
 }
 
+/// What a subscriber's live events are read through (`Page::live_maps`): the session's maps,
+/// fetched by the page they came from. Holds no page: a feed still ends when its page goes.
+pub struct LiveMaps {
+    originals: Arc<super::originals::Originals>,
+    page: chromiumoxide::Page,
+    frame: crate::browser::chromium::ids::FrameId,
+}
+
+impl Page {
+    /// What the live events of this page are read through (see [`LiveMaps`]).
+    pub fn live_maps(&self) -> LiveMaps {
+        LiveMaps { originals: self.originals.clone(), page: self.page.clone(), frame: self.target_id.main_frame() }
+    }
+}
+
+impl LiveMaps {
+    /// `event`'s location read through the map of its script, waited for until `until` at most
+    /// (a map not ready by then: the location as served, marked so; the fetch goes on).
+    pub async fn read(&self, event: &mut super::watch::LiveEvent, until: Instant) {
+        let Some(location) = &event.location else { return };
+        let scripts = [location.served.url.clone()];
+        self.originals.ensure(&self.page, &self.frame, &scripts, until).await;
+        event.read_through(&Places { maps: self.originals.resolver(), ..Places::default() });
+    }
+}
+
 /// The text of `url` as `page` loaded it, split into lines (cached per page).
 pub(super) async fn source_lines(page: &Page, url: &str, deadline: Instant) -> Option<Arc<Vec<String>>> {
     if let Some(lines) = page.watch().store().sources.get(url) {

@@ -7,7 +7,9 @@
 //! ancestors, the document and the window gives every listener its events can reach, each with
 //! its script location and first lines. Script ids are turned into URLs by turning the Debugger
 //! domain on for a moment (it replays every script's `scriptParsed`), only when a listener's
-//! script is not known yet. Its history (changes, a replacement) is `act::replaced`'s.
+//! script is not known yet. Behind React or Vue, the page's own world lists the components'
+//! handlers in their place (as for an action's `effects.reached`); every place is read through
+//! the session's source maps. Its history (changes, a replacement) is `act::replaced`'s.
 //!
 //! axe-core is loaded into the helper world once per document, where page scripts cannot
 //! interfere with it.
@@ -16,12 +18,15 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::act::history;
+use super::act::listeners::name_listed;
 use super::code::source_lines;
 use super::handle::Page;
 use super::locate::answers::{AxeViolation, Inspection, Listener};
 use super::locate::scripts::{Ancestors, AxeRun, DescribeChain, Inspect, Script};
 use super::locate::target::Target;
-use super::watch::dom::REACH_MARK;
+use super::watch::cdp_events::CodeLocation;
+use super::watch::dom::{ListenerSeen, REACH_MARK, ReachNote};
+use super::watch::views::places::Places;
 use crate::browser::chromium::protocol::accessibility::{AxValue, GetPartialAxTree};
 use crate::browser::chromium::protocol::dom::{EventListener, GetEventListeners, ResolveNode};
 use crate::browser::chromium::protocol::runtime::{CallFunctionOn, ReleaseObjectGroup};
@@ -82,8 +87,15 @@ impl Page {
     }
 }
 
+/// The listeners found: as DOMDebugger lists them, and as the page's own world lists them (with
+/// React's and Vue's handlers in place of their own listeners).
+struct Found {
+    raw: Vec<RawListener>,
+    listed: Option<ReachNote>,
+}
+
 /// Every listener on the element, its ancestors, the document and the window, nearest first.
-async fn raw_listeners(page: &Page, backend: i64, deadline: Instant) -> Result<Vec<RawListener>, BrowserError> {
+async fn raw_listeners(page: &Page, backend: i64, deadline: Instant) -> Result<Found, BrowserError> {
     // Names come from our helper library, in its isolated world; listeners are only visible
     // through objects of the world that registered them: the page's own.
     let context = page.locate().context(deadline).await?;
@@ -92,6 +104,7 @@ async fn raw_listeners(page: &Page, backend: i64, deadline: Instant) -> Result<V
     let helper_node = page.send(in_helper, deadline).await?.object.object_id.unwrap_or_default();
     let in_page = ResolveNode { backend_node_id: backend, object_group: Some(GROUP), ..ResolveNode::default() };
     let page_node = page.send(in_page, deadline).await?.object.object_id.unwrap_or_default();
+    let listed = page.locate().listing().listed_at(&page_node, deadline).await;
     let names = page.send(call_on(DescribeChain::SOURCE, &helper_node, true), deadline).await?.result.value;
     let names: Vec<String> = names
         .as_ref()
@@ -121,27 +134,53 @@ async fn raw_listeners(page: &Page, backend: i64, deadline: Instant) -> Result<V
             });
         }
     }
-    Ok(out)
+    Ok(Found { raw: out, listed })
 }
 
-/// Names each listener's script (turning the Debugger domain on for a moment when a script is
-/// not known yet) and adds its first lines.
-async fn name_listeners(page: &Page, raw: Vec<RawListener>, deadline: Instant) -> Vec<Listener> {
+/// The listeners as page.inspect gives them, at most [`MAX_LISTENERS`], and how many more there
+/// are. Behind React or Vue, the components' handlers first (`onClick = submit in <ClaimForm>`,
+/// React's delegation on its root in one entry), the frameworks' own listeners left out; each
+/// place read through the session's source maps (`src/components/ClaimForm.tsx:16:3` and its
+/// original lines), else as served.
+async fn name_listeners(page: &Page, found: Found, deadline: Instant) -> (Vec<Listener>, usize) {
+    let (target, listed) = found.listed.map(|note| (note.target.map(|t| t.name), note.listeners)).unwrap_or_default();
+    let framework: Vec<ListenerSeen> = listed.into_iter().filter(|l| l.framework.is_some()).collect();
+    let mut out = match framework.is_empty() {
+        true => Vec::new(),
+        false => framework_listeners(page, &framework, target.as_deref(), deadline).await,
+    };
+    let raw = found.raw;
     page.locate().listing().know_scripts(raw.iter().map(|l| l.script_id.as_str()), deadline).await;
-    let mut out = Vec::new();
+    let located: Vec<(RawListener, Option<CodeLocation>)> = {
+        let store = page.watch().store();
+        raw.into_iter()
+            .map(|l| {
+                let url = store.script_url(&l.script_id).map(str::to_owned);
+                let at = url.map(|url| CodeLocation { url, line: l.line, column: l.column, function: String::new() });
+                (l, at)
+            })
+            .collect()
+    };
+    let scripts: Vec<String> = located.iter().filter_map(|(_, at)| Some(at.as_ref()?.url.clone())).collect();
+    let places = Places { maps: page.maps_for(&scripts, deadline).await, ..Places::default() };
+    // The frameworks' own listeners (React's root, Vue's invokers) stand behind the handlers above.
+    let library = |at: &Option<CodeLocation>| at.as_ref().is_some_and(|at| places.resolve(at).library);
+    let located: Vec<_> = located.into_iter().filter(|(_, at)| framework.is_empty() || !library(at)).collect();
+    let more = (out.len() + located.len()).saturating_sub(MAX_LISTENERS);
     let mut shown: std::collections::HashMap<(String, u32, u32), String> = std::collections::HashMap::new();
-    for l in raw {
-        let url = page.watch().store().script_url(&l.script_id).map(str::to_owned);
+    for (l, at) in located.into_iter().take(MAX_LISTENERS.saturating_sub(out.len())) {
         // The handler's own text says how long it is; a handler listed twice is shown once.
         let length = l.handler.as_deref().map_or(LISTENER_LINES, |h| h.lines().count() as u32).clamp(1, LISTENER_LINES);
         let key = (l.script_id.clone(), l.line, l.column);
         let same_handler_as = shown.get(&key).cloned();
         let first_time = same_handler_as.is_none();
         shown.entry(key).or_insert_with(|| l.event.clone());
-        let mut source = None;
-        if let Some(url) = &url
+        let original = at.as_ref().and_then(|at| places.original_from(at, length));
+        let mut source = original.as_ref().and_then(|(_, lines)| lines.clone()).filter(|_| first_time);
+        if source.is_none()
+            && let Some(at) = &at
             && first_time
-            && let Some(lines) = source_lines(page, url, deadline).await
+            && let Some(lines) = source_lines(page, &at.url, deadline).await
         {
             source = super::watch::sources::numbered(&lines, l.line, length);
         }
@@ -149,13 +188,44 @@ async fn name_listeners(page: &Page, raw: Vec<RawListener>, deadline: Instant) -
             let handler = l.handler.as_deref().filter(|_| first_time)?;
             Some(handler.lines().take(length as usize).collect::<Vec<_>>().join("\n"))
         });
+        let served = at.map(|at| format!("{}:{}:{}", at.url, at.line, at.column));
         out.push(Listener {
             on: l.on,
             event: l.event,
             capture: l.capture,
-            at: url.map(|u| format!("{u}:{}:{}", l.line, l.column)),
+            at: original.map(|(spot, _)| spot).or(served),
+            handler: None,
             source,
             same_handler_as,
+        });
+    }
+    (out, more)
+}
+
+/// The components' handlers React and Vue call for the events of the element (named `target` by
+/// the page's world), named as effects.reached names them, with their original lines.
+async fn framework_listeners(
+    page: &Page,
+    listed: &[ListenerSeen],
+    target: Option<&str>,
+    deadline: Instant,
+) -> Vec<Listener> {
+    let (named, places) = name_listed(page, listed, &page.loader_id(), deadline).await;
+    // Nearest first: the element's own entries lead, until one on an ancestor.
+    let mut on_element = true;
+    let mut out = Vec::new();
+    for (named, at) in named {
+        on_element &= target == Some(named.on.as_str());
+        let original = at.as_ref().and_then(|at| places.original_from(at, LISTENER_LINES));
+        let served = at.map(|at| format!("{}:{}:{}", at.url, at.line, at.column));
+        out.push(Listener {
+            on: if on_element { "itself".to_owned() } else { named.on.clone() },
+            event: named.event.clone(),
+            capture: named.capture,
+            handler: Some(named.who()),
+            source: original.as_ref().and_then(|(_, lines)| lines.clone()),
+            at: original.map(|(spot, _)| spot).or(served).filter(|_| named.delegation == 0),
+            same_handler_as: None,
         });
     }
     out
@@ -182,11 +252,10 @@ async fn inspect(page: &Page, target: &Target, deadline: Instant) -> Result<Insp
             inspection.name = text(&node.name).filter(|n| !n.is_empty());
         }
     }
-    let raw = raw_listeners(page, backend, deadline).await;
+    let found = raw_listeners(page, backend, deadline).await;
     let _ = page.send(ReleaseObjectGroup { object_group: GROUP }, deadline).await;
-    let raw = raw?;
-    let more = raw.len().saturating_sub(MAX_LISTENERS);
-    inspection.listeners = name_listeners(page, raw.into_iter().take(MAX_LISTENERS).collect(), deadline).await;
+    let more;
+    (inspection.listeners, more) = name_listeners(page, found?, deadline).await;
     inspection.more_listeners = (more > 0).then_some(more as u64);
     let history = history(page, &inspection.watch, inspection.looks.as_ref(), deadline).await;
     (inspection.changes, inspection.replaced, inspection.detached_listeners) =

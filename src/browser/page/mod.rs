@@ -65,7 +65,7 @@ pub use act::{
     Acted, ActionRun, ClickOptions, FieldValue, MAX_KEY_DELAY, Modifier, MouseButton, ScrollPosition, UploadFile,
 };
 pub use assertions::{Expect, UrlPattern};
-pub use code::{SourceAsk, SourceView};
+pub use code::{LiveMaps, SourceAsk, SourceView};
 pub use document::PdfOptions;
 pub use emulation::{ColorScheme, Media, MediaType, ReducedMotion, Viewport};
 pub use handle::Page;

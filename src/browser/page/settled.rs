@@ -79,7 +79,8 @@ impl Settled<'_> {
     ) -> TimelineView {
         wait_for_fetches(self.page, deadline, |s| !s.causes.pending_since(0.0)).await;
         let page_url = self.page.watch().nav.borrow().url.clone();
-        lines::render(&self.page.watch().store(), since, kinds, url_contains, &page_url, max_chars)
+        let places = self.page.places_since(0, deadline).await;
+        lines::render(&self.page.watch().store(), since, kinds, url_contains, (&page_url, &places), max_chars)
     }
 
     /// The HAR 1.2 log of the page's requests (see `watch::views::har`); with `bodies`, their
@@ -88,7 +89,8 @@ impl Settled<'_> {
         if bodies {
             wait_for_fetches(self.page, deadline, |s| !bodies_pending(s, 0)).await;
         }
-        har::log(&self.page.watch().store(), bodies)
+        let places = self.page.places_since(0, deadline).await;
+        har::log(&self.page.watch().store(), bodies, &places)
     }
 
     /// Console messages, page errors and notes since the last pull (console entries at `level` and

@@ -91,7 +91,10 @@ pub struct Ahead {
 
 impl Ahead {
     fn of(input: Input, note: ReachNote, loader: LoaderId) -> Self {
-        let events = input.events();
+        // A click on a checkbox or radio (or its label) reaches what checking it does: its default
+        // action fires `input` and `change`, whose listeners (Vue's v-model, React's onChange) ran.
+        let toggled = note.toggles && input == Input::Click;
+        let events = if toggled { Input::Check.events() } else { input.events() };
         let found = note.listeners.into_iter().filter(|l| events.contains(&l.event.as_str())).take(24).collect();
         Ahead { input, target: note.target, found, loader }
     }
@@ -133,13 +136,32 @@ pub(super) async fn ahead_of(
 /// session's source maps (its original name and file), and — behind React's or Vue's own
 /// listeners — the component that rendered its element.
 pub(super) async fn name_reached(page: &Page, ahead: &Ahead, deadline: Instant) -> Vec<ReachedListener> {
+    let (named, _) = name_listed(page, &ahead.found, &ahead.loader, deadline).await;
+    named.into_iter().map(|(listener, _)| listener).collect()
+}
+
+/// The listeners `found` (listed by the page's world in the document `loader`) named, each with
+/// where its function is as served; and the places they were read through.
+pub(in crate::browser::page) async fn name_listed(
+    page: &Page,
+    found: &[ListenerSeen],
+    loader: &LoaderId,
+    deadline: Instant,
+) -> (Vec<(ReachedListener, Option<CodeLocation>)>, Places) {
     let component_fid = |found: &ListenerSeen| found.component.as_ref().map_or(0, |c| c.fid);
-    let fids: Vec<u32> = ahead.found.iter().flat_map(|found| [found.fid, component_fid(found)]).collect();
-    let functions = page.locate().listing().locations(&fids, &ahead.loader, deadline).await;
+    let fids: Vec<u32> = found.iter().flat_map(|found| [found.fid, component_fid(found)]).collect();
+    let functions = page.locate().listing().locations(&fids, loader, deadline).await;
     let scripts: Vec<String> = functions.values().map(|at| at.url.clone()).collect();
     let places = Places { maps: page.maps_for(&scripts, deadline).await, functions };
-    let store = page.watch().store();
-    ahead.found.iter().map(|found| reached_listener(found, &places, &store.redactor)).collect()
+    let redactor = page.watch().store().redactor.clone();
+    let named = found
+        .iter()
+        .map(|found| {
+            let at = places.functions.get(&found.fid).filter(|_| found.inline.is_none()).cloned();
+            (reached_listener(found, &places, &redactor), at)
+        })
+        .collect();
+    (named, places)
 }
 
 /// One listener found, named (see [`name_reached`]).

@@ -20,7 +20,7 @@
 mod forms;
 mod keyboard;
 pub mod keys;
-mod listeners;
+pub(super) mod listeners;
 mod pointer;
 mod replaced;
 mod run;

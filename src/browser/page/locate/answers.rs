@@ -325,9 +325,12 @@ pub struct Listener {
     /// Registered for the capture phase.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub capture: bool,
-    /// Where the handler is: `url:line:column`.
+    /// Where the handler is: `url:line:column`, in the app's source where a map says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
+    /// A component's handler behind React or Vue: `onClick = submit in <ClaimForm>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handler: Option<String>,
     /// The handler's first lines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,

@@ -76,12 +76,26 @@ impl Listing<'_> {
             Some((x, y)) => (json!(x), json!(y)),
             None => (Value::Null, Value::Null),
         };
+        let arguments = [CallArgument::Value { value: x }, CallArgument::Value { value: y }];
+        self.listed("function (x, y) { return this({ look: { x, y } }); }", &arguments, deadline).await
+    }
+
+    /// The listeners the events of the element `node` (an object of the page's own world) reach,
+    /// as an input there would list them (every type; React's and Vue's handlers in place of
+    /// their own listeners). None when the page could not be asked.
+    pub(in crate::browser::page) async fn listed_at(&self, node: &str, deadline: Instant) -> Option<ReachNote> {
+        let arguments = [CallArgument::Object { object_id: node.to_owned() }];
+        self.listed("function (node) { return this({ at: node }); }", &arguments, deadline).await
+    }
+
+    /// A list the ask function answers when `declaration` calls it with `arguments`.
+    async fn listed(&self, declaration: &str, arguments: &[CallArgument], deadline: Instant) -> Option<ReachNote> {
         for retry in [false, true] {
             let ask = self.ask_function(retry, deadline).await.ok()?;
             let look = CallFunctionOn {
-                function_declaration: "function (x, y) { return this({ look: { x, y } }); }",
+                function_declaration: declaration,
                 object_id: Some(&ask),
-                arguments: vec![CallArgument::Value { value: x.clone() }, CallArgument::Value { value: y.clone() }],
+                arguments: arguments.to_vec(),
                 return_by_value: true,
                 ..CallFunctionOn::default()
             };

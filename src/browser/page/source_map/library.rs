@@ -45,6 +45,25 @@ pub fn is_library_path(path: &str) -> bool {
     GENERATED.iter().any(|generated| normalized.starts_with(generated))
 }
 
+/// The package library code at `path` belongs to, as a cause is named when no app code made it:
+/// `react-dom` (`…/node_modules/react-dom/cjs/…`, Vite's `…/.vite/deps/react-dom_client.js`),
+/// `@vue/runtime-dom`; None when the path names none.
+pub fn package_of(path: &str) -> Option<String> {
+    let path = path_part(path);
+    let (_, inside) = path.rsplit_once("node_modules/")?;
+    let mut parts = inside.split('/');
+    let first = parts.next().filter(|p| !p.is_empty())?;
+    let name = match first {
+        ".vite" => {
+            let file = parts.nth(1)?;
+            file.split(['_', '.']).next().filter(|stem| !stem.is_empty())?.to_owned()
+        }
+        scope if scope.starts_with('@') => format!("{scope}/{}", parts.next()?),
+        name => name.to_owned(),
+    };
+    Some(name)
+}
+
 /// The path of a URL (`http://host/a/b.js?v=1` → `/a/b.js`), or of a bundler's source name
 /// (`webpack://app/./src/x.ts` → `/./src/x.ts`); a plain path as it is, without query or fragment.
 fn path_part(path: &str) -> &str {
@@ -74,6 +93,19 @@ mod tests {
             "/work/app/node_modules/vue/dist/vue.runtime.esm-bundler.js",
         ] {
             assert!(is_library_path(path), "{path} is library code");
+        }
+    }
+
+    #[test]
+    fn library_code_is_named_by_its_package() {
+        for (path, package) in [
+            ("../../node_modules/react-dom/cjs/react-dom-client.production.js", Some("react-dom")),
+            ("http://127.0.0.1:5173/node_modules/.vite/deps/react-dom_client.js?v=6cb2b59c", Some("react-dom")),
+            ("../../node_modules/@vue/runtime-dom/dist/runtime-dom.esm-bundler.js", Some("@vue/runtime-dom")),
+            ("/work/app/node_modules/vue/dist/vue.runtime.esm-bundler.js", Some("vue")),
+            ("http://127.0.0.1:5173/@vite/client", None),
+        ] {
+            assert_eq!(package_of(path).as_deref(), package, "{path}");
         }
     }
 

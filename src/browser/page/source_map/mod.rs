@@ -29,7 +29,7 @@ mod names;
 mod resolver;
 
 pub use cache::{MapCache, Weigh};
-pub use library::is_library_path;
+pub use library::{is_library_path, package_of};
 pub use map::{MAX_MAP_BYTES, SourceMap};
 pub use mapped::Mapped;
 pub use names::ScriptText;

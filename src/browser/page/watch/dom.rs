@@ -221,6 +221,10 @@ pub struct ReachNote {
     pub target: Option<Aimed>,
     #[serde(default)]
     pub listeners: Vec<ListenerSeen>,
+    /// A click there toggles a checkbox or radio: its default action fires `input` and `change`
+    /// on it (listed too, along its own path when the click went to its label).
+    #[serde(default)]
+    pub toggles: bool,
 }
 
 /// One payload of the watcher: changes, notes on input events, and what inputs were to reach.

@@ -5,7 +5,10 @@
 //! returned — in the order they started, with absolute start times. Headers are left out on purpose
 //! (they carry cookies and tokens; the service never captures them), so `headers` lists are empty
 //! and `headersSize` is -1. Timings: `wait` is the time to the answer's headers, `receive` the rest.
-//! Bodies, when asked for, are the captured excerpts (2 KB each, secrets masked).
+//! Bodies, when asked for, are the captured excerpts (2 KB each, secrets masked). Who sent a
+//! request is `_initiator` (as Chromium's own HAR export calls it): `{text}`, as network.pull
+//! gives it, read through the session's source maps (`request (src/api/http.ts:14) ← submitClaim
+//! (src/api/claims.ts:25) ← …`).
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -16,16 +19,16 @@ use super::super::store::Store;
 use super::network::{NetworkEntry, PULL_EXCERPT, shown};
 use super::places::Places;
 
-/// The HAR 1.2 log of the page's requests; with `bodies`, their captured body excerpts.
-pub fn log(store: &Store, bodies: bool) -> Value {
+/// The HAR 1.2 log of the page's requests; with `bodies`, their captured body excerpts; their
+/// initiators read through `places`.
+pub fn log(store: &Store, bodies: bool, places: &Places) -> Value {
     let entries: Vec<Value> = store
         .timeline
         .iter()
         .filter_map(|entry| match &entry.record {
             Record::Request(r) if !r.browser_own => {
-                // HAR entries name no code: no location is read through the maps.
                 let with_body = bodies && (r.is_error() || r.is_data());
-                let shown = shown(store, entry, r, (with_body, PULL_EXCERPT), &Places::default());
+                let shown = shown(store, entry, r, (with_body, PULL_EXCERPT), places);
                 Some(har_entry(
                     &shown,
                     entry.at,
@@ -76,6 +79,9 @@ fn har_entry(e: &NetworkEntry, started_ms: f64, mime: &str, bodies: bool) -> Val
     });
     if let Some(failure) = &e.failure {
         entry["_failure"] = json!(failure);
+    }
+    if let Some(initiator) = &e.initiator {
+        entry["_initiator"] = json!({ "text": initiator });
     }
     if e.end_ms.is_none() {
         entry["_pending"] = json!(true);

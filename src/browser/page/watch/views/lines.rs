@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::super::facts::{self, Span};
 use super::super::origin::{origin_of, relative, relative_in};
 use super::super::records::{DomRecord, Entry, Outcome, Record, RequestRecord};
+use super::super::stacks::{CodeLocation, Stack};
 use super::super::store::Store;
 use super::places::Places;
 use super::reactions::Among;
@@ -82,7 +83,7 @@ pub fn render(
     since: Since,
     kinds: &[EntryKind],
     url_contains: Option<&str>,
-    page_url: &str,
+    (page_url, places): (&str, &Places),
     max_chars: usize,
 ) -> Lines {
     let timeline = &store.timeline;
@@ -101,6 +102,7 @@ pub fn render(
     entries.sort_by(|a, b| a.at.total_cmp(&b.at).then(a.seq.cmp(&b.seq)));
     let page = Reading {
         store,
+        places,
         origin: origin_of(page_url),
         origin_at,
         document_url: page_url.split(['?', '#']).next().unwrap_or(page_url),
@@ -131,6 +133,8 @@ fn start_of(store: &Store, since: Since, origin_at: f64) -> f64 {
 /// document started (times counted from it) and its URL without query and fragment.
 struct Reading<'a> {
     store: &'a Store,
+    /// The session's maps the places are read through.
+    places: &'a Places,
     origin: String,
     origin_at: f64,
     document_url: &'a str,
@@ -166,7 +170,7 @@ impl Reading<'_> {
                     let parts: Vec<String> = entries[i..end]
                         .iter()
                         .filter_map(|e| match &e.record {
-                            Record::Dom(d) => Some(dom_part(self.store, d, self.origin_at)),
+                            Record::Dom(d) => Some(dom_part(self, d)),
                             _ => None,
                         })
                         .collect();
@@ -179,7 +183,7 @@ impl Reading<'_> {
                     i + 1
                 }
                 record => {
-                    lines.push(format!("+{} {}", self.t(entry.at), other_line(self.store, record, &self.origin)));
+                    lines.push(format!("+{} {}", self.t(entry.at), other_line(self, record)));
                     i + 1
                 }
             };
@@ -192,7 +196,7 @@ impl Reading<'_> {
         let folds = run.len() > RUN_SHOWN + 1;
         for e in run.iter().take(if folds { RUN_SHOWN } else { run.len() }) {
             if let Record::Request(r) = &e.record {
-                let line = request_line(self.store, r, e.at, &self.origin, self.document_url);
+                let line = request_line(self, r, e.at);
                 lines.push(format!("+{} {line}", self.t(e.at)));
             }
         }
@@ -299,8 +303,10 @@ fn status_spread<'a>(requests: impl Iterator<Item = &'a RequestRecord>) -> Strin
     counts.iter().map(|(s, n)| format!("{s}×{n}")).collect::<Vec<_>>().join(", ")
 }
 
-/// `GET /api/items 200 51 ms ← loadItems (:80)`.
-fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, document_url: &str) -> String {
+/// `GET /api/items 200 51 ms ← loadItems (:80)`; read through a map, the chain of the app's
+/// frames that sent it (`← request (src/api/http.ts:14) ← submitClaim (src/api/claims.ts:25)`).
+fn request_line(page: &Reading<'_>, r: &RequestRecord, start: f64) -> String {
+    let (store, origin, document_url) = (page.store, page.origin.as_str(), page.document_url);
     let url = relative(&store.redactor.text(&r.url), origin);
     let outcome = match (&r.end, r.status()) {
         (Some((_, Outcome::Failed(why))), _) => format!("failed {why}"),
@@ -313,10 +319,11 @@ fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, docu
         (Some(_), None) => "ended".into(),
     };
     let took = r.done_at().map(|end| format!(" {} ms", (end - start).max(0.0).round() as i64)).unwrap_or_default();
+    let chain = page.places.chain(&r.callers).map(|chain| format!(" ← {chain}"));
     let by = r
         .initiator
         .as_ref()
-        .filter(|at| at.line > 0)
+        .filter(|at| at.line > 0 && chain.is_none())
         .map(|at| {
             let file = if at.url.split(['?', '#']).next() == Some(document_url) {
                 String::new()
@@ -326,11 +333,13 @@ fn request_line(store: &Store, r: &RequestRecord, start: f64, origin: &str, docu
             let function = if at.function.is_empty() { String::new() } else { format!("{} ", at.function) };
             format!(" ← {function}({file}:{})", at.line)
         })
+        .or(chain)
         .unwrap_or_default();
     format!("{} {url} {outcome}{took}{by}", r.method)
 }
 
-fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
+fn dom_part(page: &Reading<'_>, dom: &DomRecord) -> String {
+    let (store, origin_at) = (page.store, page.origin_at);
     let mut part = dom.change.line();
     if dom.count > 1 {
         part.push_str(&format!(
@@ -339,20 +348,29 @@ fn dom_part(store: &Store, dom: &DomRecord, origin_at: f64) -> String {
             (dom.last_at() - origin_at).round() as i64
         ));
     }
-    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), &Places::default(), Among::Any));
+    part.push_str(&dom_cause(store, dom.document, &dom.change, dom.last_at(), page.places, Among::Any));
     part
 }
 
-fn other_line(store: &Store, record: &Record, origin: &str) -> String {
+fn other_line(page: &Reading<'_>, record: &Record) -> String {
+    let (store, origin) = (page.store, page.origin.as_str());
     let redact = |s: &str| store.redactor.text(s);
-    let place = |at: &Option<super::super::cdp_events::CodeLocation>| {
-        at.as_ref().map(|at| format!(" ({}:{})", relative(&at.url, origin), at.line)).unwrap_or_default()
+    // The app's own file and line where a map says (its first app frame), else as served.
+    let place = |at: &Option<CodeLocation>, trace: &Stack| {
+        let located = page.places.location_of(trace, at.as_ref()).filter(|l| l.original.is_some());
+        match (located, at) {
+            (Some(located), _) => format!(" ({})", located.spot()),
+            (None, Some(at)) => format!(" ({}:{})", relative(&at.url, origin), at.line),
+            (None, None) => String::new(),
+        }
     };
     match record {
         Record::Document { url } => format!("document {}", relative(&redact(url), origin)),
         Record::Milestone(m) => m.to_string(),
-        Record::Console(c) => format!("console.{} {}{}", c.method, quoted(&redact(&c.text)), place(&c.location)),
-        Record::PageError(e) => format!("page error {}{}", cut(&redact(&e.message)), place(&e.location)),
+        Record::Console(c) => {
+            format!("console.{} {}{}", c.method, quoted(&redact(&c.text)), place(&c.location, &c.trace))
+        }
+        Record::PageError(e) => format!("page error {}{}", cut(&redact(&e.message)), place(&e.location, &e.trace)),
         Record::Dialog(dialog) => redact(&wording::dialog(dialog)),
         Record::Download(download) => relative_in(&redact(&wording::download(download)), origin),
         Record::Note(learned) => relative_in(&redact(&wording::note(learned)), origin),

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use super::super::cdp_events::CodeLocation;
 use super::super::notes::{RequestOutcome, Signal};
+use super::places::{Location, Places};
 use super::wording;
 
 /// Events a subscriber may fall behind by before it loses the oldest.
@@ -50,9 +50,10 @@ pub struct LiveEvent {
     pub url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// Where in the page's code it came from (console calls, page errors).
+    /// Where in the page's code it came from (console calls, page errors), read through the
+    /// session's source maps as the subscriber is sent it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<CodeLocation>,
+    pub location: Option<Location>,
 }
 
 /// How far before now a time the browser reports may lie and still be when the thing happened:
@@ -84,15 +85,24 @@ impl LiveEvent {
             }
             Signal::Navigated { url } => Self { url: Some(url.clone()), ..event(LiveKind::Navigation, false, url) },
             Signal::Console { text, error, location, page_at } => {
+                let location = location.map(Location::served);
                 Self { location, ..event(LiveKind::Console, error, text) }.at(Some(page_at))
             }
             Signal::PageError { message, location, page_at } => {
+                let location = location.map(Location::served);
                 Self { location, ..event(LiveKind::PageError, true, message) }.at(Some(page_at))
             }
             Signal::Dialog(note) => event(LiveKind::Dialog, false, wording::dialog(&note)),
             Signal::Download(note) => event(LiveKind::Download, false, wording::download(&note)),
             Signal::Popup { tab, url } => event(LiveKind::Popup, false, wording::popup(&tab, &url)),
             Signal::Crashed => event(LiveKind::Crash, true, "the page's renderer process crashed".into()),
+        }
+    }
+
+    /// Its location read through `places` (the script's map fetched first, see `Page::live_maps`).
+    pub fn read_through(&mut self, places: &Places) {
+        if let Some(location) = &mut self.location {
+            *location = places.located(&location.served);
         }
     }
 

@@ -19,7 +19,7 @@ use super::super::records::Record;
 use super::super::sources;
 use super::super::stacks::{CodeLocation, Stack};
 use super::super::store::Store;
-use crate::browser::page::source_map::{OriginalPlace, Resolved, Resolver, Served};
+use crate::browser::page::source_map::{OriginalPlace, Resolved, Resolver, Served, package_of};
 
 /// App frames a chain names at most (`request ← submitClaim ← submit ← …`).
 const CHAIN_FRAMES: usize = 6;
@@ -68,6 +68,11 @@ pub struct Places {
 }
 
 impl Location {
+    /// `at` as served, not read through any map yet.
+    pub fn served(at: CodeLocation) -> Self {
+        Self { served: at, original: None, library: false, map: None }
+    }
+
     /// `src/components/ClaimForm.tsx:18`, or as served `/list.js:16`.
     pub fn spot(&self) -> String {
         match &self.original {
@@ -100,6 +105,17 @@ impl Places {
         place_of(at, &self.resolve(at))
     }
 
+    /// `at` named as a cause: its place, or for library code the package it is in (`react-dom`),
+    /// whose internals would tell the app nothing.
+    pub fn cause(&self, at: &CodeLocation) -> String {
+        let resolved = self.resolve(at);
+        let path = resolved.original.as_ref().map_or(at.url.as_str(), |o| o.source.as_str());
+        match package_of(path).filter(|_| resolved.library) {
+            Some(package) => package,
+            None => place_of(at, &resolved),
+        }
+    }
+
     /// Where code with `stack` ran, as an answer's `location` gives it: its first frame of the
     /// app's own code, else `given` (the place the browser named).
     pub fn location_of(&self, stack: &Stack, given: Option<&CodeLocation>) -> Option<Location> {
@@ -115,6 +131,17 @@ impl Places {
         let lines: Vec<String> = text.lines().map(str::to_owned).collect();
         let excerpt = sources::excerpt(&lines, original.line, Some(original.column), context)?;
         Some(format!("{}:\n{excerpt}", original.source))
+    }
+
+    /// Where `at` is in the app's own source (`src/a.tsx:16:3`), with `count` of its original lines
+    /// from there, numbered (when the map carries the text); None when no map says where it is.
+    pub fn original_from(&self, at: &CodeLocation, count: u32) -> Option<(String, Option<String>)> {
+        let original = self.resolve(at).original?;
+        let lines = self.maps.source_text(&at.url, original.index).and_then(|text| {
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            sources::numbered(&lines, original.line, count)
+        });
+        Some((format!("{}:{}:{}", original.source, original.line, original.column), lines))
     }
 
     /// The first frame of the app's own code among `frames` (innermost first), with what the maps

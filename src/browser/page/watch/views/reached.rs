@@ -50,6 +50,14 @@ pub struct ReachedListener {
 impl ReachedListener {
     /// `saveProfile (/form/:36)`, `an inline onsubmit="return false"`.
     fn handler(&self) -> String {
+        match (&self.spot, &self.inline, self.delegation) {
+            (Some(spot), None, 0) => format!("{} ({spot})", self.who()),
+            _ => self.who(),
+        }
+    }
+
+    /// The handler without its place: `onClick = submit in <ClaimForm>`, `saveProfile`.
+    pub fn who(&self) -> String {
         if let Some(code) = &self.inline {
             let code: String = code.chars().take(INLINE_CHARS).collect();
             return format!("inline on{}={}", self.event, serde_json::Value::from(code));
@@ -60,11 +68,15 @@ impl ReachedListener {
                 n => format!("React's root listeners ({n}), which call the components' handlers"),
             };
         }
-        let name = if self.function.is_empty() { "a listener".to_owned() } else { self.function.clone() };
-        let prop = self.prop.as_ref().map(|prop| format!("{prop} = ")).unwrap_or_default();
+        // `onClick = submit`, an anonymous one by its prop alone: `v-model`, `onClick`.
+        let name = match (&self.prop, self.function.as_str()) {
+            (Some(prop), "") => prop.clone(),
+            (Some(prop), function) => format!("{prop} = {function}"),
+            (None, "") => "a listener".to_owned(),
+            (None, function) => function.to_owned(),
+        };
         let component = self.component.as_ref().map(|c| format!(" in <{c}>")).unwrap_or_default();
-        let spot = self.spot.as_ref().map(|spot| format!(" ({spot})")).unwrap_or_default();
-        format!("{prop}{name}{component}{spot}")
+        format!("{name}{component}")
     }
 
     /// `click on button#save → saveProfile (/form/:36)`.
@@ -229,6 +241,25 @@ mod tests {
         let reached = reached(&[listener("click", "button#save", "saveProfile", 36, false)]);
         assert_eq!(reached, Reached::Listeners(vec!["click on button#save → saveProfile (/login/:36)".into()]));
         assert_eq!(serde_json::to_value(super::reached(&[])).unwrap(), "no listener");
+    }
+
+    #[test]
+    fn an_anonymous_handler_a_framework_calls_is_named_by_its_prop() {
+        let model = ReachedListener {
+            framework: Some(Framework::Vue),
+            prop: Some("v-model".into()),
+            component: Some("RoomPicker".into()),
+            spot: Some("src/components/RoomPicker.vue:13".into()),
+            ..listener("change", "input", "", 0, false)
+        };
+        let named = ReachedListener { function: "submit".into(), prop: Some("onClick".into()), ..model.clone() };
+        assert_eq!(
+            reached(&[model, named]),
+            Reached::Listeners(vec![
+                "change on input → v-model in <RoomPicker> (src/components/RoomPicker.vue:13)".into(),
+                "change on input → onClick = submit in <RoomPicker> (src/components/RoomPicker.vue:13)".into()
+            ])
+        );
     }
 
     #[test]

@@ -46,13 +46,13 @@ pub enum Among {
 }
 
 /// `updateForm (/signup:61)`: where the thing happened — its first frame of the app's own code; a
-/// stack of library code alone (a framework's render) is named by its first frame, unless
-/// `named_elsewhere` (its component names it).
+/// stack of library code alone (a framework's render) is named by its package (`react-dom`, or its
+/// first frame where no package is known), unless `named_elsewhere` (its component names it).
 pub fn by(stack: &Stack, places: &Places, named_elsewhere: bool) -> Option<String> {
     match places.first_app(stack.frames()) {
         Some((at, resolved)) => Some(place_of(at, &resolved)),
         None if named_elsewhere => None,
-        None => stack.top().map(|at| places.place(at)),
+        None => stack.top().map(|at| places.cause(at)),
     }
 }
 
@@ -78,7 +78,7 @@ pub fn reacting(
     let parent = stack.parents().first()?;
     let boundary = parent.boundary.as_deref().unwrap_or("async");
     let frame = places.first_app(&parent.frames).map(|(at, resolved)| place_of(at, &resolved));
-    Some(match frame.or_else(|| parent.frames.first().map(|at| places.place(at))) {
+    Some(match frame.or_else(|| parent.frames.first().map(|at| places.cause(at))) {
         Some(frame) => format!("{boundary} in {frame}"),
         None => boundary.to_owned(),
     })
