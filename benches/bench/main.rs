@@ -10,6 +10,7 @@
 //! - `latency`: per-method rows; `throughput`: 8 sessions at once; `memory`: resident memory
 //! - `churn`: the DOM watcher's cost on a page rewriting 2,000 nodes ten times a second
 //! - `flood`: a page sending 10,000 socket frames a second for 10 s: memory, another session's reads
+//! - `cookies`: a page setting 1,000 cookies beside another session's reads, and the RSS
 //! - `egress`: page loads through a session's egress proxy vs no proxy
 //! - `replicas`: a call sent to the replica owning its session vs forwarded by another
 //! - `table`: samples, percentiles, the printed table
@@ -17,10 +18,12 @@
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
 //! create/close cycles of the memory check. `cargo bench -- storm` runs only the memory storm,
 //! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- churn` only the DOM
-//! watcher's cost, `cargo bench -- flood` only the socket flood's, `cargo bench -- replicas` only
-//! the cost of forwarding a call to another replica.
+//! watcher's cost, `cargo bench -- flood` only the socket flood's, `cargo bench -- cookies` only the
+//! 1,000-cookie page's, `cargo bench -- replicas` only the cost of forwarding a call to another
+//! replica.
 
 mod churn;
+mod cookies;
 mod egress;
 mod flood;
 mod floors;
@@ -59,6 +62,10 @@ async fn main() {
         raw.chromium.shutdown().await;
         return;
     }
+    if std::env::args().any(|a| a == "cookies") {
+        cookies::report(&svc, &base, rounds).await;
+        return;
+    }
     if std::env::args().any(|a| a == "churn") {
         churn::report(&svc, &raw, &base, rounds).await;
         raw.chromium.shutdown().await;
@@ -75,6 +82,7 @@ async fn main() {
     egress::report(&raw.chromium, &base, rounds).await;
     churn::report(&svc, &raw, &base, rounds).await;
     flood::report(&svc, &base, rounds).await;
+    cookies::report(&svc, &base, rounds).await;
     println!();
     throughput::report(&svc, &raw, &base).await;
     println!("service RSS after all of the above (incl. 2,000-element snapshots): {:.1} MiB", memory::rss_mib(svc.pid));

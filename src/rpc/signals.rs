@@ -42,7 +42,9 @@ pub struct LogsPullResult {
 /// why); `urlContains` and `resourceTypes` narrow it. Each entry (`NetworkEntry`) has its times, the
 /// script that sent it and the first 2 KB of what it posted (secrets masked); error responses carry
 /// the first 2 KB of their body, and with `onlyErrors: false` every fetch/XHR and document does
-/// (`network.body` returns it whole). Other views (`network.har`, `page.timeline`) are not drained.
+/// (`network.body` returns it whole). Each redirect hop is its own entry (`redirectedTo`);
+/// `cookies` says which were sent, withheld (why) and set; `headers: true` adds the headers.
+/// Other views (`network.har`, `page.timeline`) are not drained.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkPullParams {
@@ -54,6 +56,8 @@ pub struct NetworkPullParams {
     pub resource_types: Option<Vec<String>>,
     /// Also data:/blob: URLs and a dev server's own client (default false).
     pub include_noise: Option<bool>,
+    /// Each entry's request and response headers too (credential values masked; default false).
+    pub headers: Option<bool>,
 }
 
 impl Params for NetworkPullParams {}
@@ -72,7 +76,7 @@ pub struct NetworkPullResult {
 }
 
 /// The whole captured response body of one request (`requestId` from network.pull or an
-/// action's effects), up to 1 MB; secrets masked. Bodies are kept for fetch/XHR and document
+/// action's effects), up to 1 MB, secrets masked, with its request and response headers. Bodies are kept for fetch/XHR and document
 /// responses and for error responses with a text body, 4 MiB per session, oldest evicted first.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -84,11 +88,18 @@ pub struct NetworkBodyParams {
 impl Params for NetworkBodyParams {}
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct NetworkBodyResult {
     pub body: String,
     /// The response was longer than 1 MB: this is its start.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// `[name, value]` as sent (Cookie, Authorization and secret-named values masked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_headers: Option<Vec<(String, String)>>,
+    /// `[name, value]` as answered (Set-Cookie values masked, attributes kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_headers: Option<Vec<(String, String)>>,
 }
 
 pub fn methods() -> Vec<MethodSpec> {
@@ -119,8 +130,9 @@ pub fn methods() -> Vec<MethodSpec> {
 
 /// The page's requests (every one its timeline holds, whatever a pull returned) as a HAR 1.2 log
 /// (`{"har": {"log": {…}}}`) in start order; nothing is drained. Entries have method, URL, status,
-/// start, timings, sizes, `_resourceType`, `_pending` and `_failure`; never headers (they carry
-/// cookies and tokens). `bodies` adds the 2 KB body excerpts (secrets masked).
+/// start, timings, sizes, headers and cookies (credential values masked, cookie values never
+/// kept), `redirectURL`, `_resourceType`, `_pending` and `_failure`. `bodies` adds the 2 KB body
+/// excerpts (secrets masked).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NetworkHarParams {
     /// Include the captured body excerpts (default false).
@@ -158,6 +170,7 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
             .filter(|t| !t.is_empty())
             .map(|types| types.iter().map(|t| ResourceType::parse_loose(t)).collect()),
         include_noise: p.include_noise.unwrap_or(false),
+        headers: p.headers.unwrap_or(false),
     };
     let pulled = page.settled(false, call.deadline).await.network(&query, call.deadline).await;
     Ok(NetworkPullResult {
@@ -169,11 +182,16 @@ async fn network_pull(call: Call, page: Page, p: NetworkPullParams) -> Result<Ne
 }
 
 async fn network_body(call: Call, page: Page, p: NetworkBodyParams) -> Result<NetworkBodyResult, ApiError> {
-    let (body, truncated) = page
+    let whole = page
         .settled(false, call.deadline)
         .await
         .body(&p.request_id, call.deadline)
         .await
         .map_err(|why| ApiError::invalid("requestId", why))?;
-    Ok(NetworkBodyResult { body, truncated })
+    Ok(NetworkBodyResult {
+        body: whole.text,
+        truncated: whole.truncated,
+        request_headers: whole.request_headers,
+        response_headers: whole.response_headers,
+    })
 }

@@ -75,21 +75,125 @@ async fn signing_in_to_the_portal_lands_back_on_the_sign_in_page() {
     svc.ok("page.fill", json!({ "session_id": sid, "selector": "#email", "value": "ops@example.com" })).await;
     svc.ok("page.fill", json!({ "session_id": sid, "selector": "#password", "value": "Harbour-Lights-9" })).await;
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "text=Sign in" })).await;
-    let navigated = &clicked["effects"]["navigated"];
-    assert!(
-        navigated["url"].as_str().is_some_and(|u| u.ends_with("/portal/signin/?next=%2Fportal%2Fhome")),
-        "the sign-in ends where it began: {clicked}"
+    let effects = &clicked["effects"];
+    // The one answer shows the whole chain: each hop, the cookie the sign-in set (and that its
+    // Path was defaulted), and that the browser withheld it from the page it redirected to.
+    assert_eq!(
+        effects["navigated"]["chain"],
+        json!([
+            "POST /portal/api/session 303",
+            "GET /portal/home 302",
+            "GET /portal/signin/?next=%2Fportal%2Fhome 200"
+        ]),
+        "{clicked}"
     );
-    wait_text(&sid, "#notice", "Please sign in to continue.").await;
+    let hops: Vec<(Value, Value, Value)> = effects["requests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{clicked}"))
+        .iter()
+        .map(|r| (r["url"].clone(), r["status"].clone(), r["redirectedTo"].clone()))
+        .collect();
+    assert!(hops.contains(&(json!("/portal/api/session"), json!(303), json!("/portal/home"))), "{clicked}");
+    assert!(
+        hops.contains(&(json!("/portal/home"), json!(302), json!("/portal/signin/?next=%2Fportal%2Fhome"))),
+        "{clicked}"
+    );
+    let cookies = effects["cookies"].to_string();
+    let set = "cookie portal_sid set (HttpOnly, SameSite=Lax, session cookie, Path=/portal/api, defaulted from /portal/api/session)";
+    assert!(cookies.contains(set), "{clicked}");
+    let withheld = "not sent: portal_sid — its Path /portal/api does not cover /portal/home (GET /portal/home)";
+    assert!(cookies.contains(withheld), "{clicked}");
+    let fact = "portal_sid, set by POST /portal/api/session (303), was not sent to GET /portal/home: its Path \
+                /portal/api does not cover /portal/home; that answered 302 → /portal/signin/?next=%2Fportal%2Fhome";
+    assert!(effects["facts"].to_string().contains(fact), "{clicked}");
+    assert!(!clicked.to_string().contains(&session_id_of_portal(&sid).await), "no cookie value is shown");
+}
 
-    // The session cookie was stored, scoped to the sign-in endpoint's folder: /portal/home never
-    // gets it. Only a cookie read shows it, and not whether the Path was defaulted.
-    let host = page("/").split("://").nth(1).unwrap().split(':').next().unwrap().to_owned();
-    let jar = svc.ok("cookies.get", json!({ "session_id": sid, "domain": host })).await;
+/// The portal session id the browser holds (read from the cookie jar, not from any answer about
+/// the page).
+async fn session_id_of_portal(sid: &str) -> String {
+    let jar = shared().ok("cookies.get", json!({ "session_id": sid })).await;
     let cookies = jar["cookies"].as_array().unwrap_or_else(|| panic!("{jar}"));
-    let path_of = |name: &str| cookies.iter().find(|c| c["name"] == name).map(|c| c["path"].clone());
-    assert_eq!(path_of("portal_sid"), Some(json!("/portal/api")), "{jar}");
-    assert_eq!(path_of("portal_lang"), Some(json!("/")), "{jar}");
+    let sid = cookies.iter().find(|c| c["name"] == "portal_sid").unwrap_or_else(|| panic!("{jar}"));
+    sid["value"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_portals_headers_are_pulled_on_request_with_credential_values_masked() {
+    let svc = shared();
+    let (_, sid) = open("/portal/signin/").await;
+    let bare =
+        svc.ok("network.pull", json!({ "session_id": sid, "onlyErrors": false, "urlContains": "/portal/" })).await;
+    assert!(bare["requests"].as_array().is_some_and(|r| !r.is_empty()), "the sign-in page's load: {bare}");
+    assert!(!bare.to_string().contains("requestHeaders"), "headers are opt-in: {bare}");
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#email", "value": "ops@example.com" })).await;
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": "#password", "value": "Harbour-Lights-9" })).await;
+    svc.ok("page.click", json!({ "session_id": sid, "selector": "text=Sign in" })).await;
+    let params = json!({ "session_id": sid, "onlyErrors": false, "urlContains": "/portal/", "headers": true });
+    let pulled = svc.ok("network.pull", params).await;
+    let requests = pulled["requests"].as_array().unwrap_or_else(|| panic!("{pulled}"));
+    let hop = |path: &str| {
+        requests
+            .iter()
+            .find(|r| r["url"].as_str().is_some_and(|u| u.ends_with(path)))
+            .unwrap_or_else(|| panic!("{path}: {pulled}"))
+    };
+    let header = |list: &Value, name: &str| -> Option<String> {
+        list.as_array()?
+            .iter()
+            .find(|h| h[0].as_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+            .map(|h| h[1].as_str().unwrap_or_default().into())
+    };
+    let post = hop("/portal/api/session");
+    assert_eq!(
+        header(&post["requestHeaders"], "content-type").as_deref(),
+        Some("application/x-www-form-urlencoded"),
+        "{post}"
+    );
+    assert_eq!(header(&post["responseHeaders"], "location").as_deref(), Some("/portal/home"), "{post}");
+    let set_cookies: Vec<&Value> = post["responseHeaders"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|h| h[0].as_str().is_some_and(|n| n.eq_ignore_ascii_case("set-cookie")))
+        .collect();
+    // The attributes stay; the value never does (`…`, or `[redacted]` for a secret-named cookie).
+    let session = |v: &str| v.starts_with("portal_sid=") && v.ends_with("; HttpOnly; SameSite=Lax");
+    assert!(set_cookies.iter().any(|h| h[1].as_str().is_some_and(session)), "{post}");
+    let home = hop("/portal/home");
+    assert_eq!(home["redirectedTo"].as_str().map(|u| u.ends_with("/portal/signin/?next=%2Fportal%2Fhome")), Some(true));
+    // The first sign-in's session cookie is sent to /portal/api only; the language cookie everywhere.
+    assert_eq!(header(&home["requestHeaders"], "cookie").as_deref(), Some("portal_lang=…"), "{home}");
+    assert!(home["cookies"].to_string().contains("sent: portal_lang"), "{home}");
+    // network.body and the HAR carry the same headers.
+    let last = requests
+        .iter()
+        .rev()
+        .find(|r| r["url"].as_str().is_some_and(|u| u.contains("/portal/signin/?next=")))
+        .unwrap_or_else(|| panic!("{pulled}"));
+    let body = svc.ok("network.body", json!({ "session_id": sid, "requestId": last["requestId"] })).await;
+    assert!(header(&body["requestHeaders"], "cookie").is_some_and(|c| c.contains("portal_lang=…")), "{body}");
+    let har = svc.ok("network.har", json!({ "session_id": sid })).await;
+    let entries = har["har"]["log"]["entries"].as_array().unwrap_or_else(|| panic!("{har}"));
+    let post_entry = entries
+        .iter()
+        .find(|e| e["request"]["url"].as_str().is_some_and(|u| u.ends_with("/portal/api/session")))
+        .unwrap_or_else(|| panic!("{har}"));
+    assert!(
+        post_entry["response"]["redirectURL"].as_str().is_some_and(|u| u.ends_with("/portal/home")),
+        "{post_entry}"
+    );
+    let set = &post_entry["response"]["cookies"];
+    assert!(
+        set.as_array().is_some_and(|c| c
+            .iter()
+            .any(|c| c["name"] == "portal_sid" && c["value"] == "" && c["path"] == "/portal/api")),
+        "{post_entry}"
+    );
+    let jar = session_id_of_portal(&sid).await;
+    for answer in [&pulled, &body, &har] {
+        assert!(!answer.to_string().contains(&jar), "a cookie value in an answer: {answer}");
+    }
 }
 
 #[tokio::test]
@@ -239,7 +343,7 @@ async fn a_password_the_vault_sends_every_way_is_in_no_answer_or_event() {
     assert!(received["cookie"].as_str().is_some_and(|c| c.contains("vault_hint=Gull-Wing%23Harbor-77")), "{received}");
 
     // … and no answer about what the page did holds it, in any of those encodings.
-    let pulled = call("network.pull", json!({ "onlyErrors": false })).await;
+    let pulled = call("network.pull", json!({ "onlyErrors": false, "headers": true })).await;
     let requests = pulled["result"]["requests"].as_array().cloned().unwrap_or_default();
     let unlock = requests.iter().find(|r| r["url"].as_str().is_some_and(|u| u.ends_with("/vault/api/unlock")));
     let id = unlock.and_then(|r| r["requestId"].as_str()).unwrap_or_else(|| panic!("the unlock request: {pulled}"));

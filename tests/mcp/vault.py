@@ -41,7 +41,7 @@ async def main():
             await call(session, "type", {"selector": "#master", "text": PASSWORD})
             await call(session, "click", {"selector": "text=Unlock"})
             await call(session, "assert_text", {"selector": "#state", "text": "keeper, server, socket", "timeout": 30000})
-            network = json.loads(await call(session, "network", {"onlyErrors": False}))
+            network = json.loads(await call(session, "network", {"onlyErrors": False, "headers": True}))
             for request in network.get("requests", []):
                 if request.get("url", "").endswith("/vault/api/unlock") and request.get("requestId"):
                     await call(session, "response_body", {"requestId": request["requestId"]})

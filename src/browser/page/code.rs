@@ -6,6 +6,7 @@
 //! through ([`Page::places_since`]: the session's source maps of the scripts it names, fetched
 //! first within a budget).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use super::handle::Page;
 use super::watch::records::Record;
 use super::watch::sources;
 use super::watch::views::places::{self, Places};
+use super::watch::views::wire;
 use crate::browser::chromium::kinds::ResourceType;
 use crate::browser::error::BrowserError;
 use crate::browser::page::source_map::{Found, Resolver, is_library_path, script_key};
@@ -93,7 +95,11 @@ impl Page {
     /// The session's maps, once those of `scripts` are known (see [`MAP_WAIT`]).
     pub(super) async fn maps_for(&self, scripts: &[String], deadline: Instant) -> Resolver {
         let until = (Instant::now() + MAP_WAIT).min(deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline));
-        self.originals.ensure(&self.page, &self.target_id.main_frame(), scripts, until).await;
+        let headers: HashMap<String, String> = {
+            let store = self.watch().store();
+            scripts.iter().filter_map(|s| Some((s.clone(), wire::source_map_header(&store, s)?))).collect()
+        };
+        self.originals.ensure(&self.page, &self.target_id.main_frame(), scripts, &headers, until).await;
         self.originals.resolver()
     }
 

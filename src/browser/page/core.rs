@@ -339,8 +339,9 @@ async fn subscribe(
     use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
     use chromiumoxide::cdp::browser_protocol::network::{
         EventEventSourceMessageReceived, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
-        EventResponseReceived, EventWebSocketClosed, EventWebSocketCreated, EventWebSocketFrameError,
-        EventWebSocketFrameReceived, EventWebSocketFrameSent, EventWebSocketHandshakeResponseReceived,
+        EventRequestWillBeSentExtraInfo, EventResponseReceived, EventResponseReceivedExtraInfo, EventWebSocketClosed,
+        EventWebSocketCreated, EventWebSocketFrameError, EventWebSocketFrameReceived, EventWebSocketFrameSent,
+        EventWebSocketHandshakeResponseReceived,
     };
     use chromiumoxide::cdp::browser_protocol::page::{
         EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
@@ -381,6 +382,9 @@ async fn subscribe(
     all.push(typed::<EventDomStorageItemUpdated>(page).await?);
     all.push(typed::<EventDomStorageItemRemoved>(page).await?);
     all.push(typed::<EventDomStorageItemsCleared>(page).await?);
+    // Most requestWillBeSentExtraInfo fail chromiumoxide's parse (a renamed field): those come raw.
+    all.push(typed::<EventRequestWillBeSentExtraInfo>(page).await?);
+    all.push(typed::<EventResponseReceivedExtraInfo>(page).await?);
     let mut raw = raw;
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
         .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));

@@ -21,7 +21,7 @@ use super::watch::origin::{origin_of, relative_in};
 use super::watch::records::{DomRecord, Record};
 use super::watch::views::lines::{self, EntryKind, Lines, Since};
 use super::watch::views::logs::{self, Logs};
-use super::watch::views::network::{self, NetworkPull, NetworkQuery, mime_of};
+use super::watch::views::network::{self, NetworkPull, NetworkQuery, WholeBody, mime_of};
 use super::watch::views::{self, SignalCounts, har, messages, sockets, storage};
 use crate::browser::chromium::kinds::{DownloadState, Level, Milestone};
 use crate::browser::error::BrowserError;
@@ -110,8 +110,9 @@ impl Settled<'_> {
         network::pull(&mut self.page.watch().store(), query, now_ms(), &places)
     }
 
-    /// The whole captured response body of `request_id` (and whether it was cut at the cap).
-    pub async fn body(&self, request_id: &str, deadline: Instant) -> Result<(String, bool), String> {
+    /// The whole captured response body of `request_id` (whether it was cut at the cap, and the
+    /// headers of the hop that brought it).
+    pub async fn body(&self, request_id: &str, deadline: Instant) -> Result<WholeBody, String> {
         wait_for_fetches(self.page, deadline, |s| !bodies_pending(s, 0)).await;
         network::whole_body(&self.page.watch().store(), request_id)
     }

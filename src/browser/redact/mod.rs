@@ -8,13 +8,15 @@
 //! percent and form encoding,
 //! the page's charset, JSON and JavaScript escapes, HTML entities, base64). And the values of keys
 //! that name a secret (`keys`: `password`, `j_password`, `user[password]`, `userPassword`,
-//! `token` …) are masked in bodies and query strings whatever they hold. Request headers
-//! (`Authorization`, `Cookie`) are never captured at all.
+//! `token` …) are masked in bodies and query strings whatever they hold. Credential headers
+//! (`Authorization`, `Cookie`, `Set-Cookie`, secret-named ones) keep no value (`headers`).
 //!
 //! - `encodings`: the pattern matching one secret in every form
 //! - `keys`: secret-named keys in JSON, form bodies and query strings
+//! - `headers`: a header's value as kept
 
 mod encodings;
+mod headers;
 mod keys;
 
 use std::sync::{Arc, RwLock};

@@ -21,8 +21,10 @@ use crate::browser::page::watch::Store;
 use crate::browser::page::watch::exchanged::SocketWhat;
 use crate::browser::page::watch::facts::duration;
 use crate::browser::page::watch::now_ms;
+use crate::browser::page::watch::origin::origin_of;
 use crate::browser::page::watch::records::Record;
 use crate::browser::page::watch::views::effects::{self, Effects, Mark, Navigated};
+use crate::browser::page::watch::views::wire;
 
 /// How long the network must stay quiet after the action's last request was answered or ended.
 pub const QUIET: Duration = Duration::from_millis(100);
@@ -153,14 +155,19 @@ pub async fn effects(page: &Page, mark: &Mark, deadline: Instant) -> Effects {
             url: landed.url,
             title: landed.title,
             status: landed.status,
+            chain: Vec::new(),
         })
     } else {
         None
     };
     let page_url = page.watch().nav.borrow().url.clone();
     let places = page.places_since(mark.seq, deadline).await;
-    let mut effects = effects::collect(&page.watch().store(), mark, &page_url, now_ms(), &places);
-    effects.navigated = navigated;
+    let store = page.watch().store();
+    let mut effects = effects::collect(&store, mark, &page_url, now_ms(), &places);
+    effects.navigated = navigated.map(|landed| {
+        let document = page.loader_id().document_request();
+        Navigated { chain: wire::chain(&store, mark.seq, &document, &origin_of(&page_url)), ..landed }
+    });
     effects
 }
 

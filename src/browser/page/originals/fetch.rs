@@ -29,10 +29,16 @@ pub enum Fetched {
     Unavailable,
 }
 
-/// `script_url`'s map, with the script's text, fetched by the page `page` (main frame `frame`).
-pub async fn map_of(page: &chromiumoxide::Page, frame: &FrameId, script_url: &str, deadline: Instant) -> Fetched {
+/// `script_url`'s map (named by its `SourceMap` header when it was served with one), with the
+/// script's text, fetched by the page `page` (main frame `frame`).
+pub async fn map_of(
+    page: &chromiumoxide::Page,
+    frame: &FrameId,
+    (script_url, header): (&str, Option<&str>),
+    deadline: Instant,
+) -> Fetched {
     let Some(text) = sources::fetch(page, frame, script_url, deadline).await else { return Fetched::Unavailable };
-    let Some(map_url) = discover::map_reference(None, &text).and_then(|r| discover::map_url(r, script_url)) else {
+    let Some(map_url) = discover::map_reference(header, &text).and_then(|r| discover::map_url(r, script_url)) else {
         return Fetched::Unmapped(Unmapped::NoMap);
     };
     let unreadable = |why: String| Unmapped::NotFetched { map_url: shown_url(&map_url), why: Why::Unreadable(why) };

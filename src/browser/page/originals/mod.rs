@@ -90,17 +90,26 @@ impl Originals {
     /// Looks for the maps of `scripts` that nobody looked for yet (fetched by `page`, whose main
     /// frame is `frame`) and waits until every map of `scripts` is known or `until` passes;
     /// fetches still under way then go on.
-    pub async fn ensure(&self, page: &chromiumoxide::Page, frame: &FrameId, scripts: &[String], until: Instant) {
+    pub async fn ensure(
+        &self,
+        page: &chromiumoxide::Page,
+        frame: &FrameId,
+        scripts: &[String],
+        map_headers: &HashMap<String, String>,
+        until: Instant,
+    ) {
         if scripts.is_empty() {
             return;
         }
         let mut settled = self.shared.settled.subscribe();
         for script in self.shared.start(scripts) {
             let (shared, stop, page, frame) = (self.shared.clone(), self.stop.clone(), page.clone(), frame.clone());
+            let header = map_headers.get(&script).cloned();
             tokio::spawn(async move {
+                let deadline = Instant::now() + FETCH_TIME;
                 let fetched = tokio::select! {
                     () = stop.cancelled() => return,
-                    fetched = fetch::map_of(&page, &frame, &script, Instant::now() + FETCH_TIME) => fetched,
+                    fetched = fetch::map_of(&page, &frame, (&script, header.as_deref()), deadline) => fetched,
                 };
                 shared.file(&script, fetched);
             });

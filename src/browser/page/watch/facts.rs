@@ -391,6 +391,8 @@ mod tests {
             body_pending: false,
             body_unread: false,
             pulled: false,
+            redirected_to: None,
+            wire: None,
         }
     }
 

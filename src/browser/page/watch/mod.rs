@@ -19,7 +19,8 @@
 //! - `dom`: the DOM watcher's changes and its notes on the user's input (`js/dom_watch.js`);
 //!   `kept`: states a script set to what they were; `inputs`: what the session put into fields;
 //!   `facts`: out of order, sent twice, serial chains, stale values
-//! - `exchanged`: the typed notes of what a page exchanged besides requests (sockets, streams)
+//! - `exchanged`: the typed notes of what a page exchanged besides requests (sockets, streams);
+//!   `wire`: a request hop's headers and cookies (sent, withheld, set), values never kept
 //! - `stacks`: stack traces with their async parents; `causes`: the stacks behind the DOM
 //!   watcher's cause ids (who made a change; how that reads is `views::reactions`)
 //! - `origin`: a URL's origin, and URLs shown relative to one
@@ -53,6 +54,7 @@ pub mod stacks;
 pub mod store;
 pub mod timeline;
 pub mod views;
+pub mod wire;
 
 use futures_util::stream::{BoxStream, SelectAll};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};

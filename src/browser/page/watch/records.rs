@@ -11,6 +11,7 @@ use super::dom::{DomChange, EventNote};
 use super::exchanged::{MessageNote, SocketNote, StorageNote};
 use super::notes::{ActionNote, DialogNote, DownloadNote, Note};
 use super::stacks::Stack;
+use super::wire::Wire;
 use crate::browser::chromium::ids::RequestId;
 use crate::browser::chromium::kinds::{ConsoleMethod, Level, Milestone, ResourceType};
 
@@ -142,6 +143,10 @@ pub struct RequestRecord {
     pub body_unread: bool,
     /// `network.pull` returned it already.
     pub pulled: bool,
+    /// A redirect hop: its answer sent the request on to this URL (the next hop is its own record).
+    pub redirected_to: Option<String>,
+    /// Its headers and cookies, once any were seen.
+    pub wire: Option<Box<Wire>>,
 }
 
 /// A request's answer.
@@ -194,6 +199,11 @@ impl RequestRecord {
         self.resource_type.is_data()
     }
 
+    /// A redirect hop (its body, if any, was never the page's).
+    pub fn is_hop(&self) -> bool {
+        self.redirected_to.is_some()
+    }
+
     /// Answered (or ended unanswered), whether or not its body is read: what views list as done.
     pub fn is_answered(&self) -> bool {
         self.end.is_some() || self.response.is_some()
@@ -222,6 +232,8 @@ impl RequestRecord {
             + self.callers.bytes()
             + self.posted.as_ref().map_or(0, String::len)
             + self.response.as_ref().map_or(0, |r| r.mime.len() + 16)
+            + self.redirected_to.as_ref().map_or(0, String::len)
+            + self.wire.as_ref().map_or(0, |w| w.bytes())
             + match &self.end {
                 Some((_, Outcome::Failed(why))) => why.len(),
                 _ => 0,

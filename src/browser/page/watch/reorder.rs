@@ -190,6 +190,7 @@ mod tests {
             refreshes: false,
             at: None,
             timestamp: 0.0,
+            headers: Vec::new(),
         }
     }
 

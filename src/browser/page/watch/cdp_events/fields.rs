@@ -71,6 +71,12 @@ pub fn request_started(params: &Value) -> Option<PageEvent> {
         callers: params.pointer("/initiator/stack").map(Stack::parse).unwrap_or_default(),
         timestamp: timestamp(params),
         wall_time: params.get("wallTime").and_then(Value::as_f64),
+        headers: headers(params.pointer("/request/headers")),
+        redirect: params.get("redirectResponse").map(|r| super::Redirect {
+            status: r.get("status").and_then(Value::as_f64).map_or(0, |s| s.clamp(0.0, u16::MAX as f64) as u16),
+            mime: r.get("mimeType").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            headers: headers(r.get("headers")),
+        }),
     }))
 }
 
@@ -89,6 +95,15 @@ pub fn response_received(params: Value) -> Option<PageEvent> {
         mime_type: p.response.mime_type,
         at: p.response.response_time.map(|ms| ms as u64),
         timestamp: p.timestamp,
+        headers: p
+            .response
+            .headers
+            .iter()
+            .flat_map(|(name, value)| {
+                let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+                value.split('\n').map(|line| (name.clone(), line.to_owned())).collect::<Vec<_>>()
+            })
+            .collect(),
     })
 }
 
@@ -356,4 +371,22 @@ struct Response {
     /// Milliseconds since the Unix epoch.
     #[serde(default)]
     response_time: Option<f64>,
+}
+
+/// Headers as `(name, value)`, in the order Chromium lists them; a header sent several times
+/// (`Set-Cookie`) is one entry per line.
+pub type HeaderList = Vec<(String, String)>;
+
+/// The headers of a CDP `Headers` object, a value holding several lines split into one each.
+pub fn headers(value: Option<&Value>) -> HeaderList {
+    let Some(Value::Object(map)) = value else { return Vec::new() };
+    let mut list = Vec::new();
+    for (name, value) in map {
+        let value = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        list.extend(value.split('\n').map(|line| (name.clone(), line.to_owned())));
+    }
+    list
 }

@@ -10,6 +10,7 @@
 //! - this file: the events, and which parser reads each CDP method
 //! - `fields`: each event's parser, field by field
 //! - `exchange`: what a page exchanges besides requests (sockets, streams)
+//! - `wire`: a request's headers and cookies (the ExtraInfo events)
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -22,8 +23,10 @@ use crate::browser::chromium::kinds::{ConsoleMethod, DialogKind, Disposition, Do
 
 mod exchange;
 mod fields;
+mod wire;
 
 pub use exchange::{SocketEvent, StorageEvent};
+pub use wire::{CookieConsidered, HeaderList, RefusedLine, WireEvent};
 
 pub use super::stacks::CodeLocation;
 
@@ -85,6 +88,19 @@ pub struct RequestStart {
     pub timestamp: f64,
     /// The same moment by the browser's wall clock (seconds since the Unix epoch).
     pub wall_time: Option<f64>,
+    /// The headers the page's request carries (Chromium leaves `Cookie` to the ExtraInfo event).
+    pub headers: HeaderList,
+    /// This start is a redirect hop: the answer of the hop before it.
+    pub redirect: Option<Redirect>,
+}
+
+/// The answer that redirected a request (`requestWillBeSent`'s `redirectResponse`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Redirect {
+    pub status: u16,
+    pub mime: String,
+    /// Without `Set-Cookie` (the hop's ExtraInfo has it).
+    pub headers: HeaderList,
 }
 
 impl Default for RequestStart {
@@ -102,6 +118,8 @@ impl Default for RequestStart {
             callers: Stack::default(),
             timestamp: 0.0,
             wall_time: None,
+            headers: Vec::new(),
+            redirect: None,
         }
     }
 }
@@ -136,6 +154,8 @@ pub enum PageEvent {
         at: Option<u64>,
         /// When its headers arrived, CDP monotonic seconds.
         timestamp: f64,
+        /// Its headers (without `Set-Cookie`: the ExtraInfo event has them).
+        headers: HeaderList,
     },
     RequestFinished {
         request_id: RequestId,
@@ -246,6 +266,8 @@ pub enum PageEvent {
     Socket(SocketEvent),
     /// A write to the page's Web Storage.
     Storage(StorageEvent),
+    /// A hop's headers and cookies as sent and answered (the ExtraInfo events).
+    Wire(WireEvent),
 }
 
 impl PageEvent {
@@ -276,6 +298,7 @@ impl PageEvent {
             Self::WorldCreated { .. } => "world_created",
             Self::Socket(_) => "socket",
             Self::Storage(_) => "storage",
+            Self::Wire(_) => "wire",
         }
     }
 
@@ -303,6 +326,7 @@ impl PageEvent {
             "Browser.downloadWillBegin" => fields::download_begun(&params),
             "Browser.downloadProgress" => fields::download_progress(&params),
             "Target.targetCreated" => fields::target_created(&params),
+            "Network.requestWillBeSentExtraInfo" | "Network.responseReceivedExtraInfo" => wire::parse(method, &params),
             _ => exchange::parse(method, &params),
         }
     }
@@ -364,6 +388,7 @@ mod tests {
                 refreshes: false,
                 at: None,
                 timestamp: 0.0,
+                headers: Vec::new(),
             })
         );
     }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::super::bodies::is_text;
-use super::super::cdp_events::{LoadError, PageEvent, RequestStart};
+use super::super::cdp_events::{LoadError, PageEvent, Redirect, RequestStart};
 use super::super::clock::{Clock, Now};
 use super::super::commands::Command;
 use super::super::nav::{DocumentFailure, NetState};
@@ -22,6 +22,7 @@ use super::super::records::{self, Answer, Outcome, Record, RequestRecord};
 use super::super::reorder::{Ending, Reorder};
 use super::super::store::Store;
 use super::super::timeline::MAX_ENTRIES;
+use super::super::wire::{self, Wire};
 use super::main_frame::MainFrame;
 use super::outbox::Outbox;
 use crate::browser::chromium::ids::{LoaderId, RequestId};
@@ -35,7 +36,10 @@ pub const BODY_GRACE: Duration = Duration::from_millis(500);
 /// started (a request cut off by a later navigation is cancelled, not failed).
 #[derive(Debug, Clone, Copy)]
 struct Tracked {
+    /// Its entry (a redirect chain's latest hop).
     seq: u64,
+    /// The chain's first hop's entry (when the request started).
+    first_seq: u64,
     marks: (u64, u64),
 }
 
@@ -86,9 +90,11 @@ impl Requests {
 
     /// When request `id` started, while its entry is kept.
     pub fn started_at(&self, store: &Store, id: &RequestId) -> Option<f64> {
-        self.tracked.get(id).and_then(|t| store.timeline.get(t.seq)).map(|e| e.at)
+        self.tracked.get(id).and_then(|t| store.timeline.get(t.first_seq)).map(|e| e.at)
     }
 
+    /// `Network.requestWillBeSent`: a request started, or (same id, still in flight) went on to
+    /// its next redirect hop. Returns the timeline entry made for it (each hop its own).
     pub fn started(
         &mut self,
         store: &mut Store,
@@ -97,55 +103,86 @@ impl Requests {
         start: RequestStart,
         now: Now,
         out: &mut Outbox,
-    ) {
+    ) -> Option<u64> {
         if let Some(wall) = start.wall_time {
             clock.learn(start.timestamp, wall);
         }
         let at = clock.wall(start.timestamp, now.wall);
-        let id = start.request_id;
+        let id = start.request_id.clone();
         if start.resource_type == ResourceType::Document && start.frame_id.as_ref().is_some_and(|f| frame.is_main(f)) {
             frame.document_requested(&id);
         }
-        let url = records::url(start.url);
-        match self.tracked.get(&id) {
-            // A redirect hop: the same request, going on to another URL.
+        let first = match self.tracked.get(&id).copied() {
             Some(tracked) if self.in_flight.contains_key(&id) => {
-                let (method, hop) = (start.method, url);
-                store.timeline.update(tracked.seq, |record| {
-                    if let Record::Request(r) = record {
-                        r.url = hop;
-                        r.method = method;
-                    }
-                });
-            }
-            _ => {
-                let fetch_post_data = start.has_post_data && start.post_data.is_none();
-                let record = RequestRecord {
-                    id: id.clone(),
-                    browser_own: is_browser_own(&start.resource_type, &url),
-                    method: start.method,
-                    url,
-                    resource_type: start.resource_type,
-                    initiator: start.initiator,
-                    callers: start.callers,
-                    posted: start.post_data.map(records::posted),
-                    response: None,
-                    end: None,
-                    body_pending: false,
-                    body_unread: false,
-                    pulled: false,
+                let Some(redirect) = &start.redirect else {
+                    // A new URL without the answer that sent it there: the same entry, moved on.
+                    let (method, hop) = (start.method, records::url(start.url));
+                    store.timeline.update(tracked.seq, |record| {
+                        if let Record::Request(r) = record {
+                            r.url = hop;
+                            r.method = method;
+                        }
+                    });
+                    return None;
                 };
-                let seq = store.timeline.push(at, Record::Request(Box::new(record)));
-                self.track(store, id.clone(), Tracked { seq, marks: frame.marks() });
-                if fetch_post_data {
-                    out.commands.push(Command::FetchPostData { request_id: id.clone() });
-                }
+                self.hop_answered(store, &id, redirect, &start.url, at);
+                Some(tracked.first_seq)
             }
+            _ => None,
+        };
+        let seq = self.record(store, start, (at, now), out);
+        self.track(store, id, Tracked { seq, first_seq: first.unwrap_or(seq), marks: frame.marks() });
+        Some(seq)
+    }
+
+    /// The hop before `id`'s next one was answered with `redirect`, sending it on to `to`.
+    fn hop_answered(&mut self, store: &mut Store, id: &RequestId, redirect: &Redirect, to: &str, at: f64) {
+        let headers = wire::headers(&redirect.headers, &store.redactor, false);
+        let answer = Answer { status: redirect.status, mime: redirect.mime.clone(), at };
+        let to = records::url(to.to_owned());
+        self.update(store, id, |r| {
+            r.response = Some(answer);
+            r.end = Some((at, Outcome::Finished));
+            r.redirected_to = Some(to);
+            let wire = r.wire.get_or_insert_with(Box::default);
+            if !wire.answer_headers.complete {
+                wire.answer_headers = headers;
+            }
+        });
+    }
+
+    /// A new timeline entry for a request (or its next hop), in flight.
+    fn record(&mut self, store: &mut Store, start: RequestStart, (at, now): (f64, Now), out: &mut Outbox) -> u64 {
+        let id = start.request_id;
+        let url = records::url(start.url);
+        let fetch_post_data = start.has_post_data && start.post_data.is_none();
+        let sent_headers = wire::headers(&start.headers, &store.redactor, false);
+        let record = RequestRecord {
+            id: id.clone(),
+            browser_own: is_browser_own(&start.resource_type, &url),
+            method: start.method,
+            url,
+            resource_type: start.resource_type,
+            initiator: start.initiator,
+            callers: start.callers,
+            posted: start.post_data.map(records::posted),
+            response: None,
+            end: None,
+            body_pending: false,
+            body_unread: false,
+            pulled: false,
+            redirected_to: None,
+            wire: (!sent_headers.list.is_empty()).then(|| Box::new(Wire { sent_headers, ..Wire::default() })),
+        };
+        let seq = store.timeline.push(at, Record::Request(Box::new(record)));
+        if fetch_post_data {
+            out.commands.push(Command::FetchPostData { request_id: id.clone() });
         }
         let flight = Flight { loader: start.loader_id, answered: false };
         if self.in_flight.insert(id, flight).is_none() {
             self.net_activity(now);
         }
+        seq
     }
 
     /// Remembers which timeline entry a request is (forgetting those that fell off).
@@ -196,10 +233,18 @@ impl Requests {
             refreshes,
             at,
             timestamp,
+            headers,
         } = event
         else {
             return;
         };
+        let headers = wire::headers(&headers, &store.redactor, false);
+        self.update(store, &request_id, |r| {
+            let wire = r.wire.get_or_insert_with(Box::default);
+            if !wire.answer_headers.complete {
+                wire.answer_headers = headers;
+            }
+        });
         let in_main_frame = frame_id.as_ref().is_some_and(|f| frame.is_main(f));
         if let Some(failure) = failure {
             let is_document = in_main_frame && frame.state().last_document_request == request_id;

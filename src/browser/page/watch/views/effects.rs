@@ -28,7 +28,7 @@ use super::network::{PendingView, initiator_text, pending};
 use super::places::Places;
 use super::reached::Reached;
 use super::reactions::Among;
-use super::{dom_cause, messages, ms_since, sockets, storage, wording};
+use super::{dom_cause, messages, ms_since, sockets, storage, wire, wording};
 use crate::browser::chromium::ids::{LoaderId, RequestId};
 use crate::browser::chromium::kinds::Level;
 
@@ -111,6 +111,9 @@ pub struct RequestEffect {
     /// The id network.body takes for the whole response body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<RequestId>,
+    /// A redirect hop: where its answer sent the request (each hop is its own entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirected_to: Option<String>,
 }
 
 impl RequestEffect {
@@ -143,6 +146,9 @@ pub struct Navigated {
     pub title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// The redirect hops that led there, when there were any: `POST /login 303`, `GET /home 302`, `GET /login?next=… 200`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<String>,
 }
 
 /// What an action caused. Empty lists and zero counts are left out.
@@ -194,6 +200,11 @@ pub struct Effects {
     pub storage: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_storage: u64,
+    /// Cookies its answers set or refused, and those withheld from its requests, with why: `not sent: sid — its Path /api does not cover /home (GET /home)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cookies: Vec<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_cookies: u64,
     /// Dialogs and file choosers opened, and how each was answered (`confirm("Delete?") dismissed`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<String>,
@@ -263,6 +274,9 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     (effects.messages, effects.more_messages) = (lines, more);
     effects.facts.extend(found);
     (effects.storage, effects.more_storage) = storage::lines(store, store.timeline.since(mark.seq), mark.at);
+    let (cookies, more_cookies, cookie_facts) = wire::effect_lines(store, store.timeline.since(mark.seq), &origin);
+    (effects.cookies, effects.more_cookies) = (cookies, more_cookies);
+    effects.facts.extend(cookie_facts);
     effects.more_changes = doms.len().saturating_sub(MAX_CHANGES) as u64;
     let among = Among::Since(mark.seq);
     effects.changes =
@@ -376,6 +390,7 @@ fn request_effect(store: &Store, span: &Span, (origin_at, origin): (f64, &str), 
         response_body: body.map(|b| redactor.body(cut(&b.text, EFFECT_EXCERPT).0)),
         response_body_bytes: body.filter(|b| b.text.len() > EFFECT_EXCERPT || b.truncated).map(|b| b.text.len()),
         request_id: failed_data.then(|| r.id.clone()),
+        redirected_to: r.redirected_to.as_ref().map(|to| relative(&redactor.text(to), origin)),
     }
 }
 

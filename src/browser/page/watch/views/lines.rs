@@ -314,7 +314,10 @@ fn request_line(page: &Reading<'_>, r: &RequestRecord, start: f64) -> String {
         (_, Some(status)) if r.body_unread || matches!(r.end, Some((_, Outcome::BodyNotRead))) => {
             format!("{status} (body not read)")
         }
-        (_, Some(status)) => status.to_string(),
+        (_, Some(status)) => match &r.redirected_to {
+            Some(to) => format!("{status} → {}", relative(&store.redactor.text(to), origin)),
+            None => status.to_string(),
+        },
         (None, None) => "pending".into(),
         (Some(_), None) => "ended".into(),
     };
@@ -335,7 +338,8 @@ fn request_line(page: &Reading<'_>, r: &RequestRecord, start: f64) -> String {
         })
         .or(chain)
         .unwrap_or_default();
-    format!("{} {url} {outcome}{took}{by}", r.method)
+    let cookies = r.wire.as_deref().map(|w| store.redactor.text(&super::wire::short(w))).unwrap_or_default();
+    format!("{} {url} {outcome}{took}{by}{cookies}", r.method)
 }
 
 fn dom_part(page: &Reading<'_>, dom: &DomRecord) -> String {

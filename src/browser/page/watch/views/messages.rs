@@ -205,6 +205,8 @@ mod tests {
             body_pending: false,
             body_unread: false,
             pulled: false,
+            redirected_to: None,
+            wire: None,
         };
         store.timeline.push(101.0, Record::Request(Box::new(request)));
         let (lines, _, facts) = lines(&store, store.timeline.iter(), ("http://h:1", 0.0), &Places::default());

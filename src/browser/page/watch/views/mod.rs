@@ -12,6 +12,7 @@
 //! - `sockets`: sockets and streams as lines and facts (effects, load report)
 //! - `messages`: messages between windows as lines and facts, with what their listeners started
 //! - `storage`: Web Storage writes as lines
+//! - `wire`: a request hop's headers and cookies, an action's cookie lines, a redirect chain
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during
 //! - `places`: locations read through the session's source maps (the app's own file, line and
@@ -34,6 +35,7 @@ pub mod reached;
 pub mod reactions;
 pub mod sockets;
 pub mod storage;
+pub mod wire;
 pub mod wording;
 
 use schemars::JsonSchema;

@@ -11,6 +11,7 @@ use super::super::records::{Entry, Outcome, Record, RequestRecord, is_noise_url}
 use super::super::shape;
 use super::super::store::Store;
 use super::places::Places;
+use super::wire::{self, HeaderPairs};
 use crate::browser::chromium::ids::RequestId;
 use crate::browser::chromium::kinds::ResourceType;
 
@@ -30,6 +31,8 @@ pub struct NetworkQuery {
     pub resource_types: Option<Vec<ResourceType>>,
     /// Noise too (`data:`/`blob:` URLs, the dev server's own client: [`is_noise_url`]).
     pub include_noise: bool,
+    /// Each entry's request and response headers too.
+    pub headers: bool,
 }
 
 impl NetworkQuery {
@@ -89,6 +92,18 @@ pub struct NetworkEntry {
     /// A cut JSON body's keys and types.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_outline: Option<String>,
+    /// A redirect hop: where its answer sent the request (the next hop is the next entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirected_to: Option<String>,
+    /// Cookies sent (names), withheld (why) and set or refused by its answer; never a value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cookies: Vec<String>,
+    /// With `headers`: `[name, value]` as sent (Cookie, Authorization and secret-named values masked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_headers: Option<HeaderPairs>,
+    /// With `headers`: `[name, value]` as answered (Set-Cookie values masked, attributes kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_headers: Option<HeaderPairs>,
 }
 
 /// A request still in flight.
@@ -149,7 +164,8 @@ pub fn shown(
     places: &Places,
 ) -> NetworkEntry {
     let redactor = &store.redactor;
-    let body = with_body.then(|| store.bodies.get(&r.id)).flatten();
+    // A hop's id is its chain's: the body captured is the last hop's.
+    let body = (with_body && !r.is_hop()).then(|| store.bodies.get(&r.id)).flatten();
     let origin = store.timeline.origin_of(entry.at);
     let end = r.done_at();
     NetworkEntry {
@@ -170,6 +186,10 @@ pub fn shown(
         response_body: body.map(|body| redactor.body(cut(&body.text, excerpt).0)),
         response_body_bytes: body.filter(|b| b.text.len() > excerpt || b.truncated).map(|b| b.text.len()),
         response_outline: body.filter(|b| b.text.len() > excerpt).and_then(|b| shape::outline(&b.text)),
+        redirected_to: r.redirected_to.as_ref().map(|to| redactor.text(to)),
+        cookies: wire::entry_lines(store, r),
+        request_headers: None,
+        response_headers: None,
     }
 }
 
@@ -185,7 +205,10 @@ pub fn pull(store: &mut Store, query: &NetworkQuery, now: f64, places: &Places) 
             continue;
         }
         let with_body = r.is_error() || (!query.only_errors && r.is_data());
-        let shown = shown(store, entry, r, (with_body, PULL_EXCERPT), places);
+        let mut shown = shown(store, entry, r, (with_body, PULL_EXCERPT), places);
+        if query.headers {
+            (shown.request_headers, shown.response_headers) = wire::header_lists(store, r);
+        }
         let cost = serde_json::to_vec(&shown).map_or(0, |v| v.len());
         if cost > budget && !pull.requests.is_empty() {
             pull.more += 1;
@@ -224,10 +247,22 @@ pub fn pending_urls(store: &Store, limit: usize) -> Vec<String> {
     pending(store, 0, 0.0, |_| true).into_iter().take(limit).map(|p| p.url.chars().take(200).collect()).collect()
 }
 
-/// The whole captured body of `request_id`, secrets masked, and whether it was cut at the cap.
-pub fn whole_body(store: &Store, request_id: &str) -> Result<(String, bool), String> {
+/// The whole captured body of `request_id`, secrets masked, whether it was cut at the cap, and
+/// its last hop's request and response headers.
+pub fn whole_body(store: &Store, request_id: &str) -> Result<WholeBody, String> {
+    let headers = || {
+        let last = store.timeline.iter().rev().find_map(|e| match &e.record {
+            Record::Request(r) if r.id.as_str() == request_id => Some(wire::header_lists(store, r)),
+            _ => None,
+        });
+        last.unwrap_or_default()
+    };
     match store.bodies.get(request_id) {
-        Some(body) => Ok((store.redactor.body(&body.text), body.truncated)),
+        Some(body) => {
+            let (request_headers, response_headers) = headers();
+            let text = store.redactor.body(&body.text);
+            Ok(WholeBody { text, truncated: body.truncated, request_headers, response_headers })
+        }
         None if store.bodies.was_evicted(request_id) => Err(format!(
             "the body of {request_id} was evicted: a page keeps {} MiB of bodies, newest first",
             SESSION_CAP / (1024 * 1024)
@@ -237,6 +272,15 @@ pub fn whole_body(store: &Store, request_id: &str) -> Result<(String, bool), Str
              and for error responses with a text body, once they have finished"
         )),
     }
+}
+
+/// A whole captured body, and the headers of the hop that brought it.
+#[derive(Debug, Default)]
+pub struct WholeBody {
+    pub text: String,
+    pub truncated: bool,
+    pub request_headers: Option<HeaderPairs>,
+    pub response_headers: Option<HeaderPairs>,
 }
 
 /// The content type the newest response for `url` declared (a download's request is often never

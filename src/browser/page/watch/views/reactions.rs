@@ -134,7 +134,8 @@ pub fn handled<'a>(
         .filter_map(|entry| {
             let Record::Request(r) = &entry.record else { return None };
             let answered = answered_at(r)?;
-            let fits = answered <= at + CLOCK_SKEW_MS && at - answered <= HANDLING_MS && !r.browser_own;
+            // A redirect hop's answer is never what the page's code read.
+            let fits = answered <= at + CLOCK_SKEW_MS && at - answered <= HANDLING_MS && !r.browser_own && !r.is_hop();
             (fits && started_here(r)).then_some((entry.at, answered, &**r))
         })
         .collect();
@@ -220,6 +221,8 @@ mod tests {
             body_pending: false,
             body_unread: false,
             pulled: false,
+            redirected_to: None,
+            wire: None,
         }
     }
 

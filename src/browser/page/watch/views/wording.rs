@@ -1,7 +1,8 @@
 //! How the watch's typed notes read (`notes`): one line each for a dialog and its answer, a
 //! download, a popup, a note, the caller's action, a socket's opening, frames and close, a message
-//! between windows, and the text a live event carries. The only place these lines are worded;
-//! `logs`, `effects`, `lines`, `sockets`, `messages` and `live` show them.
+//! between windows, a cookie set, refused or withheld, and the text a live event carries. The only
+//! place these lines are worded; `logs`, `effects`, `lines`, `sockets`, `messages`, `wire` and
+//! `live` show them.
 
 use super::super::exchanged::{
     FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat, StorageNote, StorageWhat,
@@ -9,6 +10,7 @@ use super::super::exchanged::{
 use super::super::notes::{
     ActionNote, ActionTarget, ChooserNote, DialogAnswer, DialogNote, DownloadNote, Note, RequestOutcome,
 };
+use super::super::wire::{SetCookie, SetOutcome, Withheld};
 use crate::browser::chromium::kinds::{DialogKind, DownloadState};
 use crate::browser::page::route_table::AuthAnswer;
 
@@ -277,4 +279,78 @@ pub fn storage(note: &StorageNote) -> String {
         StorageWhat::Cleared => format!("{area} cleared"),
         StorageWhat::More(n) => format!("… {n} more storage writes (not kept one by one past 32 a second)"),
     }
+}
+
+/// `cookie portal_sid set (HttpOnly, SameSite=Lax, session cookie, Path=/portal/api, defaulted from
+/// /portal/api/session)`; `cookie c refused: SameSite=None without Secure (SameSiteNoneInsecure)`;
+/// `cookie sid deleted (Max-Age=0)`.
+pub fn set_cookie(set: &SetCookie) -> String {
+    let name = &set.name;
+    if let SetOutcome::Refused(reasons) = &set.outcome {
+        let why: Vec<String> = reasons.iter().map(|r| format!("{} ({r})", refused_why(r))).collect();
+        return format!("cookie {name} refused: {}", why.join("; "));
+    }
+    if set.outcome == SetOutcome::Deleted {
+        return format!("cookie {name} deleted ({})", set.expiry.as_deref().unwrap_or("expired"));
+    }
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(set.http_only.then(|| "HttpOnly".to_owned()));
+    parts.extend(set.secure.then(|| "Secure".to_owned()));
+    parts.extend(set.same_site.as_ref().map(|s| format!("SameSite={s}")));
+    parts.extend(set.domain.as_ref().map(|d| format!("Domain={d}")));
+    parts.push(set.expiry.clone().unwrap_or_else(|| "session cookie".into()));
+    parts.push(match &set.path_defaulted_from {
+        Some(from) => format!("Path={}, defaulted from {from}", set.path),
+        None => format!("Path={}", set.path),
+    });
+    format!("cookie {name} set ({})", parts.join(", "))
+}
+
+/// Why the browser refused a `Set-Cookie` line, from Chromium's reason.
+fn refused_why(reason: &str) -> &'static str {
+    match reason {
+        "SecureOnly" => "Secure, set over an insecure connection",
+        "SameSiteStrict" | "SameSiteLax" | "SameSiteUnspecifiedTreatedAsLax" => "set by a cross-site answer",
+        "SameSiteNoneInsecure" => "SameSite=None without Secure",
+        "UserPreferences" => "the browser's cookie settings block it",
+        "ThirdPartyPhaseout" | "ThirdPartyBlockedInFirstPartySet" => "third-party cookies are blocked",
+        "SyntaxError" => "the line does not parse",
+        "SchemeNotSupported" => "this URL's scheme takes no cookies",
+        "OverwriteSecure" => "it would overwrite a Secure cookie over an insecure connection",
+        "InvalidDomain" => "its Domain does not cover the host that set it",
+        "InvalidPrefix" => "its __Secure-/__Host- prefix rules are not met",
+        "NameValuePairExceedsMaxSize" => "its name and value exceed 4,096 bytes",
+        "DisallowedCharacter" => "it holds a character cookies may not",
+        "NoCookieContent" => "it is empty",
+        _ => "refused by the browser",
+    }
+}
+
+/// `not sent: portal_sid — its Path /portal/api does not cover /portal/home` (`url`: the
+/// request's).
+pub fn withheld(cookie: &Withheld, url: &str) -> String {
+    let parsed = url::Url::parse(url).ok();
+    let path = parsed.as_ref().map_or("/", |u| u.path());
+    let host = parsed.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+    let why: Vec<String> = cookie
+        .reasons
+        .iter()
+        .map(|reason| match reason.as_str() {
+            "NotOnPath" => format!("its Path {} does not cover {path}", cookie.path),
+            "DomainMismatch" => format!("its Domain {} does not match {host}", cookie.domain),
+            "SecureOnly" => "it is Secure and the request is not".into(),
+            "SameSiteStrict" => "it is SameSite=Strict and the request is cross-site".into(),
+            "SameSiteLax" => "it is SameSite=Lax and the request is a cross-site subrequest".into(),
+            "SameSiteUnspecifiedTreatedAsLax" => {
+                "it has no SameSite (Lax by default) and the request is a cross-site subrequest".into()
+            }
+            "SameSiteNoneInsecure" => "it is SameSite=None without Secure".into(),
+            "UserPreferences" => "the browser's cookie settings block it".into(),
+            "ThirdPartyPhaseout" | "ThirdPartyBlockedInFirstPartySet" => "third-party cookies are blocked".into(),
+            "PortMismatch" => "it was set on another port".into(),
+            "SchemeMismatch" => "it was set over another scheme".into(),
+            other => format!("the browser says {other}"),
+        })
+        .collect();
+    format!("not sent: {} — {}", cookie.name, why.join("; "))
 }
