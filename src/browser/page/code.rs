@@ -152,7 +152,9 @@ impl LiveMaps {
     pub async fn read(&self, event: &mut super::watch::LiveEvent, until: Instant) {
         let Some(location) = &event.location else { return };
         let scripts = [location.served.url.clone()];
-        self.originals.ensure(&self.page, &self.frame, &scripts, until).await;
+        // No store here to read a `SourceMap` header from: a script first named by a live event is
+        // looked up by its `//# sourceMappingURL` only.
+        self.originals.ensure(&self.page, &self.frame, &scripts, &HashMap::new(), until).await;
         event.read_through(&Places { maps: self.originals.resolver(), ..Places::default() });
     }
 }

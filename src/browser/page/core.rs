@@ -331,17 +331,11 @@ async fn subscribe(
     raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
     reports: mpsc::UnboundedReceiver<PageEvent>,
 ) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
-    use chromiumoxide::cdp::browser_protocol::dom_storage::{
-        EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
-    };
     use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
     use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
     use chromiumoxide::cdp::browser_protocol::network::{
-        EventEventSourceMessageReceived, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
-        EventRequestWillBeSentExtraInfo, EventResponseReceived, EventResponseReceivedExtraInfo, EventWebSocketClosed,
-        EventWebSocketCreated, EventWebSocketFrameError, EventWebSocketFrameReceived, EventWebSocketFrameSent,
-        EventWebSocketHandshakeResponseReceived,
+        EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
     };
     use chromiumoxide::cdp::browser_protocol::page::{
         EventFileChooserOpened, EventFrameNavigated, EventFrameRequestedNavigation, EventJavascriptDialogOpening,
@@ -371,6 +365,30 @@ async fn subscribe(
     all.push(typed::<EventWindowOpen>(page).await?);
     all.push(typed::<EventBindingCalled>(page).await?);
     all.push(typed::<EventExecutionContextCreated>(page).await?);
+    subscribe_exchanged(page, &mut all).await?;
+    let mut raw = raw;
+    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
+        .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
+    all.push(rescued.boxed());
+    let mut reports = reports;
+    all.push(stream::poll_fn(move |cx| reports.poll_recv(cx)).boxed());
+    Ok(all)
+}
+
+/// The listeners of what the page exchanged beyond requests: sockets, streams, storage, and the
+/// headers and cookies of each hop.
+async fn subscribe_exchanged(
+    page: &chromiumoxide::Page,
+    all: &mut SelectAll<BoxStream<'static, PageEvent>>,
+) -> Result<(), BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::dom_storage::{
+        EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
+    };
+    use chromiumoxide::cdp::browser_protocol::network::{
+        EventEventSourceMessageReceived, EventRequestWillBeSentExtraInfo, EventResponseReceivedExtraInfo,
+        EventWebSocketClosed, EventWebSocketCreated, EventWebSocketFrameError, EventWebSocketFrameReceived,
+        EventWebSocketFrameSent, EventWebSocketHandshakeResponseReceived,
+    };
     all.push(typed::<EventWebSocketCreated>(page).await?);
     all.push(typed::<EventWebSocketHandshakeResponseReceived>(page).await?);
     all.push(typed::<EventWebSocketFrameSent>(page).await?);
@@ -385,13 +403,7 @@ async fn subscribe(
     // Most requestWillBeSentExtraInfo fail chromiumoxide's parse (a renamed field): those come raw.
     all.push(typed::<EventRequestWillBeSentExtraInfo>(page).await?);
     all.push(typed::<EventResponseReceivedExtraInfo>(page).await?);
-    let mut raw = raw;
-    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
-        .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
-    all.push(rescued.boxed());
-    let mut reports = reports;
-    all.push(stream::poll_fn(move |cx| reports.poll_recv(cx)).boxed());
-    Ok(all)
+    Ok(())
 }
 
 /// A typed chromiumoxide listener, re-read through our lenient parser.
