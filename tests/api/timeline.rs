@@ -22,9 +22,12 @@ async fn typing_into_a_type_ahead_names_the_request_that_finished_last_and_the_r
     let line = facts.iter().find(|f| f.contains("finished out of order")).unwrap_or_else(|| panic!("{effects}"));
     assert!(
         line.starts_with("GET /api/search ×5 finished out of order: ?q=t started 1st, finished last at +"),
-        "{line}"
+        "{line}\n{effects}"
     );
-    assert!(line.contains("#status changed") || line.contains("#results changed"), "the render right after: {line}");
+    assert!(
+        line.contains("#status changed") || line.contains("#results changed"),
+        "the render right after: {line}\n{effects}"
+    );
     // Every search is listed with its times, relative to the action's start.
     let searches = effects["requests"].as_array().unwrap();
     assert_eq!(searches.len(), 5, "{effects}");

@@ -212,7 +212,7 @@ impl Settled<'_> {
             doms.iter().map(|d| d.last_at()).fold(None, |a: Option<f64>, e| Some(a.map_or(e, |a| a.max(e)))).map(ms);
         let chains = facts::chains(&spans);
         load.longest_chain = chains.first().map(|c| relative_in(&c.line(), &origin));
-        load.facts = facts::out_of_order(&spans, &doms, start);
+        load.facts = facts::out_of_order(&spans, &doms, &store.causes, start);
         load.facts.extend(chains.iter().skip(1).map(|c| relative_in(&c.line(), &origin)));
         let document = || timeline.iter().filter(|e| e.at >= start - 1.0);
         load.facts.extend(sockets::facts(&store, document(), &origin));

@@ -135,11 +135,11 @@ pub(super) async fn settle_network(
         }
     }
     if waited {
-        // What the last response rendered: ask the DOM watcher for it now.
-        busy = busy_of(page.look(Some(mark.at), deadline).await);
-        // A handler that ran on the last response may have logged or thrown: collect it.
-        // (Without a wait, the barrier after the next-task look has just collected everything.)
-        page.settle_events(deadline).await;
+        // What the last response rendered: let the page run the tasks already queued (a loaded
+        // renderer may not have run the code reading the last answer yet), then ask the DOM watcher
+        // for what it holds, and collect what a handler of it logged or threw. (Without a wait, the
+        // barrier after the first next-task look has just collected everything.)
+        busy = look_next_task(page, mark, false, deadline).await;
     }
     busy
 }

@@ -2,8 +2,8 @@
 //!
 //! - *out of order*: fetch/XHR requests to one endpoint (method + path, any query) whose answers
 //!   the page read, that finished in another order than they started and differ (query or body) —
-//!   the one that finished last, its start rank, its end, and the DOM change right after it (the
-//!   render an agent would otherwise hunt for);
+//!   the one that finished last, its start rank, its end, and the DOM change its answer caused (the
+//!   render an agent would otherwise hunt for: see [`change_after`]);
 //! - *sent twice*: identical requests (method, URL, body) from one action — how many, their
 //!   statuses (two listeners of one click both ran: a double charge);
 //! - *serial chain*: three or more requests from one script location, each started in code that
@@ -17,7 +17,9 @@
 
 use std::collections::HashMap;
 
+use super::causes::CauseStore;
 use super::cdp_events::CodeLocation;
+use super::dom::DomChange;
 use super::inputs::FieldInput;
 use super::records::{DomRecord, Outcome, RequestRecord};
 use crate::browser::chromium::kinds::ResourceType;
@@ -32,8 +34,11 @@ pub struct Span<'a> {
 
 /// Requests that follow each other within this much count as one after another.
 const CHAIN_SLACK_MS: f64 = 2.0;
-/// A DOM change this soon after a response ended followed it.
+/// A DOM change this soon after a response ended followed it, whatever code made it.
 const FOLLOWS_MS: f64 = 100.0;
+/// Up to this long after a response ended, a DOM change made by code reading an answer of the same
+/// caller followed it too (a loaded machine runs the page's code late).
+const LATE_MS: f64 = 2000.0;
 /// Chains shorter than this are not news.
 const MIN_CHAIN: usize = 3;
 
@@ -89,14 +94,46 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// The first DOM change at or right after `at` (within [`FOLLOWS_MS`]), how long after, and
-/// whether the element has not changed since.
-pub fn change_after<'a>(doms: &[&'a DomRecord], at: f64) -> Option<(&'a DomRecord, f64, bool)> {
-    doms.iter()
+/// The DOM change that followed the answer of `span` (of a request that ended): one made from the
+/// moment its headers arrived (the page may read a body before the browser reports it finished)
+/// until [`FOLLOWS_MS`] after it ended — or until [`LATE_MS`] after, when code reading an answer of
+/// the same caller made it (`causes` hold their stacks). The one the element still shows comes
+/// first, else the earliest; with how long after the end, and whether the element has not changed
+/// since.
+pub fn change_after<'a>(
+    doms: &[&'a DomRecord],
+    span: &Span,
+    causes: &CauseStore,
+) -> Option<(&'a DomRecord, f64, bool)> {
+    let end = span.end?;
+    let from = span.request.response.as_ref().map_or(end, |answer| answer.at.min(end)) - 2.0;
+    let follows = |dom: &DomRecord, t: f64| {
+        t >= from
+            && (t <= end + FOLLOWS_MS
+                || (t <= end + LATE_MS
+                    && dom.recent.iter().find(|c| c.at == t).is_some_and(|c| reads(causes, span.request, dom, c))))
+    };
+    let changes: Vec<(&DomRecord, f64)> = doms
+        .iter()
         .flat_map(|dom| dom.times.iter().map(move |t| (*dom, *t)))
-        .filter(|(_, t)| *t >= at - 2.0 && *t <= at + FOLLOWS_MS)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(dom, t)| (dom, (t - at).max(0.0), t >= dom.last_at()))
+        .filter(|(dom, t)| follows(dom, *t))
+        .collect();
+    let earliest = |shown: bool| {
+        changes
+            .iter()
+            .filter(|(dom, t)| !shown || *t >= dom.last_at())
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(dom, t)| (*dom, (t - end).max(0.0), *t >= dom.last_at()))
+    };
+    earliest(true).or_else(|| earliest(false))
+}
+
+/// Whether `change` (of `dom`) was made by code that resumed after a promise (or an XHR's callback)
+/// scheduled where `request` was started: code reading an answer of the same caller.
+fn reads(causes: &CauseStore, request: &RequestRecord, dom: &DomRecord, change: &DomChange) -> bool {
+    causes.first_of(dom.document, &change.causes).is_some_and(|stack| {
+        stack.after_promise() && stack.resumed().any(|f| request.callers.frames().any(|c| f.same_place(c)))
+    })
 }
 
 /// The same request: method, URL and body.
@@ -114,8 +151,9 @@ fn consumed(span: &Span) -> bool {
 }
 
 /// One line per endpoint whose requests the page read in another order than it started them,
-/// among requests that differ: the later answer then wins over the one asked for last.
-pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<String> {
+/// among requests that differ: the later answer then wins over the one asked for last (`causes`:
+/// the stacks behind DOM changes, see [`change_after`]).
+pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], causes: &CauseStore, origin: f64) -> Vec<String> {
     let mut by_endpoint: HashMap<String, Vec<&Span>> = HashMap::new();
     for span in spans.iter().filter(|s| s.end.is_some() && consumed(s)) {
         by_endpoint.entry(format!("{} {}", span.request.method, path_of(&span.request.url))).or_default().push(span);
@@ -143,7 +181,7 @@ pub fn out_of_order(spans: &[Span], doms: &[&DomRecord], origin: f64) -> Vec<Str
             Some(query) if !query.is_empty() => format!("?{}", shorten(&query, 40)),
             _ => "the request".to_owned(),
         };
-        let after = match change_after(doms, end) {
+        let after = match change_after(doms, last, causes) {
             Some((dom, dt, last)) => format!(
                 "; {} changed {} ms later{}",
                 dom.change.element,
@@ -361,7 +399,6 @@ fn shorten(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::browser::chromium::kinds::ResourceType;
-    use crate::browser::page::watch::dom::DomChange;
     use crate::browser::page::watch::records::{Answer, Outcome};
     use crate::browser::page::watch::stacks::Stack;
     use serde_json::json;
@@ -415,7 +452,7 @@ mod tests {
             Span { request: &records[2], start: 1200.0, end: Some(1350.0) },
         ];
         let render = DomRecord::new(DomChange::replaced_children("#results", 2513.0, 1), 0);
-        let facts = out_of_order(&spans, &[&render], 1000.0);
+        let facts = out_of_order(&spans, &[&render], &CauseStore::default(), 1000.0);
         assert_eq!(
             facts,
             vec![
@@ -425,7 +462,7 @@ mod tests {
             ]
         );
         let in_order = vec![spans[1], spans[2]];
-        assert!(out_of_order(&in_order, &[], 0.0).is_empty());
+        assert!(out_of_order(&in_order, &[], &CauseStore::default(), 0.0).is_empty());
         // Two loads of a static file answer the same: never "out of order".
         let icons: Vec<RequestRecord> = (0..2)
             .map(|_| RequestRecord { resource_type: ResourceType::Image, ..request("http://app/favicon.svg", None) })
@@ -434,7 +471,83 @@ mod tests {
             Span { request: &icons[0], start: 1000.0, end: Some(1300.0) },
             Span { request: &icons[1], start: 1100.0, end: Some(1200.0) },
         ];
-        assert!(out_of_order(&twice, &[&render], 1000.0).is_empty());
+        assert!(out_of_order(&twice, &[&render], &CauseStore::default(), 1000.0).is_empty());
+    }
+
+    /// The type-ahead's five searches, "t" answered last (at 1910, its headers at 1880): the render
+    /// of its answer is named however late a loaded renderer ran it.
+    fn searches(records: &[RequestRecord]) -> Vec<Span<'_>> {
+        let ends = [1910.0, 1678.0, 1655.0, 1400.0, 1428.0];
+        records
+            .iter()
+            .zip(ends)
+            .enumerate()
+            .map(|(i, (r, end))| Span { request: r, start: 1073.0 + 80.0 * i as f64, end: Some(end) })
+            .collect()
+    }
+
+    fn search_records() -> Vec<RequestRecord> {
+        ["t", "ta", "tab", "tabl", "table"]
+            .iter()
+            .map(|q| {
+                let mut r = request(&format!("http://app/api/search?q={q}"), Some(("", 23)));
+                r.response = Some(Answer { status: 200, mime: "application/json".into(), at: 0.0 });
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_render_the_page_made_before_the_browser_reported_the_answer_finished_follows_it() {
+        let mut records = search_records();
+        records[0].response.as_mut().unwrap().at = 1880.0;
+        let spans = searches(&records);
+        let render = DomRecord::new(DomChange::replaced_children("#results", 1891.0, 12), 0);
+        let facts = out_of_order(&spans, &[&render], &CauseStore::default(), 1000.0);
+        assert_eq!(
+            facts,
+            vec![
+                "GET /api/search ×5 finished out of order: ?q=t started 1st, finished last at +910 ms; \
+                 #results changed 0 ms later and not since: the page shows this answer"
+                    .to_owned()
+            ]
+        );
+        // Before its headers arrived, no change can be its answer's.
+        let early = DomRecord::new(DomChange::replaced_children("#results", 1850.0, 12), 0);
+        let facts = out_of_order(&spans, &[&early], &CauseStore::default(), 1000.0);
+        assert!(facts[0].ends_with("; no DOM change followed"), "{facts:?}");
+    }
+
+    #[test]
+    fn a_late_render_follows_an_answer_only_when_code_reading_that_callers_answers_made_it() {
+        let records = search_records();
+        let spans = searches(&records);
+        // 126 ms after the end: a loaded renderer ran `.then(render)` late.
+        let mut change = DomChange::replaced_children("#results", 2036.0, 12);
+        change.causes = vec![7];
+        let render = DomRecord::new(change, 0);
+        let unknown = out_of_order(&spans, &[&render], &CauseStore::default(), 1000.0);
+        assert!(unknown[0].ends_with("; no DOM change followed"), "a late change of unknown cause: {unknown:?}");
+        let frame = |function: &str, line: u32| json!({"functionName": function, "url": "http://app/items/", "lineNumber": line - 1, "columnNumber": 0});
+        let stack = |description: &str| {
+            Stack::parse(
+                &json!({"callFrames": [frame("render", 15)], "parent": {"description": description, "callFrames": [frame("", 23)]}}),
+            )
+        };
+        let mut causes = CauseStore::default();
+        causes.announced(0, 7, 2036.0);
+        causes.resolved(0, 7, Some(stack("Promise.then")));
+        let read = out_of_order(&spans, &[&render], &causes, 1000.0);
+        assert!(
+            read[0].ends_with("; #results changed 126 ms later and not since: the page shows this answer"),
+            "{read:?}"
+        );
+        // A timer's change as late is not the answer's.
+        let mut timer = CauseStore::default();
+        timer.announced(0, 7, 2036.0);
+        timer.resolved(0, 7, Some(stack("setTimeout")));
+        let timed = out_of_order(&spans, &[&render], &timer, 1000.0);
+        assert!(timed[0].ends_with("; no DOM change followed"), "{timed:?}");
     }
 
     #[test]
@@ -450,7 +563,10 @@ mod tests {
             Span { request: &orders[0], start: 1000.0, end: Some(1300.0) },
             Span { request: &orders[1], start: 1001.0, end: Some(1200.0) },
         ];
-        assert!(out_of_order(&spans, &[], 1000.0).is_empty(), "the same order twice is no race");
+        assert!(
+            out_of_order(&spans, &[], &CauseStore::default(), 1000.0).is_empty(),
+            "the same order twice is no race"
+        );
         assert_eq!(
             sent_twice(&spans, "click"),
             vec![("POST http://app/api/orders ×2 from one click, identical bodies, both 200".to_owned(), 2)]
@@ -466,7 +582,10 @@ mod tests {
             Span { request: &icons[0], start: 1000.0, end: Some(1300.0) },
             Span { request: &icons[1], start: 1001.0, end: Some(1200.0) },
         ];
-        assert!(out_of_order(&spans, &[], 1000.0).is_empty(), "the browser's icons are read by no code");
+        assert!(
+            out_of_order(&spans, &[], &CauseStore::default(), 1000.0).is_empty(),
+            "the browser's icons are read by no code"
+        );
     }
 
     #[test]

@@ -297,7 +297,7 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
 /// The facts of an action's requests: out of order, sent twice, one after another, stale values.
 fn facts_of(store: &Store, spans: &[Span], doms: &[&DomRecord], mark: &Mark, origin: &str, effects: &mut Effects) {
     let redactor = &store.redactor;
-    effects.facts = facts::out_of_order(spans, doms, mark.at);
+    effects.facts = facts::out_of_order(spans, doms, &store.causes, mark.at);
     for (line, times) in facts::sent_twice(spans, mark.what()) {
         effects.sent_twice.push((effects.facts.len(), times));
         effects.facts.push(redactor.text(&relative_in(&line, origin)));

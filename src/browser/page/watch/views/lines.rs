@@ -232,7 +232,7 @@ impl Reading<'_> {
             .filter(|e| e.at >= from)
             .filter_map(|e| if let Record::Dom(d) = &e.record { Some(d) } else { None })
             .collect();
-        let mut facts = facts::out_of_order(&spans, &doms, self.origin_at);
+        let mut facts = facts::out_of_order(&spans, &doms, &self.store.causes, self.origin_at);
         facts.extend(facts::chains(&spans).iter().map(|c| relative_in(&c.line(), &self.origin)));
         facts
     }
