@@ -36,6 +36,12 @@ pub static CAPTURED_BODY_BYTES: LazyLock<IntGauge> = LazyLock::new(|| {
         .expect("valid metric")
 });
 
+/// Bytes of parsed source maps the sessions keep (at most `source_map::CACHE_CAP` each).
+pub static SOURCE_MAP_BYTES: LazyLock<IntGauge> = LazyLock::new(|| {
+    IntGauge::new("text_browser_source_map_bytes", "Bytes of parsed source maps held by all sessions")
+        .expect("valid metric")
+});
+
 /// Background tasks pages are running for themselves (capturing a body, answering a dialog,
 /// fetching a source line); each ends with its page.
 pub static PAGE_TASKS: LazyLock<IntGauge> = LazyLock::new(|| {
@@ -146,6 +152,7 @@ impl Metrics {
             Box::new(CDP_DURATION.clone()) as Box<dyn Collector>,
             Box::new(EVENTS_DROPPED.clone()),
             Box::new(CAPTURED_BODY_BYTES.clone()),
+            Box::new(SOURCE_MAP_BYTES.clone()),
             Box::new(PAGE_TASKS.clone()),
         ] {
             registry.register(shared).expect("unique metric names");

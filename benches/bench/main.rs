@@ -13,6 +13,8 @@
 //! - `cookies`: a page setting 1,000 cookies beside another session's reads, and the RSS
 //! - `egress`: page loads through a session's egress proxy vs no proxy
 //! - `replicas`: a call sent to the replica owning its session vs forwarded by another
+//! - `maps`: a click on the production React fixture with source maps cold, warm and off, and a
+//!   session's map cache on 5 MB maps
 //! - `table`: samples, percentiles, the printed table
 //!
 //! BENCH_ROUNDS (default 30) sets the rounds per row, BENCH_CYCLES (default 1000) the
@@ -20,7 +22,7 @@
 //! `cargo bench -- throughput` only the 8-session throughput, `cargo bench -- churn` only the DOM
 //! watcher's cost, `cargo bench -- flood` only the socket flood's, `cargo bench -- cookies` only the
 //! 1,000-cookie page's, `cargo bench -- replicas` only the cost of forwarding a call to another
-//! replica.
+//! replica, `cargo bench -- maps` only the source-map rows.
 
 mod churn;
 mod cookies;
@@ -28,6 +30,7 @@ mod egress;
 mod flood;
 mod floors;
 mod latency;
+mod maps;
 mod memory;
 mod replicas;
 mod service;
@@ -48,6 +51,12 @@ async fn main() {
         return;
     }
     let svc = service::Service::start(&[("MAX_SESSIONS", "16")]);
+    if std::env::args().any(|a| a == "maps") {
+        table::header();
+        maps::report(&svc, &base, rounds).await;
+        maps::cap(&svc).await;
+        return;
+    }
     if std::env::args().any(|a| a == "storm") {
         memory::storm(&svc, &base).await;
         return;
@@ -79,6 +88,8 @@ async fn main() {
     println!();
     table::header();
     latency::report(&svc, &raw, &base, rounds).await;
+    maps::report(&svc, &base, rounds).await;
+    maps::cap(&svc).await;
     egress::report(&raw.chromium, &base, rounds).await;
     churn::report(&svc, &raw, &base, rounds).await;
     flood::report(&svc, &base, rounds).await;

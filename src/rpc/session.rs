@@ -68,6 +68,8 @@ pub struct SessionCreateParams {
     pub http_credentials: Option<HttpCredentials>,
     /// Failed calls' `data.evidence` also carries the viewport as a small JPEG (default false).
     pub evidence: Option<bool>,
+    /// false: locations as served, no source map fetched (default true).
+    pub source_maps: Option<bool>,
 
     /// Must match the service's HEADLESS setting if given (all sessions share one Chromium).
     pub headless: Option<bool>,
@@ -276,6 +278,7 @@ async fn create(ctx: Arc<RpcContext>, p: SessionCreateParams) -> Result<SessionC
         proxy,
         emulation,
         evidence_screenshots: p.evidence.unwrap_or(false),
+        served_locations: p.source_maps == Some(false),
     };
     let session_id = ctx.sessions.create(&options, deadline).await?;
     let Some(url) = p.url else { return Ok(SessionCreateResult { session_id, navigation: None }) };

@@ -392,6 +392,22 @@ async fn page_inspect_live_events_the_har_and_the_timeline_name_the_react_produc
     }
 }
 
+/// `sourceMaps: false` (the benchmark's "maps off"): the same click's answer names the code as
+/// the browser served it, in the production bundle, and reads no map.
+#[tokio::test]
+async fn a_session_with_source_maps_off_names_the_code_as_served() {
+    let svc = shared();
+    let created = svc.ok("session.create", json!({ "url": App::Expenses.prod(), "sourceMaps": false })).await;
+    let sid = SessionGuard::adopt(svc, created["session_id"].as_str().expect("session_id"));
+    let selector = "role=textbox[name=\"Description\"]";
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
+    let clicked =
+        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let reached = texts_of(&clicked["effects"]["reached"]);
+    assert!(reached.iter().any(|line| line.contains("/assets/index-")), "as served: {reached:#?}");
+    assert!(!clicked.to_string().contains("ClaimForm.tsx"), "no map read: {clicked}");
+}
+
 /// A real dev stack's noise — the Vite client and React's refresh runtime, a `data:` image — is
 /// kept out of network.pull unless asked for (`includeNoise`), and then a `data:` URL is shown cut;
 /// the app's own requests (StrictMode's doubled effects: each load-time request twice) stay. The

@@ -189,6 +189,11 @@ impl Core {
         self.evidence_shots.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Whether the session's answers read locations through source maps (on unless turned off).
+    pub fn set_source_maps(&self, on: bool) {
+        self.originals.set_on(on);
+    }
+
     /// What the pump keeps current about the page.
     pub(in crate::browser) fn watch(&self) -> &Watch {
         &self.watch

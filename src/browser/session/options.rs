@@ -200,6 +200,8 @@ pub struct SessionOptions {
     pub emulation: Emulation,
     /// Failed calls' evidence includes a small screenshot.
     pub evidence_screenshots: bool,
+    /// Source maps off: every location as the browser served it.
+    pub served_locations: bool,
 }
 
 /// Where and how the session's pages believe they run.

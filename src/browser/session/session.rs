@@ -250,6 +250,7 @@ pub(super) async fn apply_to_tab(page: &Page, options: &SessionOptions, deadline
         page.send(SetUserAgentOverride { user_agent }, deadline).await?;
     }
     page.set_evidence_shots(options.evidence_screenshots);
+    page.set_source_maps(!options.served_locations);
     apply_emulation(page, &options.emulation, deadline).await
 }
 

@@ -20,6 +20,7 @@ mod discover;
 mod fetch;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +44,9 @@ const MAX_SCRIPTS: usize = 4096;
 pub struct Originals {
     shared: Arc<Shared>,
     stop: CancellationToken,
+    /// Turned off (session.create's `sourceMaps: false`): no map is looked for, every location
+    /// is given as served.
+    off: AtomicBool,
 }
 
 struct Shared {
@@ -74,17 +78,32 @@ impl Drop for Originals {
     }
 }
 
+/// The maps go with the last of the session and its fetches.
+impl Drop for Shared {
+    fn drop(&mut self) {
+        crate::metrics::SOURCE_MAP_BYTES.sub(self.lock().cache.bytes() as i64);
+    }
+}
+
 impl Default for Originals {
     fn default() -> Self {
         let shared = Shared { state: Mutex::new(State::default()), settled: watch::channel(0).0 };
-        Self { shared: Arc::new(shared), stop: CancellationToken::new() }
+        Self { shared: Arc::new(shared), stop: CancellationToken::new(), off: AtomicBool::new(false) }
     }
 }
 
 impl Originals {
-    /// A resolver over the maps as they are now (see `source_map::Resolver`).
+    /// A resolver over the maps as they are now (see `source_map::Resolver`); none when off.
     pub fn resolver(&self) -> Resolver {
+        if self.off.load(Ordering::Relaxed) {
+            return Resolver::default();
+        }
         Resolver::new(self.shared.lock().snapshot.clone())
+    }
+
+    /// Turns the maps on or off for the session's answers from now on.
+    pub fn set_on(&self, on: bool) {
+        self.off.store(!on, Ordering::Relaxed);
     }
 
     /// Looks for the maps of `scripts` that nobody looked for yet (fetched by `page`, whose main
@@ -98,7 +117,7 @@ impl Originals {
         map_headers: &HashMap<String, String>,
         until: Instant,
     ) {
-        if scripts.is_empty() {
+        if scripts.is_empty() || self.off.load(Ordering::Relaxed) {
             return;
         }
         let mut settled = self.shared.settled.subscribe();
@@ -161,6 +180,7 @@ impl Shared {
     /// Files what a fetch came to, and tells the waiting answers.
     fn file(&self, script: &str, fetched: Fetched) {
         let mut state = self.lock();
+        let kept_before = state.cache.bytes() as i64;
         match fetched {
             Fetched::Mapped(mapped) if mapped.bytes() > state.cache.cap() => {
                 let why = Why::Unreadable(format!(
@@ -187,6 +207,7 @@ impl Shared {
             state.known.retain(|_, status| !matches!(status, Status::Unmapped(_)));
         }
         state.rebuild();
+        crate::metrics::SOURCE_MAP_BYTES.add(state.cache.bytes() as i64 - kept_before);
         drop(state);
         self.settled.send_modify(|n| *n += 1);
     }
