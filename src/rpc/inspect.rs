@@ -98,7 +98,7 @@ pub struct SourceParams {
     pub line: Option<u32>,
     /// 1-based: a long line is cut around it.
     pub column: Option<u32>,
-    /// Lines shown each side of `line` (default 3, at most 50).
+    /// Lines shown each side of `line` (default 15 in an app source file, 3 in a served script; at most 50).
     pub context: Option<u32>,
 }
 
@@ -201,18 +201,16 @@ async fn inspect(call: Call, page: Page, (target, _): (Target, InspectParams)) -
 }
 
 async fn source(call: Call, page: Page, p: SourceParams) -> Result<SourceView, ApiError> {
-    let context = match p.context {
-        None => 3,
-        Some(n) if n <= 50 => n,
-        Some(_) => return Err(ApiError::invalid("context", "context must be 0 to 50")),
-    };
+    if p.context.is_some_and(|n| n > 50) {
+        return Err(ApiError::invalid("context", "context must be 0 to 50"));
+    }
     if p.line == Some(0) {
         return Err(ApiError::invalid("line", "line is 1-based: the first line is 1"));
     }
     if p.column == Some(0) {
         return Err(ApiError::invalid("column", "column is 1-based: the first column is 1"));
     }
-    let ask = SourceAsk::parse(&p.url, p.line, p.column, context);
+    let ask = SourceAsk::parse(&p.url, p.line, p.column, p.context);
     page.source(&ask, call.deadline).await.map_err(|err| match err {
         BrowserError::InvalidOption(message) if message.starts_with("line ") => ApiError::invalid("line", message),
         BrowserError::InvalidOption(message) => ApiError::invalid("url", message),

@@ -268,6 +268,11 @@ async fn page_source_shows_lines_of_a_script_the_page_runs() {
         "  23 |   const data = await res.json();\n> 24 |   showConfirmation(data.order.id);\n  25 | }"
     );
     assert!(shown["total"].as_u64().unwrap() >= 27);
+    // A served script's place, asked for as an answer writes it: 3 lines each side.
+    let placed = svc.ok("page.source", json!({ "session_id": sid, "url": format!("{script}:24") })).await;
+    let numbers: Vec<&str> = placed["lines"].as_str().unwrap().lines().filter_map(|l| l.split('|').next()).collect();
+    let numbers: Vec<u32> = numbers.iter().filter_map(|n| n.trim_start_matches('>').trim().parse().ok()).collect();
+    assert_eq!(numbers, (21..=27).collect::<Vec<_>>(), "{placed}");
     let whole = svc.ok("page.source", json!({ "session_id": sid, "url": "/order/app.js" })).await;
     assert_eq!(whole["url"], script, "a relative URL is the page's");
     let lines = whole["lines"].as_str().unwrap();

@@ -408,6 +408,29 @@ async fn a_session_with_source_maps_off_names_the_code_as_served() {
     assert!(!clicked.to_string().contains("ClaimForm.tsx"), "no map read: {clicked}");
 }
 
+/// The line numbers page.source shows (`> 16 |`, `  3 |`), first to last.
+fn shown_numbers(lines: &str) -> Vec<u32> {
+    lines.lines().filter_map(|line| line.trim_start_matches('>').split('|').next()?.trim().parse().ok()).collect()
+}
+
+/// A place in an app's own file, asked for as an answer wrote it (no context), shows 15 lines each
+/// side: the handler and what it calls, where 3 lines showed only its first statement.
+#[tokio::test]
+async fn page_source_of_an_app_file_shows_fifteen_lines_each_side_by_default() {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, Mode::Prod).await;
+    let shown = source_of(svc, &sid, "src/components/ClaimForm.tsx:16").await;
+    assert_eq!(shown_numbers(&shown), (1..=31).collect::<Vec<_>>(), "lines 1 to 31: {shown}");
+    assert!(shown.contains("> 16 |   function submit() {") && shown.contains("setStatus('submitted')"), "{shown}");
+    let asked = svc
+        .ok(
+            "page.source",
+            json!({ "session_id": sid, "url": "src/components/ClaimForm.tsx", "line": 16, "context": 2 }),
+        )
+        .await;
+    assert_eq!(shown_numbers(asked["lines"].as_str().unwrap_or_default()), (14..=18).collect::<Vec<_>>(), "{asked}");
+}
+
 /// A real dev stack's noise — the Vite client and React's refresh runtime, a `data:` image — is
 /// kept out of network.pull unless asked for (`includeNoise`), and then a `data:` URL is shown cut;
 /// the app's own requests (StrictMode's doubled effects: each load-time request twice) stay. The

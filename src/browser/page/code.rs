@@ -47,13 +47,22 @@ pub struct SourceAsk<'a> {
     pub url: &'a str,
     pub line: Option<u32>,
     pub column: Option<u32>,
-    pub context: u32,
+    /// Lines each side of `line`; None: [`ORIGINAL_CONTEXT`] in an app's own file, else
+    /// [`SERVED_CONTEXT`].
+    pub context: Option<u32>,
 }
+
+/// Lines shown each side of a line of an app's own source file when the ask gives no context: the
+/// function around a place, read as the app's author wrote it (a narrower window made agents ask
+/// again, or learn that `line` can be left out).
+const ORIGINAL_CONTEXT: u32 = 15;
+/// Lines shown each side of a line of a script as served (a bundle's lines say little more).
+const SERVED_CONTEXT: u32 = 3;
 
 impl<'a> SourceAsk<'a> {
     /// `url` as an answer writes a location, `path:line[:column]`, split (a `line` or `column` given
     /// apart wins); a URL's port is not a line.
-    pub fn parse(url: &'a str, line: Option<u32>, column: Option<u32>, context: u32) -> Self {
+    pub fn parse(url: &'a str, line: Option<u32>, column: Option<u32>, context: Option<u32>) -> Self {
         let (path, numbers) = split_position(url);
         Self { url: path, line: line.or(numbers.0), column: column.or(numbers.1), context }
     }
@@ -171,7 +180,8 @@ pub(super) async fn source_lines(page: &Page, url: &str, deadline: Instant) -> O
 
 impl Page {
     /// Lines `line - context ..= line + context` (1-based; a long line cut to a window around
-    /// `column`) of an original source file the session's maps carry, or of a script the page
+    /// `column`; context [`ORIGINAL_CONTEXT`] or [`SERVED_CONTEXT`] unless asked) of an original
+    /// source file the session's maps carry, or of a script the page
     /// loaded (a relative URL resolved against the page's); the whole file (up to
     /// [`WHOLE_FILE_LINES`]) without a line.
     pub async fn source(&self, ask: &SourceAsk<'_>, deadline: Instant) -> Result<SourceView, BrowserError> {
@@ -213,7 +223,7 @@ async fn original_lines(
         ))
     })?;
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let mut view = shown(&lines, &path, ask)?;
+    let mut view = shown(&lines, &path, ask, ORIGINAL_CONTEXT)?;
     view.script = Some(script);
     Ok(Some(view))
 }
@@ -259,13 +269,13 @@ async fn lines_of(page: &Page, ask: &SourceAsk<'_>, deadline: Instant) -> Result
              loaded, or an app source file's path, as page errors, console entries and listeners name them"
         ))
     })?;
-    shown(&lines, &url, ask)
+    shown(&lines, &url, ask, SERVED_CONTEXT)
 }
 
-/// The lines `ask` wants of a file named `url`.
-fn shown(lines: &[String], url: &str, ask: &SourceAsk<'_>) -> Result<SourceView, BrowserError> {
+/// The lines `ask` wants of a file named `url` (`context` each side of its line unless it says).
+fn shown(lines: &[String], url: &str, ask: &SourceAsk<'_>, context: u32) -> Result<SourceView, BrowserError> {
     let shown = match ask.line {
-        Some(line) => sources::excerpt(lines, line, ask.column, ask.context).ok_or_else(|| {
+        Some(line) => sources::excerpt(lines, line, ask.column, ask.context.unwrap_or(context)).ok_or_else(|| {
             BrowserError::InvalidOption(format!("line {line} is past the end of {url} ({} lines)", lines.len()))
         })?,
         None => {
