@@ -136,10 +136,10 @@
     if (control instanceof HTMLButtonElement || control instanceof HTMLInputElement) {
       const type = (control.getAttribute('type') || (control instanceof HTMLButtonElement ? 'submit' : 'text')).toLowerCase();
       if (type === 'checkbox' || type === 'radio') return 'checks or unchecks ' + describe(control);
-      if (type === 'button') return 'nothing (a type="' + type + '" ' + control.localName + ' submits nothing)';
+      if (type === 'button') return 'no default action (a type="' + type + '" ' + control.localName + ' submits no form)';
       if (type === 'reset') return control.form ? 'resets ' + describe(control.form) : null;
       if (type === 'submit' || type === 'image') {
-        return control.form ? 'submits ' + formAction(control.form) : 'nothing (a submit button outside any form)';
+        return control.form ? 'submits ' + formAction(control.form) : 'no default action (a submit button outside any form)';
       }
       return null;
     }

@@ -67,7 +67,8 @@ async fn clicking_and_filling_by_ref_works_in_iframes_and_shadow_roots() {
         .await;
     }
     let shadow = ref_of(&text, "button \"Shadow button\"");
-    svc.ok("page.click", json!({ "session_id": sid, "ref": shadow })).await;
+    // A ref given where a selector goes (as agents do) is the ref, not a CSS tag `e12` that never appears.
+    svc.ok("page.click", json!({ "session_id": sid, "selector": shadow })).await;
     let shadow_input = ref_of(&text, "textbox \"Shadow input\"");
     svc.ok("page.fill", json!({ "session_id": sid, "ref": shadow_input, "value": "in the shadow" })).await;
 

@@ -334,7 +334,13 @@ async fn a_forms_submit_listener_is_reached_only_when_the_click_submits_the_form
     let reached = effect_lines(&clicked, "reached");
     assert!(reached.iter().any(|l| l.starts_with("click on button#save → ")), "{clicked}");
     assert!(!reached.iter().any(|l| l.starts_with("submit on")), "nothing was submitted: {clicked}");
-    assert!(clicked["effects"]["byDefault"].as_str().unwrap_or_default().contains("submits nothing"), "{clicked}");
+    assert!(
+        clicked["effects"]["byDefault"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no default action (a type=\"button\" button submits no form)"),
+        "{clicked}"
+    );
 }
 
 #[tokio::test]
@@ -347,7 +353,7 @@ async fn a_click_whose_propagation_a_listener_stopped_says_so() {
     let archived = svc.ok("page.click", json!({ "session_id": sid, "selector": "#archive" })).await;
     let by_default = archived["effects"]["byDefault"].as_str().unwrap_or_else(|| panic!("{archived}"));
     assert!(
-        by_default.starts_with("click on #archive: nothing (a type=\"button\" button submits nothing)")
+        by_default.starts_with("click on #archive: no default action (a type=\"button\" button submits no form)")
             && by_default.ends_with("(a listener stopped its propagation before the window)"),
         "{archived}"
     );

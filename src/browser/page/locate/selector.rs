@@ -7,6 +7,8 @@
 //!   `[expanded]`, `[pressed]`, `[selected]`.
 //! - `text=Sign in` (substring, case-insensitive) and `text="Sign in"` (exact).
 //! - `xpath=//button` (or any selector starting with `//`).
+//! - `ref=e5`, or `e5` alone: an element page.snapshot named (no HTML element is named `e5`: a
+//!   custom element's name has a hyphen; `css=e5` still means the tag).
 //!
 //! CSS, text and XPath are resolved in the page by `js/lib.js`; roles by the Accessibility domain
 //! and refs by the ref table (`resolve`), whose matches are handed to the same scripts as element
@@ -57,6 +59,9 @@ impl Selector {
                 return Err(invalid("ref= needs a ref from page.snapshot, such as ref=e5"));
             }
             return Ok(Selector::Ref(name.to_owned()));
+        }
+        if super::refs::is_ref(s) {
+            return Ok(Selector::Ref(s.to_owned()));
         }
         if let Some(rest) = s.strip_prefix("role=") {
             return parse_role(rest).map(Selector::Role).map_err(|r| invalid(&r));
@@ -223,6 +228,15 @@ mod tests {
         assert_eq!(Selector::parse("[data-testid=\"x\"]").unwrap(), Selector::Css("[data-testid=\"x\"]".into()));
         assert_eq!(Selector::parse("css=a[href='x=y']").unwrap(), Selector::Css("a[href='x=y']".into()));
         assert_eq!(Selector::parse("a[href='x=y']").unwrap(), Selector::Css("a[href='x=y']".into()));
+    }
+
+    #[test]
+    fn a_ref_given_as_a_selector_is_the_ref() {
+        assert_eq!(Selector::parse("e8").unwrap(), Selector::Ref("e8".into()));
+        assert_eq!(Selector::parse(" ref=e8 ").unwrap(), Selector::Ref("e8".into()));
+        assert_eq!(Selector::parse("css=e8").unwrap(), Selector::Css("e8".into()));
+        assert_eq!(Selector::parse("em").unwrap(), Selector::Css("em".into()));
+        assert_eq!(Selector::parse("e8 span").unwrap(), Selector::Css("e8 span".into()));
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub struct EventNote {
     /// The element it was dispatched to.
     pub on: String,
     /// What the browser does by default (`submits form#login (POST /login)`, `follows the link to
-    /// /next`, `nothing (a type="button" button submits nothing)`); none when nothing is known.
+    /// /next`, `no default action (a type="button" button submits no form)`); none when nothing is known.
     #[serde(default)]
     pub default: Option<String>,
     /// A listener called preventDefault (or an inline handler returned false).
@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn event_notes_keep_what_the_browser_did_by_default() {
         let report = parse_payload(
-            r##"{"changes":[],"events":[{"t":5,"type":"click","on":"#save","default":"nothing (a type=\"button\" button submits nothing)","prevented":false,"bubbled":true},
+            r##"{"changes":[],"events":[{"t":5,"type":"click","on":"#save","default":"no default action (a type=\"button\" button submits no form)","prevented":false,"bubbled":true},
                  {"t":6,"type":"submit","on":"#login","default":"submits #login (POST /login)","prevented":true,"bubbled":false},
                  {"t":7,"type":"wheel","on":"#x"}]}"##,
         )

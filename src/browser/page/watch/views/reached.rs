@@ -306,10 +306,11 @@ mod tests {
 
     #[test]
     fn a_default_that_does_nothing_says_why() {
-        let click = note(NoteKind::Click, "#save", Some("nothing (a type=\"button\" button submits nothing)"), false);
+        let click =
+            note(NoteKind::Click, "#save", Some("no default action (a type=\"button\" button submits no form)"), false);
         assert_eq!(
             by_default(&[&click], &[]).as_deref(),
-            Some("click on #save: nothing (a type=\"button\" button submits nothing)")
+            Some("click on #save: no default action (a type=\"button\" button submits no form)")
         );
         let plain = note(NoteKind::Click, "div.card", None, false);
         assert_eq!(by_default(&[&plain], &[]), None);
