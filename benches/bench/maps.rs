@@ -95,17 +95,25 @@ pub async fn cap(svc: &Service) {
         let logs = svc.ok("logs.pull", json!({ "session_id": sid })).await;
         let errors = logs["pageErrors"].as_array().cloned().unwrap_or_default();
         seen += errors.len();
-        mapped += errors.iter().filter(|e| e["location"]["original"]["source"].is_string()).count();
+        let (kept, served): (Vec<_>, Vec<_>) =
+            errors.iter().partition(|e| e["location"]["original"]["source"].is_string());
+        mapped += kept.len();
+        if let Some(error) = served.first() {
+            println!("  an error as served: {}", error["location"]);
+        }
         peak = peak.max(svc.metric(GAUGE).await - before);
         if seen >= BIG_SCRIPTS {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let mut shown = 0;
+    let (mut shown, mut refused) = (0, None);
     for n in (0..BIG_SCRIPTS).chain(0..BIG_SCRIPTS) {
         let asked = json!({ "session_id": sid, "url": format!("src/big-{n}.ts:2") });
-        shown += usize::from(svc.call("page.source", asked).await.is_ok());
+        match svc.call("page.source", asked).await {
+            Ok(_) => shown += 1,
+            Err(error) => refused = Some(error["message"].as_str().unwrap_or_default().to_owned()),
+        }
         peak = peak.max(svc.metric(GAUGE).await - before);
     }
     let held = svc.metric(GAUGE).await - before;
@@ -119,6 +127,9 @@ pub async fn cap(svc: &Service) {
         peak / 1024.0 / 1024.0,
         held / 1024.0 / 1024.0
     );
+    if let Some(message) = refused {
+        println!("  page.source refused: {message}");
+    }
     svc.ok("session.close", json!({ "session_id": sid })).await;
 }
 
