@@ -17,6 +17,11 @@ pub const GUARDS: &[Guard] = &[
         flag: "--webrtc-ip-handling-policy=disable_non_proxied_udp",
         without: "a page's WebRTC sends UDP (STUN, TURN, media) past the egress proxy",
     },
+    Guard {
+        flag: "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        without: "in a Chromium without Chrome's browser layer (the headless shell), a page's WebRTC sends UDP \
+                  past the egress proxy",
+    },
     Guard { flag: "--disable-quic", without: "requests may go over QUIC (UDP)" },
     Guard {
         flag: "--proxy-server",
@@ -60,5 +65,9 @@ mod tests {
         assert_eq!(lacking, ["--webrtc-ip-handling-policy=disable_non_proxied_udp", "--proxy-server"]);
         let other_policy = [args, vec!["--webrtc-ip-handling-policy=default".to_owned()]].concat();
         assert_eq!(missing(&other_policy).len(), 2, "only the closed policy guards");
+        let chrome_only: Vec<String> =
+            GUARDS.iter().map(|g| g.flag.to_owned()).filter(|f| !f.starts_with("--force-webrtc")).collect();
+        let lacking: Vec<&str> = missing(&chrome_only).iter().map(|g| g.flag).collect();
+        assert_eq!(lacking, ["--force-webrtc-ip-handling-policy=disable_non_proxied_udp"], "content's own switch too");
     }
 }

@@ -46,8 +46,10 @@ const CHROMIUM_ARGS: &[&str] = &[
     // no UDP that is not proxied (and an HTTP proxy carries none), gathers no host candidates, and
     // reaches TURN servers only over TCP through the session's proxy, where ALLOW_HOST_REGEX
     // judges it like any tunnel. It is the browser process's setting, so neither a page nor an
-    // evaluated script can change it.
+    // evaluated script can change it. Chrome reads the first switch; a Chromium without Chrome's
+    // browser layer (Debian's headless shell) reads only the second, content's own.
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
 /// Hidden omnibox-popup WebUI targets double the memory of every context in Chromium ≥ 150.
