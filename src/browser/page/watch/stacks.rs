@@ -56,9 +56,9 @@ impl CodeLocation {
 }
 
 /// Segments kept: the synchronous part and this many async parents, less one.
-const MAX_SEGMENTS: usize = 8;
+pub(super) const MAX_SEGMENTS: usize = 8;
 /// Frames kept per segment.
-const MAX_FRAMES: usize = 8;
+pub(super) const MAX_FRAMES: usize = 8;
 
 /// One stretch of a stack: the synchronous frames, or an async parent's.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -18,7 +18,7 @@
 use super::super::facts::path_of;
 use super::super::origin::{origin_of, relative};
 use super::super::records::{Outcome, Record, RequestRecord};
-use super::super::stacks::{CodeLocation, Stack};
+use super::super::stacks::{CodeLocation, MAX_FRAMES, MAX_SEGMENTS, Stack};
 use super::super::timeline::Timeline;
 use super::places::{Places, place_of};
 
@@ -27,8 +27,8 @@ const HANDLING_MS: f64 = 30_000.0;
 /// How far the page's clock (a change's time) and the network's (an answer's) may disagree: an
 /// answer stamped this much after the code that handled it still counts.
 const CLOCK_SKEW_MS: f64 = 25.0;
-/// Requests a function started this close together were started together (`Promise.all`): code
-/// that handled the latest of them awaited them all.
+/// Requests started this close together count as started together when their stacks cannot tell
+/// (see [`together`]).
 const TOGETHER_MS: f64 = 50.0;
 /// Characters of a URL shown in a reaction.
 const URL_CHARS: usize = 80;
@@ -88,8 +88,8 @@ pub fn reacting(
 /// `response of GET /api/deployments 200`, `failure of POST /api/orders (net::ERR_CONNECTION_REFUSED)`,
 /// `responses of GET /api/a 200 and GET /api/b 200` for code that awaited several started together
 /// (`Promise.all`). The latest
-/// answered that the code's function started, with those started together with it (within
-/// [`TOGETHER_MS`]) and answered by then; none when nothing fits.
+/// answered that the code's function started, with those started [`together`] with it and
+/// answered by then; none when nothing fits.
 ///
 /// `reported_late`: the stack is of an unhandled rejection, which Chromium reports after the task
 /// that threw, with the synchronous frames only. A frame further down the function that started
@@ -144,10 +144,102 @@ pub fn handled<'a>(
     let most = candidates.iter().map(|(_, _, r)| shared_frames(stack, &r.callers)).max().unwrap_or(0);
     let candidates: Vec<(f64, f64, &RequestRecord)> =
         candidates.into_iter().filter(|(_, _, r)| shared_frames(stack, &r.callers) == most).collect();
-    let Some(&(started, _, _)) = candidates.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+    let Some(&(started, answered, latest)) = candidates.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Vec::new();
     };
-    candidates.into_iter().filter(|(s, _, _)| (s - started).abs() <= TOGETHER_MS).map(|(_, _, r)| r).collect()
+    let latest = Life { started, answered, callers: &latest.callers };
+    candidates
+        .into_iter()
+        .filter(|&(started, answered, r)| together(&latest, &Life { started, answered, callers: &r.callers }))
+        .map(|(_, _, r)| r)
+        .collect()
+}
+
+/// A request's life, for [`together`]: when it started and was answered (ms since the Unix
+/// epoch), and the stack that started it.
+struct Life<'a> {
+    started: f64,
+    answered: f64,
+    callers: &'a Stack,
+}
+
+/// Whether two requests were started together (`Promise.all([fetch(a), fetch(b)])`), so code that
+/// handled the later answer awaited both: their lives overlap (each started before the other was
+/// answered) and their stacks are one run of a function calling at two places ([`one_run`]). A
+/// property of the code, not of the clock: a starved renderer stretches the starts but not the
+/// stacks. Only where the stacks cannot tell (unknown, one call site, an anonymous function) do
+/// starts within [`TOGETHER_MS`] count.
+fn together(a: &Life, b: &Life) -> bool {
+    let overlap = a.started <= b.answered && b.started <= a.answered;
+    match one_run(a.callers, b.callers) {
+        Some(one) => one && overlap,
+        None => (a.started - b.started).abs() <= TOGETHER_MS,
+    }
+}
+
+/// One step of a stack read outward: a frame, the async boundary into the next segment, where
+/// frames may have been cut (a segment or a chain at its cap), or its real end.
+#[derive(PartialEq)]
+enum Step<'a> {
+    Frame(&'a CodeLocation),
+    Boundary(Option<&'a str>),
+    Cut,
+    End,
+}
+
+fn steps(stack: &Stack) -> Vec<Step<'_>> {
+    let mut steps = Vec::new();
+    for (i, segment) in stack.segments.iter().enumerate() {
+        if i > 0 {
+            steps.push(Step::Boundary(segment.boundary.as_deref()));
+        }
+        steps.extend(segment.frames.iter().map(Step::Frame));
+        if segment.frames.len() >= MAX_FRAMES {
+            steps.push(Step::Cut);
+        }
+    }
+    steps.push(if stack.segments.len() >= MAX_SEGMENTS { Step::Cut } else { Step::End });
+    steps
+}
+
+/// Whether two initiator stacks are one run of a function that called at two places: somewhere
+/// the same named function stands at two lines, and outward from there the stacks agree frame
+/// for frame, async boundaries included, as far as both were kept. `Some(false)` when they part
+/// elsewhere (two functions, one after an `await` the other was not behind); `None` when they
+/// cannot tell: a stack is unknown, they are the same call site (a loop, or the same code run
+/// twice), or they part in an anonymous function.
+fn one_run(a: &Stack, b: &Stack) -> Option<bool> {
+    if a.is_empty() || b.is_empty() || a == b {
+        return None;
+    }
+    let (a, b) = (steps(a), steps(b));
+    let agree_outward = |i: usize, j: usize| {
+        (1..)
+            .map(|k| (a.get(i + k), b.get(j + k)))
+            .find_map(|pair| match pair {
+                (Some(Step::Cut), _) | (_, Some(Step::Cut)) | (Some(Step::End), Some(Step::End)) => Some(true),
+                (Some(x), Some(y)) if x == y => None,
+                _ => Some(false),
+            })
+            .unwrap_or(false)
+    };
+    let mut anonymous = false;
+    for (i, step) in a.iter().enumerate() {
+        let Step::Frame(at) = step else { continue };
+        for (j, step) in b.iter().enumerate() {
+            let Step::Frame(other) = step else { continue };
+            let parted = at.url == other.url
+                && at.function == other.function
+                && (at.line, at.column) != (other.line, other.column);
+            if parted && agree_outward(i, j) {
+                if !at.function.is_empty() {
+                    return Some(true);
+                }
+                anonymous = true;
+            }
+        }
+    }
+    (!anonymous).then_some(false)
 }
 
 /// How many of `stack`'s functions (through its async parents) are among `callers`' too.
@@ -339,6 +431,48 @@ mod tests {
             Some("await in refresh (/deploy/app.js:3)"),
             "none of the action's own: the boundary, never an earlier call's response"
         );
+    }
+
+    #[test]
+    fn requests_one_run_started_at_two_places_are_together_however_far_apart_a_busy_renderer_stamped_them() {
+        // `await Promise.all([fetch(members), fetch(projects)])` in refresh: lines 4 and 5 of one
+        // run, stamped 120 ms apart by a starved renderer.
+        let at = |line| Stack::parse(&json!({"callFrames": [frame("refresh", line), frame("onClick", 20)]}));
+        let mut timeline = Timeline::new(0.0);
+        for (url, line, started, answered) in
+            [("http://app/api/members", 4, 1000.0, 1300.0), ("http://app/api/projects", 5, 1120.0, 1180.0)]
+        {
+            let mut r = request(url, at(line), answered, 200);
+            r.id = url.into();
+            timeline.push(started, Record::Request(Box::new(r)));
+        }
+        let render = Stack::parse(&json!({"callFrames": [frame("refresh", 7)],
+                                          "parent": {"description": "await", "callFrames": [frame("onClick", 20)]}}));
+        assert_eq!(
+            reacting(Some(&render), None, &timeline, 1310.0, &Places::default(), Among::Any).as_deref(),
+            Some("responses of GET /api/members 200 and GET /api/projects 200")
+        );
+    }
+
+    #[test]
+    fn requests_of_unrelated_code_or_one_after_the_other_are_not_together_however_close() {
+        let life = |started, answered, callers| Life { started, answered, callers };
+        let clicked = Stack::parse(&json!({"callFrames": [frame("refresh", 4), frame("onClick", 20)]}));
+        let polled = Stack::parse(&json!({"callFrames": [frame("poll", 12)],
+                                          "parent": {"description": "setTimeout", "callFrames": [frame("schedule", 3)]}}));
+        assert!(!together(&life(1000.0, 1100.0, &clicked), &life(1005.0, 1090.0, &polled)), "a click's and a timer's");
+        // `const a = await fetch(a); const b = await fetch(b)`: b's run came after a's answer.
+        let first = Stack::parse(&json!({"callFrames": [frame("load", 4)]}));
+        let then = Stack::parse(&json!({"callFrames": [frame("load", 5)],
+                                        "parent": {"description": "await", "callFrames": [frame("onClick", 20)]}}));
+        assert!(!together(&life(1000.0, 1002.0, &first), &life(1003.0, 1030.0, &then)), "awaited one after the other");
+        let second = Stack::parse(&json!({"callFrames": [frame("load", 5)]}));
+        assert!(together(&life(1000.0, 1300.0, &first), &life(1200.0, 1250.0, &second)), "one run, lives overlapping");
+        assert!(!together(&life(1000.0, 1100.0, &first), &life(1200.0, 1250.0, &second)), "two runs: no overlap");
+        // Stacks that cannot tell (the same call site, none at all): the starts' window.
+        let none = Stack::default();
+        assert!(together(&life(1000.0, 1300.0, &first), &life(1030.0, 1250.0, &first)));
+        assert!(!together(&life(1000.0, 1300.0, &none), &life(1120.0, 1250.0, &none)));
     }
 
     #[test]
