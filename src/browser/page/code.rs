@@ -99,17 +99,29 @@ const WHOLE_FILE_LINES: u32 = 300;
 const MAP_WAIT: Duration = Duration::from_secs(2);
 /// What is left of a call's time after the maps' wait, at least (to render and send the answer).
 const ANSWER_MARGIN: Duration = Duration::from_millis(250);
+/// Scripts whose maps `page.source` fetches at once while it looks for an original file no map
+/// read so far lists (one by one would take a dev server's sixty modules sixty round trips; all at
+/// once, a few bundles' maps would push each other out of the session's cache).
+const SEARCH_BATCH: usize = 4;
+
+/// When a call's work must be done to leave time to answer by `deadline`.
+fn answer_by(deadline: Instant) -> Instant {
+    deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline)
+}
 
 impl Page {
     /// The session's maps, once those of `scripts` are known (see [`MAP_WAIT`]).
     pub(super) async fn maps_for(&self, scripts: &[String], deadline: Instant) -> Resolver {
-        let until = (Instant::now() + MAP_WAIT).min(deadline.checked_sub(ANSWER_MARGIN).unwrap_or(deadline));
+        self.maps_until(scripts, (Instant::now() + MAP_WAIT).min(answer_by(deadline))).await
+    }
+
+    /// The session's maps, once those of `scripts` are known or `until` passes, holding theirs.
+    async fn maps_until(&self, scripts: &[String], until: Instant) -> Resolver {
         let headers: HashMap<String, String> = {
             let store = self.watch().store();
             scripts.iter().filter_map(|s| Some((s.clone(), wire::source_map_header(&store, s)?))).collect()
         };
-        self.originals.ensure(&self.page, &self.target_id.main_frame(), scripts, &headers, until).await;
-        self.originals.resolver()
+        self.originals.ensure(&self.page, &self.target_id.main_frame(), scripts, &headers, until).await
     }
 
     /// What an answer about the records after `seq` reads its locations through: the maps of the
@@ -163,8 +175,8 @@ impl LiveMaps {
         let scripts = [location.served.url.clone()];
         // No store here to read a `SourceMap` header from: a script first named by a live event is
         // looked up by its `//# sourceMappingURL` only.
-        self.originals.ensure(&self.page, &self.frame, &scripts, &HashMap::new(), until).await;
-        event.read_through(&Places { maps: self.originals.resolver(), ..Places::default() });
+        let maps = self.originals.ensure(&self.page, &self.frame, &scripts, &HashMap::new(), until).await;
+        event.read_through(&Places { maps, ..Places::default() });
     }
 }
 
@@ -194,19 +206,54 @@ impl Page {
     }
 }
 
-/// [`Page::source`] of an original file: None when no map of the page's scripts has one ending
-/// with `ask.url`.
+/// [`Page::source`] of an original file: None when no map of the page's scripts lists one ending
+/// with `ask.url`. The file is looked up in what the maps read so far list (kept or let go: only
+/// the map that lists it is fetched again), else the maps of the page's other scripts are read a
+/// few at a time until one lists it; the call waits for them until its deadline.
 async fn original_lines(
     page: &Page,
     ask: &SourceAsk<'_>,
     deadline: Instant,
 ) -> Result<Option<SourceView>, BrowserError> {
-    let mut found = page.originals.resolver();
-    if matches!(found.find_source(ask.url), Found::None) {
-        found = page.maps_for(&page_scripts(page, ask.url), deadline).await;
+    let until = answer_by(deadline);
+    let mut listed = page.originals.listed(ask.url);
+    let mut searched = None;
+    if listed.paths.is_empty() {
+        let unread: Vec<String> =
+            page_scripts(page, ask.url).into_iter().filter(|script| !page.originals.known(script)).collect();
+        for batch in unread.chunks(SEARCH_BATCH) {
+            searched = Some(page.maps_until(batch, until).await);
+            listed = page.originals.listed(ask.url);
+            if !listed.paths.is_empty() || Instant::now() >= until {
+                break;
+            }
+        }
+        if listed.paths.is_empty() && page.originals.loading(&page_scripts(page, ask.url)) {
+            return Err(BrowserError::Timeout(format!(
+                "the source maps of the page's scripts were still loading when the call's time ran out, so \
+                 {:?} was not found in them yet: ask again, or give a longer timeout",
+                ask.url
+            )));
+        }
     }
+    if let [_, _, ..] = listed.paths.as_slice() {
+        return Err(BrowserError::InvalidOption(format!(
+            "{:?} names several of the app's source files: {}; give more of the path",
+            ask.url,
+            listed.paths.join(", ")
+        )));
+    }
+    if listed.scripts.is_empty() {
+        return Ok(None);
+    }
+    // The batch that found it holds its map (even one too large for the cache); else fetch the
+    // map that lists it (again, when it was let go).
+    let found = match searched.filter(|maps| !matches!(maps.find_source(ask.url), Found::None)) {
+        Some(maps) => maps,
+        None => page.maps_until(&listed.scripts, until).await,
+    };
     let (script, index, path) = match found.find_source(ask.url) {
-        Found::None => return Ok(None),
+        Found::One { script, index, path } => (script, index, path),
         Found::Several(paths) => {
             return Err(BrowserError::InvalidOption(format!(
                 "{:?} names several of the app's source files: {}; give more of the path",
@@ -214,7 +261,15 @@ async fn original_lines(
                 paths.join(", ")
             )));
         }
-        Found::One { script, index, path } => (script, index, path),
+        Found::None => {
+            return Err(BrowserError::Timeout(format!(
+                "{} is listed by the source map of {}, which the session did not keep (its 16 MiB of maps is full, \
+                 or the map alone is larger) and could not read again in the call's time: ask again, or ask for \
+                 the script's own lines",
+                listed.paths.join(", "),
+                listed.scripts.join(", ")
+            )));
+        }
     };
     let text = found.source_text(&script, index).ok_or_else(|| {
         BrowserError::InvalidOption(format!(

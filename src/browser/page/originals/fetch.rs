@@ -4,6 +4,8 @@
 //! proxy and its allow-list, and outside the page's own network events (a map fetch is never in
 //! `network.pull`, the timeline or the HAR). Read in chunks and refused past [`MAX_MAP_BYTES`].
 
+use std::sync::Arc;
+
 use base64::Engine;
 use tokio::time::Instant;
 
@@ -22,7 +24,7 @@ const CHUNK: u32 = 1024 * 1024;
 /// What fetching a script's map came to.
 #[derive(Debug)]
 pub enum Fetched {
-    Mapped(Box<Mapped>),
+    Mapped(Arc<Mapped>),
     Unmapped(Unmapped),
     /// The script's text could not be read now (the page went on to another document): ask again
     /// when an answer names the script again.
@@ -51,7 +53,7 @@ pub async fn map_of(
         }
     };
     match parsed {
-        Ok((map, kept_url)) => Fetched::Mapped(Box::new(Mapped::new(map, ScriptText::new(text), kept_url))),
+        Ok((map, kept_url)) => Fetched::Mapped(Arc::new(Mapped::new(map, ScriptText::new(text), kept_url))),
         Err(e) => Fetched::Unmapped(unreadable(e.to_string())),
     }
 }

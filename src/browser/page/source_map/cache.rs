@@ -59,8 +59,8 @@ impl<T: Weigh> MapCache<T> {
 
     /// Keeps `map` as `script`'s, evicting the least recently used maps until it fits; a map
     /// larger than the whole cap is handed back without being kept.
-    pub fn insert(&mut self, script: &str, map: T) -> Arc<T> {
-        let map = Arc::new(map);
+    pub fn insert(&mut self, script: &str, map: impl Into<Arc<T>>) -> Arc<T> {
+        let map = map.into();
         self.remove(script);
         if map.bytes() > self.cap {
             return map;

@@ -168,6 +168,11 @@ impl SourceMap {
         self.paths.get(source as usize).map(|p| &**p)
     }
 
+    /// Every source's path (see [`Self::path`]).
+    pub fn paths(&self) -> &[Arc<str>] {
+        &self.paths
+    }
+
     /// How many sources the map has.
     pub fn source_count(&self) -> u32 {
         self.paths.len() as u32
@@ -203,6 +208,12 @@ impl SourceMap {
     pub(super) fn inner(&self) -> &sourcemap::SourceMap {
         &self.map
     }
+}
+
+/// Whether `suffix` (as [`SourceMap::sources_ending`] reads it) names `path`.
+pub fn names_path(path: &str, suffix: &str) -> bool {
+    let suffix = suffix.trim_start_matches("./").trim_start_matches('/');
+    !suffix.is_empty() && ends_at_boundary(path, suffix)
 }
 
 /// `path` ends with `suffix`, which starts at a `/` boundary of it (or is all of it).

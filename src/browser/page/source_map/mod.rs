@@ -30,7 +30,9 @@ mod resolver;
 
 pub use cache::{MapCache, Weigh};
 pub use library::{is_library_path, package_of};
-pub use map::{MAX_MAP_BYTES, SourceMap};
+pub use map::{MAX_MAP_BYTES, SourceMap, names_path};
 pub use mapped::Mapped;
 pub use names::ScriptText;
 pub use resolver::{Found, Known, OriginalPlace, Resolved, Resolver, Served, Snapshot, Unmapped, Why, script_key};
+#[cfg(test)]
+pub use resolver::{NOT_KEPT, NOT_KEPT_AGAIN};

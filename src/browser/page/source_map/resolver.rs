@@ -70,6 +70,9 @@ pub enum Known {
     Loading,
     Mapped(Arc<Mapped>),
     Unmapped(Unmapped),
+    /// It had a map, which the session's cache let go (past [`super::CACHE_CAP`]); fetched again
+    /// when an answer names the script.
+    Evicted,
 }
 
 /// The session's maps at one moment, by script URL (without its fragment).
@@ -125,6 +128,21 @@ impl Resolver {
         Self { snapshot, ..Self::default() }
     }
 
+    /// Reads `snapshot` with `held` over it: maps an answer holds for its own locations though the
+    /// cache may have let them go since (a map is never lost to the answer that fetched it).
+    pub fn holding(snapshot: Arc<Snapshot>, held: HashMap<String, Arc<Mapped>>) -> Self {
+        let lost = held.iter().any(|(script, map)| match snapshot.scripts.get(script) {
+            Some(Known::Mapped(kept)) => !Arc::ptr_eq(kept, map),
+            _ => true,
+        });
+        if !lost {
+            return Self::new(snapshot);
+        }
+        let mut scripts = snapshot.scripts.clone();
+        scripts.extend(held.into_iter().map(|(script, map)| (script, Known::Mapped(map))));
+        Self::new(Arc::new(Snapshot { scripts }))
+    }
+
     /// Where `at` came from (see [`Resolved`]).
     pub fn resolve(&self, at: Served<'_>) -> Resolved {
         let url = script_key(at.url);
@@ -140,6 +158,11 @@ impl Resolver {
                 let first = lock(&self.said).insert(map_url.clone());
                 let note = first.then(|| format!("source map {map_url} not fetched: {why}"));
                 Resolved { note, ..Resolved::default() }
+            }
+            Some(Known::Evicted) => {
+                // Every such location is marked; why, once per answer.
+                let first = lock(&self.said).insert(NOT_KEPT.to_owned());
+                Resolved { note: Some(if first { NOT_KEPT } else { NOT_KEPT_AGAIN }.to_owned()), ..Resolved::default() }
             }
             Some(Known::Mapped(mapped)) => original(mapped, at),
         }
@@ -185,6 +208,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// What a location given as served says while its map is being fetched.
 pub const LOADING: &str = "source map still loading: given as served";
+
+/// What a location given as served says when its script's map was let go (the first in an answer).
+pub const NOT_KEPT: &str = "source map not kept (the session's 16 MiB of source maps is full): given as served";
+/// The same, for the answer's other such locations.
+pub const NOT_KEPT_AGAIN: &str = "source map not kept: given as served";
 
 /// A script's URL as the session's maps are keyed: without its fragment.
 pub fn script_key(url: &str) -> &str {
