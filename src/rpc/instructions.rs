@@ -33,7 +33,7 @@ Every method after session.create takes the session_id it answered.
 - [[page.text selector]]: the visible text of the narrowest element.
 - [[page.click selector snapshot]], [[page.fill selector value]], [[page.press selector key]]:
   act like a user. Each answers effects: the requests it caused (failed ones with their bodies), DOM
-  changes, errors with their source line, socket frames, window messages, storage writes, dialogs, popups; snapshot diff adds what changed.
+  changes, errors with their source line, socket frames, window messages, storage calls, dialogs, popups; snapshot diff adds what changed.
 - [[page.timeline since]]: what happened when: requests with durations and the script that sent
   them, errors, DOM changes, socket frames, window messages, your actions.
 - [[page.inspect selector]]: why an element is hidden or disabled, who changed it, where its events go.

@@ -235,14 +235,22 @@ async fn the_readers_display_settings_are_gone_after_a_reload() {
     assert_eq!(text(&sid, "#applied").await, "Showing medium text on a light page.");
     svc.ok("page.select", json!({ "session_id": sid, "selector": "#size", "values": "Large" })).await;
     svc.ok("page.select", json!({ "session_id": sid, "selector": "#theme", "values": "Sepia" })).await;
-    // The Save click's answer shows the write: the key and the value's outline (never the value).
+    // The Save click's answer shows the write: the key, the value's outline (never the value) and
+    // the line that wrote it.
     let clicked = svc.ok("page.click", json!({ "session_id": sid, "selector": "#save-display" })).await;
     let written = clicked["effects"]["storage"].to_string();
-    assert!(written.contains("localStorage readerPrefs = {size: string, theme: string}"), "{clicked}");
+    let write = "localStorage readerPrefs = {size: string, theme: string} by /reader/settings.js:5";
+    assert!(written.contains(write), "{clicked}");
     wait_text(&sid, "#display-status", "Saved").await;
     assert_eq!(text(&sid, "#applied").await, "Showing large text on a sepia page.");
 
-    svc.ok("page.reload", json!({ "session_id": sid })).await;
+    // The reload's answer shows the boot script's read of another key, never written, and says so.
+    let reloaded = svc.ok("page.reload", json!({ "session_id": sid })).await;
+    let read = "localStorage reader-prefs → null (never written) by loadPrefs (/reader/prefs.js:6)";
+    assert!(reloaded["load"]["storage"].to_string().contains(read), "{reloaded}");
+    let fact = "loadPrefs (/reader/prefs.js:6) read localStorage reader-prefs, which nothing in this session wrote \
+                (null); it wrote the similar key readerPrefs (by /reader/settings.js:5)";
+    assert!(reloaded["load"]["facts"].to_string().contains(fact), "{reloaded}");
     assert_eq!(text(&sid, "#applied").await, "Showing medium text on a light page.", "the choice did not survive");
     // It was saved: under another key than the one the boot script reads.
     let stored = svc.ok("storage.local", json!({ "session_id": sid })).await;

@@ -24,6 +24,7 @@ use super::scratch::ScratchDir;
 use super::siblings::Siblings;
 use super::viewport::Viewport;
 use super::watch::dom::{self, Watcher};
+use super::watch::pauses;
 use super::watch::{Arm, Command, DialogArm, Env, LiveEvent, MAX_ARM, PageEvent, Shared, Watch};
 use crate::browser::chromium::ids::{LoaderId, TargetId};
 use crate::browser::chromium::protocol::storage::DomStorageEnable;
@@ -56,11 +57,14 @@ pub struct Core {
     pub(super) evidence_shots: std::sync::atomic::AtomicBool,
     routes: Arc<EventRoutes>,
     /// The DOM watcher's reports the service took with a call's answer, on their way to the pump
-    /// (the rest come through the watcher's binding). Bounded by what sends on it: one report of
-    /// at most 256 KiB per look the service makes, each drained by the pump before the barrier
-    /// the look then waits on.
+    /// (the rest come through the watcher's binding), and what the pauses task read (`watch::pauses`,
+    /// bounded like the page's own events). Bounded by what sends on it: one report of at most
+    /// 256 KiB per look the service makes, each drained by the pump before the barrier the look
+    /// then waits on.
     reports: mpsc::UnboundedSender<PageEvent>,
     pump: JoinHandle<()>,
+    /// The task answering the Debugger's pauses (`watch::pauses`).
+    pauses: JoinHandle<()>,
 }
 
 impl Drop for Core {
@@ -69,6 +73,7 @@ impl Drop for Core {
         self.routes.remove_frame(&self.target_id.main_frame());
         self.watch.stop();
         self.pump.abort();
+        self.pauses.abort();
     }
 }
 
@@ -96,14 +101,23 @@ impl Core {
         let main_frame = target_id.main_frame();
         chromium.routes().add_frame(main_frame.clone(), raw_tx.clone());
         chromium.routes().add(page.session_id().as_ref().into(), raw_tx);
+        let (to_pauses, pauses_rx) = mpsc::unbounded_channel();
         let subscribed = async {
-            let events = subscribe(&page, raw_rx, reports_rx).await?;
-            dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
-            cdp::send(&page, DomStorageEnable {}, Instant::now() + WATCH_SETUP).await?;
-            Ok::<_, BrowserError>(events)
+            let events = subscribe(&page, raw_rx, reports_rx, to_pauses).await?;
+            // The Debugger on (and its pauses answered) before the watcher turns async stacks on.
+            let pauses = pauses::start(&page, pauses_rx, reports.clone(), Instant::now() + WATCH_SETUP).await?;
+            let installed = async {
+                dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
+                cdp::send(&page, DomStorageEnable {}, Instant::now() + WATCH_SETUP).await
+            };
+            if let Err(err) = installed.await {
+                pauses.abort();
+                return Err(err);
+            }
+            Ok::<_, BrowserError>((events, pauses))
         };
-        let events = match subscribed.await {
-            Ok(events) => events,
+        let (events, pauses) = match subscribed.await {
+            Ok(started) => started,
             Err(err) => {
                 chromium.routes().remove(page.session_id().as_ref());
                 chromium.routes().remove_frame(&main_frame);
@@ -128,6 +142,7 @@ impl Core {
             routes: chromium.routes().clone(),
             reports,
             pump,
+            pauses,
         })
     }
 
@@ -335,6 +350,7 @@ async fn subscribe(
     page: &chromiumoxide::Page,
     raw: mpsc::UnboundedReceiver<crate::browser::chromium::RawEvent>,
     reports: mpsc::UnboundedReceiver<PageEvent>,
+    to_pauses: mpsc::UnboundedSender<crate::browser::chromium::RawEvent>,
 ) -> Result<SelectAll<BoxStream<'static, PageEvent>>, BrowserError> {
     use chromiumoxide::cdp::browser_protocol::fetch::EventAuthRequired;
     use chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused;
@@ -372,23 +388,26 @@ async fn subscribe(
     all.push(typed::<EventExecutionContextCreated>(page).await?);
     subscribe_exchanged(page, &mut all).await?;
     let mut raw = raw;
-    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx))
-        .filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params)));
+    // Pauses and storage writes are the pauses task's (`watch::pauses`), whichever way they come.
+    let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx)).filter_map(move |event| {
+        if pauses::wants(&event.method) {
+            let _ = to_pauses.send(event);
+            return std::future::ready(None);
+        }
+        std::future::ready(PageEvent::parse(&event.method, event.params))
+    });
     all.push(rescued.boxed());
     let mut reports = reports;
     all.push(stream::poll_fn(move |cx| reports.poll_recv(cx)).boxed());
     Ok(all)
 }
 
-/// The listeners of what the page exchanged beyond requests: sockets, streams, storage, and the
-/// headers and cookies of each hop.
+/// The listeners of what the page exchanged beyond requests: sockets, streams, and the headers and
+/// cookies of each hop (storage writes come through `watch::pauses`, which adds their lines).
 async fn subscribe_exchanged(
     page: &chromiumoxide::Page,
     all: &mut SelectAll<BoxStream<'static, PageEvent>>,
 ) -> Result<(), BrowserError> {
-    use chromiumoxide::cdp::browser_protocol::dom_storage::{
-        EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
-    };
     use chromiumoxide::cdp::browser_protocol::network::{
         EventEventSourceMessageReceived, EventRequestWillBeSentExtraInfo, EventResponseReceivedExtraInfo,
         EventWebSocketClosed, EventWebSocketCreated, EventWebSocketFrameError, EventWebSocketFrameReceived,
@@ -401,10 +420,6 @@ async fn subscribe_exchanged(
     all.push(typed::<EventWebSocketFrameError>(page).await?);
     all.push(typed::<EventWebSocketClosed>(page).await?);
     all.push(typed::<EventEventSourceMessageReceived>(page).await?);
-    all.push(typed::<EventDomStorageItemAdded>(page).await?);
-    all.push(typed::<EventDomStorageItemUpdated>(page).await?);
-    all.push(typed::<EventDomStorageItemRemoved>(page).await?);
-    all.push(typed::<EventDomStorageItemsCleared>(page).await?);
     // Most requestWillBeSentExtraInfo fail chromiumoxide's parse (a renamed field): those come raw.
     all.push(typed::<EventRequestWillBeSentExtraInfo>(page).await?);
     all.push(typed::<EventResponseReceivedExtraInfo>(page).await?);

@@ -220,7 +220,9 @@ impl Settled<'_> {
         let (message_lines, more, message_facts) = messages::lines(&store, document(), (&origin, start), &places);
         (load.messages, load.more_messages) = (message_lines, more);
         load.facts.extend(message_facts);
-        (load.storage, load.more_storage) = storage::lines(&store, document(), start);
+        let (storage_lines, more, storage_facts) = storage::lines(&store, document(), start, &places);
+        (load.storage, load.more_storage) = (storage_lines, more);
+        load.facts.extend(storage_facts);
         load
     }
 }
@@ -316,7 +318,7 @@ pub struct Load {
     pub messages: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_messages: u64,
-    /// Web Storage writes, ms after the navigation started.
+    /// Web Storage writes and getItem reads with their lines, ms after the navigation started.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub storage: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]

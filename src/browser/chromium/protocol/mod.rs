@@ -14,11 +14,11 @@
 //!   stack (a source map); `io`: reading the stream such a load opens
 //! - `emulation`: the viewport and media the page is laid out for, its runtime counters
 //!   (`Performance`)
-//! - `debugger`: turning the debugger on for a moment (script URLs), pauses skipped
+//! - `debugger`: script URLs and sources, async stacks, pauses read on their frame and resumed
 //! - `target`: the page's own target (auto-attach, the barrier round trip), and the browser's
 //!   targets and contexts (a session's context, its tabs)
 //! - `browser`: a context's downloads and permissions
-//! - `storage`: a context's cookies
+//! - `storage`: a context's cookies, a page's Web Storage events and items
 //!
 //! Knows nothing above Chromium: the page layer composes these.
 

@@ -17,14 +17,13 @@ use tokio::time::Instant;
 use super::Locate;
 use super::scripts::{ReachAsk, Script};
 use crate::browser::chromium::ids::LoaderId;
-use crate::browser::chromium::protocol::debugger;
 use crate::browser::chromium::protocol::runtime::{
-    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup, SetAsyncCallStackDepth,
+    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup,
 };
 use crate::browser::error::BrowserError;
 use crate::browser::page::core::lock;
 use crate::browser::page::watch::cdp_events::CodeLocation;
-use crate::browser::page::watch::dom::{ASYNC_DEPTH, ReachNote};
+use crate::browser::page::watch::dom::ReachNote;
 
 /// The object group the ask function lives in (for the document's life).
 const ASK_GROUP: &str = "text-browser-reach";
@@ -223,9 +222,8 @@ impl Listing<'_> {
     }
 
     /// Makes sure the URLs of the scripts `ids` are known (a listener's place names its script by
-    /// id only). The Debugger domain is off (on, it costs every action a few milliseconds of the
-    /// page's time): when one is not known, it is turned on for a moment, which replays every
-    /// script's `scriptParsed`, with pauses skipped meanwhile.
+    /// id only). The Debugger domain is on from the page's start (`watch::pauses`), so every
+    /// script's `scriptParsed` has come: one not yet applied is waited for.
     pub(in crate::browser::page) async fn know_scripts<'i>(
         &self,
         ids: impl IntoIterator<Item = &'i str>,
@@ -236,12 +234,8 @@ impl Listing<'_> {
             let store = core.watch().store();
             ids.into_iter().any(|id| !id.is_empty() && store.script_url(id).is_none())
         };
-        if unknown && core.send(debugger::Enable {}, deadline).await.is_ok() {
-            let _ = core.send(debugger::SetSkipAllPauses { skip: true }, deadline).await;
+        if unknown {
             core.settle_events(deadline).await;
-            let _ = core.send(debugger::Disable {}, deadline).await;
-            // Turning the Debugger off turns the async stack traces off too: back on.
-            let _ = core.send(SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline).await;
         }
     }
 }

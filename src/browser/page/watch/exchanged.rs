@@ -190,12 +190,14 @@ impl MessageNote {
     }
 }
 
-/// A write to the page's Web Storage, as the timeline keeps it (the value as its outline only).
+/// A Web Storage write or `getItem` read, as the timeline keeps it (a value as its outline only).
 #[derive(Debug, Clone)]
 pub struct StorageNote {
     /// `localStorage` (else `sessionStorage`).
     pub local: bool,
     pub what: StorageWhat,
+    /// The script line that made the call, when its pause was read (see `pauses`).
+    pub by: Option<CodeLocation>,
 }
 
 #[derive(Debug, Clone)]
@@ -209,17 +211,44 @@ pub enum StorageWhat {
         key: String,
     },
     Cleared,
-    /// Writes past the budget a second, counted.
+    /// `getItem(key)` (`None`: the key's expression could not be read without side effects).
+    Read {
+        key: Option<String>,
+        found: Found,
+        /// A similar key this session wrote, and where, when nothing wrote this one.
+        similar: Option<(String, Option<CodeLocation>)>,
+    },
+    /// Writes and reads past the budget a second, counted.
     More(u64),
+    /// The document called storage more often than the service follows: the rest unseen.
+    Unfollowed(u32),
+}
+
+/// What a read found, from the service's own mirror of the page's storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// The key held a value (its outline is not kept with the read).
+    Value,
+    /// `null`: the key was written, then removed or cleared.
+    Null,
+    /// `null`: nothing in this session ever wrote the key.
+    NeverWritten,
+    /// The mirror does not know (the storage could not be read).
+    Unknown,
 }
 
 impl StorageNote {
     /// A rough size in bytes, for the timeline's byte cap.
     pub fn bytes(&self) -> usize {
-        match &self.what {
+        let by = self.by.as_ref().map_or(0, |at| at.url.len() + at.function.len() + 8);
+        by + match &self.what {
             StorageWhat::Set { key, value } => key.len() + value.len(),
             StorageWhat::Removed { key } => key.len(),
-            StorageWhat::Cleared | StorageWhat::More(_) => 8,
+            StorageWhat::Read { key, similar, .. } => {
+                key.as_ref().map_or(0, String::len)
+                    + similar.as_ref().map_or(0, |(k, at)| k.len() + at.as_ref().map_or(0, |at| at.url.len() + 8))
+            }
+            StorageWhat::Cleared | StorageWhat::More(_) | StorageWhat::Unfollowed(_) => 8,
         }
     }
 }

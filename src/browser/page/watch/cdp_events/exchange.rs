@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::fields::{initiator, request_id, text, timestamp};
 use super::{CodeLocation, PageEvent};
 use crate::browser::chromium::ids::RequestId;
+use crate::browser::page::watch::exchanged::Found;
 
 /// One socket or stream event; `request_id` names the socket (or the stream's request).
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +30,9 @@ pub enum SocketEvent {
 }
 
 /// A write to the page's Web Storage (`DOMStorage.domStorageItem*`, on with `DOMStorage.enable`): the
-/// page's own writes whatever the syntax; no stack, no frame, so the writing line is not known.
+/// page's own writes whatever the syntax; the events carry no stack: `by` is the line of the
+/// `setItem`/`removeItem`/`clear` call the service paused on just before (see `pauses`), if any.
+/// And the `getItem` reads those pauses saw.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StorageEvent {
     /// `key` set to `value` (added or updated).
@@ -37,25 +40,41 @@ pub enum StorageEvent {
         local: bool,
         key: String,
         value: String,
+        by: Option<CodeLocation>,
     },
     Removed {
         local: bool,
         key: String,
+        by: Option<CodeLocation>,
     },
     Cleared {
         local: bool,
+        by: Option<CodeLocation>,
+    },
+    /// `getItem(key)` called at `by` (`key`: `None` when its expression has side effects).
+    Read {
+        local: bool,
+        key: Option<String>,
+        found: Found,
+        by: CodeLocation,
+        /// A similar key this session wrote (and where), when nothing wrote `key`.
+        similar: Option<(String, Option<CodeLocation>)>,
+    },
+    /// The document called storage more often than the service follows.
+    Unfollowed {
+        budget: u32,
     },
 }
 
 /// Parses a storage event; `None` for any other method.
-fn storage(method: &str, params: &Value) -> Option<PageEvent> {
+pub fn storage(method: &str, params: &Value) -> Option<PageEvent> {
     let local = params.pointer("/storageId/isLocalStorage").and_then(Value::as_bool).unwrap_or(true);
     let event = match method {
         "DOMStorage.domStorageItemAdded" | "DOMStorage.domStorageItemUpdated" => {
-            StorageEvent::Set { local, key: text(params, "key"), value: text(params, "newValue") }
+            StorageEvent::Set { local, key: text(params, "key"), value: text(params, "newValue"), by: None }
         }
-        "DOMStorage.domStorageItemRemoved" => StorageEvent::Removed { local, key: text(params, "key") },
-        "DOMStorage.domStorageItemsCleared" => StorageEvent::Cleared { local },
+        "DOMStorage.domStorageItemRemoved" => StorageEvent::Removed { local, key: text(params, "key"), by: None },
+        "DOMStorage.domStorageItemsCleared" => StorageEvent::Cleared { local, by: None },
         _ => return None,
     };
     Some(PageEvent::Storage(event))

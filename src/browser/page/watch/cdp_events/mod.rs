@@ -25,7 +25,7 @@ mod exchange;
 mod fields;
 mod wire;
 
-pub use exchange::{SocketEvent, StorageEvent};
+pub use exchange::{SocketEvent, StorageEvent, storage as exchange_storage};
 pub use wire::{CookieConsidered, HeaderList, RefusedLine, WireEvent};
 
 pub use super::stacks::CodeLocation;
@@ -207,7 +207,7 @@ pub enum PageEvent {
         request_id: FetchRequestId,
         url: String,
     },
-    /// A script the page runs (reported only while the Debugger domain is on, see `inspect`).
+    /// A script the page runs (the Debugger domain is on from the page's start, see `pauses`).
     ScriptParsed {
         script_id: ScriptId,
         url: String,
@@ -264,7 +264,7 @@ pub enum PageEvent {
     },
     /// A WebSocket's life and frames, an EventSource stream's messages.
     Socket(SocketEvent),
-    /// A write to the page's Web Storage.
+    /// A Web Storage write or read.
     Storage(StorageEvent),
     /// A hop's headers and cookies as sent and answered (the ExtraInfo events).
     Wire(WireEvent),

@@ -13,7 +13,7 @@
 //! - `downloads`: the downloads a page began, cancelled past the size cap
 //! - `popups`: popups, noted once both their announcements are in
 //! - `sockets`: WebSockets and EventSource streams, their frames kept whole or counted
-//! - `messages`, `storage`: the messages the window got from frames and windows; storage writes
+//! - `messages`, `storage`: the messages the window got from frames and windows; storage writes and reads
 //! - `wire`: each hop's headers and cookies (the ExtraInfo events), paired with their hop
 //! - `outbox`: what applying an event asks of the pump (commands, live signals, popups …)
 //!

@@ -195,7 +195,7 @@ pub struct Effects {
     pub messages: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub more_messages: u64,
-    /// Web Storage writes: `+3 localStorage readerPrefs = {size: string, theme: string}`.
+    /// Web Storage writes and getItem reads with their lines: `+3 localStorage k = {a: string} by /s.js:5`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub storage: Vec<String>,
     #[serde(skip_serializing_if = "is_zero")]
@@ -273,7 +273,9 @@ pub fn collect(store: &Store, mark: &Mark, page_url: &str, now: f64, places: &Pl
     let (lines, more, found) = messages::lines(store, store.timeline.since(mark.seq), (&origin, mark.at), places);
     (effects.messages, effects.more_messages) = (lines, more);
     effects.facts.extend(found);
-    (effects.storage, effects.more_storage) = storage::lines(store, store.timeline.since(mark.seq), mark.at);
+    let (lines, more, found) = storage::lines(store, store.timeline.since(mark.seq), mark.at, places);
+    (effects.storage, effects.more_storage) = (lines, more);
+    effects.facts.extend(found);
     let (cookies, more_cookies, cookie_facts) = wire::effect_lines(store, store.timeline.since(mark.seq), &origin);
     (effects.cookies, effects.more_cookies) = (cookies, more_cookies);
     effects.facts.extend(cookie_facts);

@@ -42,7 +42,7 @@ pub enum EntryKind {
     Socket,
     /// Messages the window got from frames and windows (postMessage), with their listeners.
     Message,
-    /// Web Storage writes (localStorage, sessionStorage).
+    /// Web Storage writes and getItem reads (localStorage, sessionStorage).
     Storage,
     /// Dialogs, downloads, popups and notes.
     Other,
@@ -383,7 +383,7 @@ fn other_line(page: &Reading<'_>, record: &Record) -> String {
         Record::Dispatched(note) => super::effects::dispatched_line(note),
         Record::Crash => "the renderer crashed".into(),
         Record::Socket(note) => super::sockets::line(store, note, origin),
-        Record::Storage(note) => redact(&wording::storage(note)),
+        Record::Storage(note) => super::storage::line(store, note, page.places),
         Record::Request(_) | Record::Dom(_) | Record::Message(_) => String::new(),
     }
 }

@@ -11,7 +11,7 @@
 //! - `live`: events.subscribe
 //! - `sockets`: sockets and streams as lines and facts (effects, load report)
 //! - `messages`: messages between windows as lines and facts, with what their listeners started
-//! - `storage`: Web Storage writes as lines
+//! - `storage`: Web Storage writes and reads as lines, with their script lines
 //! - `wire`: a request hop's headers and cookies, an action's cookie lines, a redirect chain
 //! - `reactions`: who made a DOM change and what it was reacting to; which request a page error
 //!   happened during

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::dom::ComponentSeen;
+use super::super::exchanged::StorageWhat;
 use super::super::facts::path_of;
 use super::super::records::Record;
 use super::super::sources;
@@ -295,6 +296,13 @@ pub fn scripts_since(store: &Store, seq: u64) -> Vec<String> {
             Record::Request(r) => r.initiator.iter().chain(r.callers.frames()).for_each(&mut add),
             Record::Console(c) => c.location.iter().chain(c.trace.frames()).for_each(&mut add),
             Record::PageError(e) => e.location.iter().chain(e.trace.frames()).for_each(&mut add),
+            Record::Storage(note) => {
+                let similar = match &note.what {
+                    StorageWhat::Read { similar: Some((_, at)), .. } => at.as_ref(),
+                    _ => None,
+                };
+                note.by.iter().chain(similar).for_each(&mut add)
+            }
             Record::Dom(_) => dom = true,
             _ => {}
         }

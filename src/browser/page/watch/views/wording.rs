@@ -5,7 +5,7 @@
 //! `live` show them.
 
 use super::super::exchanged::{
-    FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat, StorageNote, StorageWhat,
+    Found, FrameGroup, FrameNote, MessageNote, Shape, SocketNote, SocketWhat, StorageNote, StorageWhat,
 };
 use super::super::notes::{
     ActionNote, ActionTarget, ChooserNote, DialogAnswer, DialogNote, DownloadNote, Note, RequestOutcome,
@@ -269,16 +269,44 @@ fn message_text(shape: &Shape) -> String {
     }
 }
 
-/// `localStorage readerPrefs = {size: string, theme: string}`, `sessionStorage cart removed`,
-/// `localStorage cleared`, `… 480 more storage writes (not kept one by one past 32 a second)`.
-pub fn storage(note: &StorageNote) -> String {
+/// `localStorage readerPrefs = {size: string, theme: string} by /reader/settings.js:5`,
+/// `localStorage reader-prefs → null (never written) by loadPrefs (/reader/prefs.js:6)`,
+/// `sessionStorage cart removed`, `localStorage cleared`; `by`: the calling line, placed.
+pub fn storage(note: &StorageNote, by: Option<&str>) -> String {
     let area = if note.local { "localStorage" } else { "sessionStorage" };
-    match &note.what {
+    let what = match &note.what {
         StorageWhat::Set { key, value } => format!("{area} {key} = {value}"),
         StorageWhat::Removed { key } => format!("{area} {key} removed"),
         StorageWhat::Cleared => format!("{area} cleared"),
-        StorageWhat::More(n) => format!("… {n} more storage writes (not kept one by one past 32 a second)"),
+        StorageWhat::Read { key, found, .. } => {
+            let key = key.as_deref().unwrap_or("(a key read with side effects: not evaluated)");
+            let found = match found {
+                Found::Value => "→ found",
+                Found::Null => "→ null (removed)",
+                Found::NeverWritten => "→ null (never written)",
+                Found::Unknown => "read",
+            };
+            format!("{area} {key} {found}")
+        }
+        StorageWhat::More(n) => format!("… {n} more storage calls (not kept one by one past 32 a second)"),
+        StorageWhat::Unfollowed(budget) => {
+            format!("storage calls past {budget} in this document not followed (each pauses the page)")
+        }
+    };
+    match by {
+        Some(by) => format!("{what} by {by}"),
+        None => what,
     }
+}
+
+/// `loadPrefs (/reader/prefs.js:6) read localStorage reader-prefs, which nothing in this session
+/// wrote (null); it wrote the similar key readerPrefs (by /reader/settings.js:5)`.
+pub fn storage_misread(local: bool, key: &str, by: &str, similar: &str, written_by: Option<&str>) -> String {
+    let area = if local { "localStorage" } else { "sessionStorage" };
+    let written_by = written_by.map(|at| format!(" (by {at})")).unwrap_or_default();
+    format!(
+        "{by} read {area} {key}, which nothing in this session wrote (null); it wrote the similar key {similar}{written_by}"
+    )
 }
 
 /// `cookie portal_sid set (HttpOnly, SameSite=Lax, session cookie, Path=/portal/api, defaulted from
