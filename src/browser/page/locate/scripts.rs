@@ -108,9 +108,10 @@ scripts! {
 mod tests {
     use super::*;
 
-    /// Scripts that are loaded rather than called: the helper library, the DOM watcher's, and the
-    /// page world's listener watch with its framework probes.
-    const LOADED: &[&str] = &["lib.js", "watch_name.js", "dom_watch.js", "reach_watch.js", "framework.js"];
+    /// Scripts that are loaded rather than called: the helper library, the DOM watcher's, the
+    /// page world's listener watch with its framework probes, and the storage breakpoints' arming.
+    const LOADED: &[&str] =
+        &["lib.js", "watch_name.js", "dom_watch.js", "reach_watch.js", "framework.js", "storage_arm.js"];
 
     #[test]
     fn every_script_in_src_js_is_in_the_table_once_or_loaded() {
