@@ -8,7 +8,7 @@
 //! - `reducer/`: events → state (timeline, navigation, network, downloads) and [`Command`]s, by one
 //!   sub-reducer per kind of thing a page does; no I/O, no lock, no clock
 //! - `commands`: the commands run on the page's own task set, their findings sent back
-//! - `pauses`: the task answering the Debugger's pauses (Web Storage calls: their line, key and
+//! - `pauses/`: the task answering the Debugger's pauses (Web Storage calls: their line, key and
 //!   found or `null`; every other pause resumed at once)
 //! - `pump`: the task that drives it all, and the one that reads the clock and touches what the
 //!   session shares (its egress failures, its popups)
