@@ -206,7 +206,7 @@ where
     let settle = options.settle()?;
     let max = max_chars(options.max_chars)?;
     let shot = options.shot()?;
-    let run = page.begin_action(what, call.deadline);
+    let run = page.begin_action(what, call.deadline).await;
     let acted = body(run.clone()).await?;
     let effects = run.finish(&acted, settle).await?;
     let after = match shot {

@@ -65,6 +65,27 @@ pub struct Core {
     pump: JoinHandle<()>,
     /// The task answering the Debugger's pauses (`watch::pauses`).
     pauses: JoinHandle<()>,
+    /// How far the page's storage calls are followed, and so whether the Debugger is on; held
+    /// while the Debugger is turned on or off.
+    pub(super) debugger: tokio::sync::Mutex<Following>,
+}
+
+/// How far a page's Web Storage calls are followed (`Core::follow_storage`, `watch::pauses`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Following {
+    /// The Debugger is off: no call is seen (a write still is, without its line).
+    Off,
+    /// The Debugger is on and this document's calls are followed (an action ran in it).
+    Document(LoaderId),
+    /// The page used storage: every document's calls are followed from its start.
+    Always,
+}
+
+impl Following {
+    /// Whether the Debugger domain is on.
+    pub(super) fn debugger_on(&self) -> bool {
+        !matches!(self, Self::Off)
+    }
 }
 
 impl Drop for Core {
@@ -104,8 +125,8 @@ impl Core {
         let (to_pauses, pauses_rx) = mpsc::unbounded_channel();
         let subscribed = async {
             let events = subscribe(&page, raw_rx, reports_rx, to_pauses).await?;
-            // The Debugger on (and its pauses answered) before the watcher turns async stacks on.
-            let pauses = pauses::start(&page, pauses_rx, reports.clone(), Instant::now() + WATCH_SETUP).await?;
+            // Its listeners are there before the Debugger can be on: no pause goes unanswered.
+            let pauses = pauses::start(&page, pauses_rx, reports.clone()).await?;
             let installed = async {
                 dom::install(&page, watcher, Instant::now() + WATCH_SETUP).await?;
                 cdp::send(&page, DomStorageEnable {}, Instant::now() + WATCH_SETUP).await
@@ -143,6 +164,7 @@ impl Core {
             reports,
             pump,
             pauses,
+            debugger: tokio::sync::Mutex::new(Following::Off),
         })
     }
 
@@ -315,6 +337,43 @@ impl Core {
         self.watch.applied(deadline).await;
     }
 
+    /// Follows the page's Web Storage calls for what the service is about to do. Before an action
+    /// (`navigating` false) the current document's calls are followed; once the page has used
+    /// storage (the pump filed a write or a followed call), every document's from its start, for
+    /// good. Before a navigation of a page that has not, the Debugger is turned off again: a load
+    /// with it on costs the page's time (see `watch::pauses`). Failing to arm is not the action's
+    /// failure: its calls are then unseen, as on a page that has not used storage.
+    pub(in crate::browser) async fn follow_storage(&self, navigating: bool, deadline: Instant) {
+        let used = self.watch.store().storage_used;
+        let mut following = self.debugger.lock().await;
+        let loader = self.loader_id();
+        match &*following {
+            Following::Always => {}
+            Following::Document(armed) if used => {
+                let current = *armed == loader;
+                if pauses::arm(&self.page, !current, deadline).await.is_ok() {
+                    *following = Following::Always;
+                }
+            }
+            Following::Off if used => {
+                if pauses::arm(&self.page, true, deadline).await.is_ok() {
+                    *following = Following::Always;
+                }
+            }
+            Following::Document(_) if navigating => {
+                pauses::disarm(&self.page, deadline).await;
+                *following = Following::Off;
+            }
+            Following::Document(armed) if *armed == loader => {}
+            Following::Off if navigating => {}
+            Following::Document(_) | Following::Off => {
+                if pauses::arm_document(&self.page, deadline).await.is_ok() {
+                    *following = Following::Document(loader);
+                }
+            }
+        }
+    }
+
     /// Files a report of the DOM watcher the page answered a call with, as if it had come through
     /// the watcher's binding (`watch::dom::parse_payload`; one that is not a report is dropped).
     /// [`Page::settle_events`] waits for it like for any event.
@@ -388,11 +447,15 @@ async fn subscribe(
     all.push(typed::<EventExecutionContextCreated>(page).await?);
     subscribe_exchanged(page, &mut all).await?;
     let mut raw = raw;
-    // Pauses and storage writes are the pauses task's (`watch::pauses`), whichever way they come.
+    // Pauses are the pauses task's (`watch::pauses`), storage writes its too (its mirror), whichever
+    // way they come.
     let rescued = stream::poll_fn(move |cx| raw.poll_recv(cx)).filter_map(move |event| {
-        if pauses::wants(&event.method) {
+        if event.method == "Debugger.paused" {
             let _ = to_pauses.send(event);
             return std::future::ready(None);
+        }
+        if pauses::wants(&event.method) {
+            let _ = to_pauses.send(event.clone());
         }
         std::future::ready(PageEvent::parse(&event.method, event.params))
     });
@@ -402,12 +465,15 @@ async fn subscribe(
     Ok(all)
 }
 
-/// The listeners of what the page exchanged beyond requests: sockets, streams, and the headers and
-/// cookies of each hop (storage writes come through `watch::pauses`, which adds their lines).
+/// The listeners of what the page exchanged beyond requests: sockets, streams, storage, and the
+/// headers and cookies of each hop.
 async fn subscribe_exchanged(
     page: &chromiumoxide::Page,
     all: &mut SelectAll<BoxStream<'static, PageEvent>>,
 ) -> Result<(), BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::dom_storage::{
+        EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
+    };
     use chromiumoxide::cdp::browser_protocol::network::{
         EventEventSourceMessageReceived, EventRequestWillBeSentExtraInfo, EventResponseReceivedExtraInfo,
         EventWebSocketClosed, EventWebSocketCreated, EventWebSocketFrameError, EventWebSocketFrameReceived,
@@ -420,6 +486,10 @@ async fn subscribe_exchanged(
     all.push(typed::<EventWebSocketFrameError>(page).await?);
     all.push(typed::<EventWebSocketClosed>(page).await?);
     all.push(typed::<EventEventSourceMessageReceived>(page).await?);
+    all.push(typed::<EventDomStorageItemAdded>(page).await?);
+    all.push(typed::<EventDomStorageItemUpdated>(page).await?);
+    all.push(typed::<EventDomStorageItemRemoved>(page).await?);
+    all.push(typed::<EventDomStorageItemsCleared>(page).await?);
     // Most requestWillBeSentExtraInfo fail chromiumoxide's parse (a renamed field): those come raw.
     all.push(typed::<EventRequestWillBeSentExtraInfo>(page).await?);
     all.push(typed::<EventResponseReceivedExtraInfo>(page).await?);

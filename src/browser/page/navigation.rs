@@ -110,6 +110,7 @@ impl Page {
 impl<'a> Navigation<'a> {
     pub async fn goto(self, url: &str, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
         let what = format!("page.goto({})", crate::quote::clip(url));
+        self.page.follow_storage(true, deadline).await;
         let (current_url, requests_before) = {
             let nav = self.page.watch().nav.borrow();
             (nav.url.clone(), nav.document_requests)
@@ -149,6 +150,7 @@ impl<'a> Navigation<'a> {
     }
 
     pub async fn reload(self, wait_until: WaitUntil, deadline: Instant) -> Result<Landed, BrowserError> {
+        self.page.follow_storage(true, deadline).await;
         let before = self.page.watch().nav.borrow().loader_id.clone();
         self.page.send(Reload {}, deadline).await?;
         wait_for_document(self.page, Document::NewerThan(before.as_str()), wait_until, deadline, "page.reload").await?;
@@ -158,6 +160,7 @@ impl<'a> Navigation<'a> {
     /// Goes `step` entries back (-1) or forward (+1) in the session's history, like the browser's
     /// buttons, and waits for the page it lands on to load. `None` when there is no such entry.
     pub async fn go_history(self, step: i64, deadline: Instant) -> Result<Option<Landed>, BrowserError> {
+        self.page.follow_storage(true, deadline).await;
         let history = self.page.send(GetNavigationHistory {}, deadline).await?;
         let Some(entry) = usize::try_from(history.current_index + step).ok().and_then(|i| history.entries.get(i))
         else {

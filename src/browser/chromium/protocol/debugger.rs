@@ -1,7 +1,8 @@
-//! The Debugger domain, on for every page from its start: its `scriptParsed` names the scripts a
-//! location gives by id; the stacks behind async parents Chromium keeps by id; and the pauses of
-//! the Web Storage calls the page makes, each read (the caller's frame, a side-effect-free
-//! evaluation on it) and resumed at once (see `watch::pauses`).
+//! The Debugger domain, off until needed: on for a moment, Chromium replays every script's
+//! `scriptParsed`, which names the scripts a location gives by id; the stacks behind async parents
+//! Chromium keeps by id; and, on while a page's Web Storage calls are followed (from an action in
+//! a document, or for good once the page used storage), the pauses of those calls, each read (the
+//! caller's frame, a side-effect-free evaluation on it) and resumed at once (see `watch::pauses`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -26,6 +27,17 @@ pub struct StackTrace {
     #[serde(default)]
     pub stack_trace: Option<Value>,
 }
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Disable {}
+command!(Disable, "Debugger.disable", Done);
+
+/// Breakpoints and `debugger` statements are passed over while on.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetSkipAllPauses {
+    pub skip: bool,
+}
+command!(SetSkipAllPauses, "Debugger.setSkipAllPauses", Done);
 
 /// Lets the paused page run on.
 #[derive(Debug, Clone, Serialize)]

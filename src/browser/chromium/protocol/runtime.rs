@@ -114,6 +114,12 @@ pub struct CallFunctionOn<'a> {
 }
 command!(CallFunctionOn<'a>, "Runtime.callFunctionOn", Evaluated);
 
+/// The page's isolate id: the cheapest round trip to the renderer, answered after every event the
+/// renderer sent before it (a barrier for the events of a pause).
+#[derive(Debug, Clone, Serialize)]
+pub struct GetIsolateId {}
+command!(GetIsolateId, "Runtime.getIsolateId", Done);
+
 /// Evaluates an expression, in the context `context_id` (the main world's by default).
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -133,6 +139,9 @@ pub struct Evaluate<'a> {
     pub silent: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object_group: Option<&'a str>,
+    /// The DevTools command-line API (`debug()`) in scope, out of the page's reach.
+    #[serde(rename = "includeCommandLineAPI", skip_serializing_if = "is_false")]
+    pub include_command_line_api: bool,
 }
 command!(Evaluate<'a>, "Runtime.evaluate", Evaluated);
 

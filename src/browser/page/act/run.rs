@@ -93,8 +93,10 @@ pub(super) async fn leave_field(page: &Page, deadline: Instant) {
 
 impl Page {
     /// Begins an action: files the caller's action (`page.click e5`) in the timeline and marks
-    /// where the page stands before it.
-    pub fn begin_action(&self, what: ActionNote, deadline: Instant) -> ActionRun {
+    /// where the page stands before it; the page's storage calls are followed first
+    /// (`Core::follow_storage`).
+    pub async fn begin_action(&self, what: ActionNote, deadline: Instant) -> ActionRun {
+        self.follow_storage(false, deadline).await;
         let at = now_ms();
         let action = Some(what.method.clone());
         let seq = {

@@ -17,13 +17,14 @@ use tokio::time::Instant;
 use super::Locate;
 use super::scripts::{ReachAsk, Script};
 use crate::browser::chromium::ids::LoaderId;
+use crate::browser::chromium::protocol::debugger;
 use crate::browser::chromium::protocol::runtime::{
-    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup,
+    CallArgument, CallFunctionOn, Evaluate, GetProperties, ReleaseObjectGroup, SetAsyncCallStackDepth,
 };
 use crate::browser::error::BrowserError;
 use crate::browser::page::core::lock;
 use crate::browser::page::watch::cdp_events::CodeLocation;
-use crate::browser::page::watch::dom::ReachNote;
+use crate::browser::page::watch::dom::{ASYNC_DEPTH, ReachNote};
 
 /// The object group the ask function lives in (for the document's life).
 const ASK_GROUP: &str = "text-browser-reach";
@@ -222,8 +223,10 @@ impl Listing<'_> {
     }
 
     /// Makes sure the URLs of the scripts `ids` are known (a listener's place names its script by
-    /// id only). The Debugger domain is on from the page's start (`watch::pauses`), so every
-    /// script's `scriptParsed` has come: one not yet applied is waited for.
+    /// id only). While the Debugger domain is off (on during a load, it costs the page's time) and
+    /// one is not known, it is turned on for a moment, which replays every script's
+    /// `scriptParsed`, with pauses skipped meanwhile. While on (the page's storage calls are
+    /// followed, `watch::pauses`) every `scriptParsed` has come: one not yet applied is waited for.
     pub(in crate::browser::page) async fn know_scripts<'i>(
         &self,
         ids: impl IntoIterator<Item = &'i str>,
@@ -234,8 +237,17 @@ impl Listing<'_> {
             let store = core.watch().store();
             ids.into_iter().any(|id| !id.is_empty() && store.script_url(id).is_none())
         };
-        if unknown {
-            core.settle_events(deadline).await;
+        if !unknown {
+            return;
         }
+        let on = core.debugger.lock().await;
+        if on.debugger_on() || core.send(debugger::Enable {}, deadline).await.is_err() {
+            return core.settle_events(deadline).await;
+        }
+        let _ = core.send(debugger::SetSkipAllPauses { skip: true }, deadline).await;
+        core.settle_events(deadline).await;
+        let _ = core.send(debugger::Disable {}, deadline).await;
+        // Turning the Debugger off turns the async stack traces off too: back on.
+        let _ = core.send(SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline).await;
     }
 }

@@ -10,9 +10,9 @@
 //! [`install`] also turns on what tells the service *who* made a change: async stack traces
 //! (`Runtime.setAsyncCallStackDepth`), so the watcher's observer callback has the stack of the first
 //! change it reports as its async parent, which the watcher hands over through a console call
-//! marked [`CAUSE_MARK`] (see `causes`). `Debugger.getStackTrace` reads those stacks; the Debugger
-//! domain is on from the page's start for the Web Storage pauses (`pauses`), so a script named
-//! only by id is known by its `scriptParsed`.
+//! marked [`CAUSE_MARK`] (see `causes`). The Debugger domain is off during loads until the page
+//! uses Web Storage (on, it costs every load; `pauses`): `Debugger.getStackTrace` answers without
+//! it, and a script named only by id is looked up when needed (`Page::know_scripts`).
 
 use super::exchanged::MessageSeen;
 use super::inputs::FieldInput;

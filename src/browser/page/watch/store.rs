@@ -44,6 +44,9 @@ pub struct Store {
     /// Which held requests the page's routes answer (`network.route`): edited by the page handle,
     /// consulted (and counted) by the reducer.
     pub routes: RouteTable,
+    /// The page used Web Storage (a write, or a call followed): its storage calls are followed
+    /// from each document's start (`Core::follow_storage`).
+    pub storage_used: bool,
 }
 
 impl Store {
@@ -59,6 +62,7 @@ impl Store {
             reached: VecDeque::new(),
             redactor: Redactor::default(),
             routes: RouteTable::default(),
+            storage_used: false,
         }
     }
 

@@ -60,6 +60,13 @@ pub enum StorageEvent {
         /// A similar key this session wrote (and where), when nothing wrote `key`.
         similar: Option<(String, Option<CodeLocation>)>,
     },
+    /// `setItem`/`removeItem` of `key` (`None`: `clear`) called at `by`, paused on before the
+    /// write: the reducer gives its line to the write's own event, whichever comes first.
+    Calling {
+        local: bool,
+        key: Option<String>,
+        by: CodeLocation,
+    },
     /// The document called storage more often than the service follows.
     Unfollowed {
         budget: u32,

@@ -1,12 +1,21 @@
-//! The Debugger's pauses, answered by one task per page. The Debugger domain is on from the page's
-//! start, and a document-start script (`js/storage_arm.js`) arms `debug()` on the Web Storage
-//! methods in every new document, so each `getItem`/`setItem`/`removeItem`/`clear` call pauses the
-//! page with its caller's frame on top. The task reads the caller's line (script id → URL through
-//! `scriptParsed`), the call from its text (`call`), the key evaluated side-effect-free on the
-//! frame, and resumes at once; found or `null` comes from the service's own mirror of the storage
-//! (`mirror`), never from the page's storage. A read is sent to the pump as it is; a write's line
-//! waits for the `DOMStorage` event its write causes (this task takes those events, and sends them
-//! on with their line). Every other pause (a page's `debugger;`) is resumed at once.
+//! The Debugger's pauses, answered by one task per page. `debug()` armed on the Web Storage
+//! methods (`js/storage_arm.js`) makes each `getItem`/`setItem`/`removeItem`/`clear` call pause the
+//! page with its caller's frame on top: in the current document before an action runs in it
+//! ([`arm_document`]), and in every document from its start once the page has used storage
+//! ([`arm`]; `Core::follow_storage` decides). The task reads the caller's line (script id → URL
+//! through `scriptParsed`), the call from its text (`call`), the key evaluated side-effect-free on
+//! the frame; found or `null` comes from the service's own mirror of the storage (`mirror`), never
+//! from the page's storage. What it read goes to the pump *before* the page resumes, so it is in
+//! the pump's channel before anything the page does next (a load, the write the call makes): the
+//! settle barrier that covers those covers it too. A write's line is sent as a
+//! [`StorageEvent::Calling`] that the reducer pairs with the write's own `DOMStorage` event.
+//! Every other pause (a page's `debugger;`) is resumed at once.
+//!
+//! Why not every document from its start: the Debugger domain on during a load, and `debug()` on
+//! built-in functions at a document's start, cost each load ≈ +30 ms on a small page (V8 compiles
+//! the document's scripts anew and walks its heap per armed function). Arming a loaded document
+//! costs ≈4 ms once. So a page that never used storage loads as fast as without this (the Debugger
+//! is turned off again before the service navigates it), and only its actions' calls are followed.
 //!
 //! A pause costs the page ≈3 ms: a document is followed for [`BUDGET`] calls, then the breakpoints
 //! its calls hit are removed and the answer says the rest were not followed.
@@ -28,12 +37,14 @@ use tokio::time::Instant;
 use self::call::{Call, Method};
 use self::mirror::{AreaId, Mirror, Write};
 use super::cdp_events::{PageEvent, StorageEvent, exchange_storage};
+use super::dom::ASYNC_DEPTH;
 use super::exchanged::Found;
 use super::stacks::CodeLocation;
 use crate::browser::chromium::protocol::debugger::{
     self, EvaluateOnCallFrame, GetScriptSource, RemoveBreakpoint, Resume,
 };
 use crate::browser::chromium::protocol::page::AddScriptToEvaluateOnNewDocument;
+use crate::browser::chromium::protocol::runtime::{Evaluate, GetIsolateId, SetAsyncCallStackDepth};
 use crate::browser::chromium::protocol::storage::{GetDomStorageItems, StorageId};
 use crate::browser::chromium::{RawEvent, cdp};
 use crate::browser::error::BrowserError;
@@ -48,19 +59,18 @@ const SOURCES: usize = 8;
 const MAX_SCRIPTS: usize = 20_000;
 const ARM: &str = include_str!("../../../../js/storage_arm.js");
 
-/// Whether a raw (rescued) event is this task's: a pause, or a storage write.
+/// Whether a raw (rescued) event is this task's: a pause (the pump's alone), or a storage write
+/// (the pump's too: the task keeps its mirror with it).
 pub fn wants(method: &str) -> bool {
     method == "Debugger.paused" || method.starts_with("DOMStorage.")
 }
 
-/// Subscribes to what the task reads (before the Debugger is on: no pause goes unanswered),
-/// starts it, turns the Debugger on and arms every new document. `rescued`: the raw events of the
-/// page this task [`wants`]; `out`: to the pump.
+/// Subscribes to what the task reads (before the Debugger can be on: no pause goes unanswered) and
+/// starts it. `rescued`: the raw events of the page this task [`wants`]; `out`: to the pump.
 pub async fn start(
     page: &chromiumoxide::Page,
     rescued: mpsc::UnboundedReceiver<RawEvent>,
     out: mpsc::UnboundedSender<PageEvent>,
-    deadline: Instant,
 ) -> Result<JoinHandle<()>, BrowserError> {
     use chromiumoxide::cdp::browser_protocol::dom_storage::{
         EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
@@ -78,22 +88,37 @@ pub async fn start(
     let mut rescued = rescued;
     events.push(stream::poll_fn(move |cx| rescued.poll_recv(cx)).boxed());
     let reader = Reader { page: Some(page.clone()), out: Some(out), ..Reader::default() };
-    let task = tokio::spawn(reader.run(events));
-    let armed = async {
-        cdp::send(page, debugger::Enable {}, deadline).await?;
-        let arm = AddScriptToEvaluateOnNewDocument {
-            source: ARM,
-            world_name: None,
-            run_immediately: false,
-            include_command_line_api: true,
-        };
-        cdp::send(page, arm, deadline).await
+    Ok(tokio::spawn(reader.run(events)))
+}
+
+/// Turns the Debugger on and arms the storage breakpoints in every new document (the page used
+/// storage: its calls are followed from each document's start), and in the current ones when
+/// `current` (not yet armed by [`arm_document`]).
+pub async fn arm(page: &chromiumoxide::Page, current: bool, deadline: Instant) -> Result<(), BrowserError> {
+    cdp::send(page, debugger::Enable {}, deadline).await?;
+    let arm = AddScriptToEvaluateOnNewDocument {
+        source: ARM,
+        world_name: None,
+        run_immediately: current,
+        include_command_line_api: true,
     };
-    if let Err(err) = armed.await {
-        task.abort();
-        return Err(err);
-    }
-    Ok(task)
+    cdp::send(page, arm, deadline).await.map(drop)
+}
+
+/// Turns the Debugger on and arms the storage breakpoints in the current top document only (an
+/// action is about to run in it): ≈4 ms once per document, where arming from a document's start
+/// costs every load.
+pub async fn arm_document(page: &chromiumoxide::Page, deadline: Instant) -> Result<(), BrowserError> {
+    cdp::send(page, debugger::Enable {}, deadline).await?;
+    let arm = Evaluate { expression: ARM, include_command_line_api: true, silent: true, ..Evaluate::default() };
+    cdp::send(page, arm, deadline).await.map(drop)
+}
+
+/// Turns the Debugger off (its breakpoints go with it) before a load that need not pay for it, and
+/// the async stack traces, which go with it, back on.
+pub async fn disarm(page: &chromiumoxide::Page, deadline: Instant) {
+    let _ = cdp::send(page, debugger::Disable {}, deadline).await;
+    let _ = cdp::send(page, SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline).await;
 }
 
 /// A chromiumoxide listener, its events as raw JSON.
@@ -173,8 +198,11 @@ impl Reader {
                 self.note(event);
                 continue;
             }
-            // The events sent before the pause are in their channels: apply them first (a write's
-            // event before a read that follows it).
+            // The events the renderer sent before the pause (the script's `scriptParsed`, its
+            // document's context, a write's event before a read that follows it) may still be on
+            // their way to their listeners: once a round trip to the renderer is answered they are
+            // in their channels. Apply them first.
+            self.barrier().await;
             let mut pauses = vec![event.params];
             while let Some(Some(event)) = events.next().now_or_never() {
                 if event.method == "Debugger.paused" {
@@ -221,24 +249,23 @@ impl Reader {
                 self.origins.insert(id, origin.trim_end_matches('/').to_owned());
             }
             method => {
-                let Some(PageEvent::Storage(mut storage)) = exchange_storage(method, params) else { return };
+                // The pump files the write from its own listener; the mirror keeps it here.
+                let Some(PageEvent::Storage(storage)) = exchange_storage(method, params) else { return };
                 let origin = str_of(params, "/storageId/securityOrigin")
                     .filter(|o| !o.is_empty())
                     .or_else(|| str_of(params, "/storageId/storageKey"))
                     .unwrap_or_default()
                     .trim_end_matches('/')
                     .to_owned();
-                match &mut storage {
-                    StorageEvent::Set { local, key, by, .. } => {
-                        *by = self.mirror.wrote((origin, *local), Write::Set(key));
+                let (local, write) = match &storage {
+                    StorageEvent::Set { local, key, .. } => (*local, Write::Set(key)),
+                    StorageEvent::Removed { local, key, .. } => (*local, Write::Removed(key)),
+                    StorageEvent::Cleared { local, .. } => (*local, Write::Cleared),
+                    StorageEvent::Read { .. } | StorageEvent::Unfollowed { .. } | StorageEvent::Calling { .. } => {
+                        return;
                     }
-                    StorageEvent::Removed { local, key, by } => {
-                        *by = self.mirror.wrote((origin, *local), Write::Removed(key));
-                    }
-                    StorageEvent::Cleared { local, by } => *by = self.mirror.wrote((origin, *local), Write::Cleared),
-                    StorageEvent::Read { .. } | StorageEvent::Unfollowed { .. } => {}
-                }
-                self.send(PageEvent::Storage(storage));
+                };
+                let _ = self.mirror.wrote((origin, local), write);
             }
         }
     }
@@ -257,6 +284,11 @@ impl Reader {
         });
         let script = top.as_ref().and_then(|top| self.scripts.get(&top.script_id).cloned());
         let (Some(top), Some((url, context)), true) = (top, script, ours) else {
+            tracing::debug!(
+                ours,
+                known = self.scripts.len(),
+                "a pause not read: not a storage call, or its script unknown"
+            );
             return self.resume().await;
         };
         // The service's own evaluations (no URL) are not the page's calls.
@@ -275,22 +307,31 @@ impl Reader {
             }
         }
         let origin = self.origins.get(&context).cloned().unwrap_or_default();
+        // Sent before the page resumes: in the pump's channel before anything the page does next.
         let read = self.read(&top, &origin).await;
-        self.resume().await;
-        let Some((call, local, key)) = read else { return };
-        let by = CodeLocation { url, line: top.line + 1, column: top.column + 1, function: top.function };
-        match call.method {
-            Method::GetItem => {
-                let (found, similar) = match &key {
-                    Some(key) => self.mirror.read(&(origin, local), key),
-                    None => (Found::Unknown, None),
-                };
-                self.send(PageEvent::Storage(StorageEvent::Read { local, key, found, by, similar }));
+        tracing::debug!(url = %url, line = top.line, read = read.is_some(), "a storage call paused on");
+        if let Some((call, local, key)) = read {
+            let by = CodeLocation { url, line: top.line + 1, column: top.column + 1, function: top.function };
+            match call.method {
+                Method::GetItem => {
+                    let (found, similar) = match &key {
+                        Some(key) => self.mirror.read(&(origin, local), key),
+                        None => (Found::Unknown, None),
+                    };
+                    self.send(PageEvent::Storage(StorageEvent::Read { local, key, found, by, similar }));
+                }
+                Method::SetItem | Method::RemoveItem if key.is_some() => {
+                    self.mirror.calling(local, key.clone(), by.clone());
+                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key, by }));
+                }
+                Method::Clear => {
+                    self.mirror.calling(local, None, by.clone());
+                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key: None, by }));
+                }
+                Method::SetItem | Method::RemoveItem => {}
             }
-            Method::SetItem | Method::RemoveItem if key.is_some() => self.mirror.calling(local, key, by),
-            Method::Clear => self.mirror.calling(local, None, by),
-            Method::SetItem | Method::RemoveItem => {}
         }
+        self.resume().await;
     }
 
     /// While paused: the call, its area (`true`: localStorage) and key; the area read from the
@@ -370,6 +411,13 @@ impl Reader {
         let hit = pause.get("hitBreakpoints").and_then(Value::as_array).into_iter().flatten();
         for id in hit.filter_map(Value::as_str) {
             let _ = cdp::send(page, RemoveBreakpoint { breakpoint_id: id }, Instant::now() + STEP).await;
+        }
+    }
+
+    /// A round trip to the renderer (see `run`).
+    async fn barrier(&self) {
+        if let Some(page) = &self.page {
+            let _ = cdp::send(page, GetIsolateId {}, Instant::now() + STEP).await;
         }
     }
 

@@ -3,18 +3,29 @@
 //! call when the service paused on it) and each `getItem` read (key, found or `null`, the line;
 //! see `pauses`), filed in the timeline with a value's outline, never the value, masked.
 //! Bounded: [`PER_SECOND`] a second are kept one by one, the rest counted in one entry a second
-//! (`… 480 more storage calls`).
+//! (`… 480 more storage calls`). A write's line comes apart from its event (a
+//! [`StorageEvent::Calling`] sent while the page was paused on the call): the two are paired here,
+//! whichever comes first, within [`PAIR_MS`].
+
+use std::collections::VecDeque;
 
 use super::super::exchanged::{StorageNote, StorageWhat};
 use super::super::records::Record;
 use super::super::shape;
 use super::super::store::Store;
-use crate::browser::page::watch::cdp_events::StorageEvent;
+use crate::browser::page::watch::cdp_events::{CodeLocation, StorageEvent};
 
 /// Calls kept one by one per second.
 const PER_SECOND: u32 = 32;
 /// Characters of a key kept.
 const KEY_CHARS: usize = 120;
+/// How far apart a write call and its event may come to be paired (both come within a round trip).
+const PAIR_MS: f64 = 2_000.0;
+/// Unpaired write calls, and unpaired writes, kept for pairing.
+const UNPAIRED: usize = 16;
+
+/// Whose key: `localStorage` (else `sessionStorage`), the key (`None`: `clear`).
+type Target = (bool, Option<String>);
 
 #[derive(Debug, Default)]
 pub struct Storage {
@@ -22,6 +33,10 @@ pub struct Storage {
     kept: (u32, f64),
     /// The entry counting the calls past the budget this second.
     counting: Option<u64>,
+    /// Write calls whose write has not come yet: target, line, when.
+    calls: VecDeque<(Target, CodeLocation, f64)>,
+    /// Writes filed without a line whose call may still come: target, timeline entry, when.
+    writes: VecDeque<(Target, u64, f64)>,
 }
 
 impl Storage {
@@ -30,7 +45,18 @@ impl Storage {
             self.kept = (0, at);
             self.counting = None;
         }
+        store.storage_used = true;
+        self.calls.retain(|(.., t)| at - t < PAIR_MS);
+        self.writes.retain(|(.., t)| at - t < PAIR_MS);
+        let target = match &event {
+            StorageEvent::Set { local, key, .. } | StorageEvent::Removed { local, key, .. } => {
+                Some((*local, Some(key.clone())))
+            }
+            StorageEvent::Cleared { local, .. } => Some((*local, None)),
+            _ => None,
+        };
         let (local, what, by) = match event {
+            StorageEvent::Calling { local, key, by } => return self.calling(store, (local, key), by, at),
             StorageEvent::Set { local, key, value, by } => {
                 (local, StorageWhat::Set { key: key_of(store, &key), value: value_of(&value) }, by)
             }
@@ -49,9 +75,20 @@ impl Storage {
                 return;
             }
         };
+        let by = match (by, &target) {
+            (None, Some(target)) => self.call_of(target),
+            (by, _) => by,
+        };
         if self.kept.0 < PER_SECOND {
             self.kept.0 += 1;
-            store.timeline.push(at, Record::Storage(StorageNote { local, what, by }));
+            let lined = by.is_some();
+            let seq = store.timeline.push(at, Record::Storage(StorageNote { local, what, by }));
+            if let (false, Some(target)) = (lined, target) {
+                if self.writes.len() == UNPAIRED {
+                    self.writes.pop_front();
+                }
+                self.writes.push_back((target, seq, at));
+            }
             return;
         }
         let counted = self.counting.is_some_and(|seq| {
@@ -69,6 +106,32 @@ impl Storage {
     }
 }
 
+impl Storage {
+    /// A write call paused on: its line goes to its write if that came first, else waits for it.
+    fn calling(&mut self, store: &mut Store, target: Target, by: CodeLocation, at: f64) {
+        if let Some(i) = self.writes.iter().position(|(t, ..)| *t == target)
+            && let Some((_, seq, _)) = self.writes.remove(i)
+        {
+            store.timeline.update(seq, |record| {
+                if let Record::Storage(note) = record {
+                    note.by = Some(by);
+                }
+            });
+            return;
+        }
+        if self.calls.len() == UNPAIRED {
+            self.calls.pop_front();
+        }
+        self.calls.push_back((target, by, at));
+    }
+
+    /// The line of the call that made a write to `target`, if it came first.
+    fn call_of(&mut self, target: &Target) -> Option<CodeLocation> {
+        let i = self.calls.iter().position(|(t, ..)| t == target)?;
+        self.calls.remove(i).map(|(_, by, _)| by)
+    }
+}
+
 /// A key as kept: bounded, masked.
 fn key_of(store: &Store, key: &str) -> String {
     store.redactor.text(&key.chars().take(KEY_CHARS).collect::<String>())
@@ -77,4 +140,59 @@ fn key_of(store: &Store, key: &str) -> String {
 /// A value as kept: a JSON object's or list's outline, else its kind and length.
 fn value_of(value: &str) -> String {
     shape::outline(value).unwrap_or_else(|| format!("string ({} chars)", value.chars().count()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line() -> CodeLocation {
+        CodeLocation { url: "http://a.test/settings.js".into(), line: 5, column: 3, function: "save".into() }
+    }
+
+    fn set(key: &str) -> StorageEvent {
+        StorageEvent::Set { local: true, key: key.into(), value: "{\"size\":\"large\"}".into(), by: None }
+    }
+
+    fn calling(key: &str) -> StorageEvent {
+        StorageEvent::Calling { local: true, key: Some(key.into()), by: line() }
+    }
+
+    /// The lines of the storage notes filed, by key.
+    fn filed(store: &Store) -> Vec<(String, Option<u32>)> {
+        store
+            .timeline
+            .iter()
+            .filter_map(|entry| match &entry.record {
+                Record::Storage(StorageNote { what: StorageWhat::Set { key, .. }, by, .. }) => {
+                    Some((key.clone(), by.as_ref().map(|by| by.line)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_writes_line_joins_its_write_whichever_comes_first() {
+        let (mut storage, mut store) = (Storage::default(), Store::new(0.0));
+        assert!(!store.storage_used);
+        // The call read while paused, then the browser's event of the write.
+        storage.apply(&mut store, calling("prefs"), 10.0);
+        storage.apply(&mut store, set("prefs"), 12.0);
+        // The event first (its channel was ahead), the call's line after it.
+        storage.apply(&mut store, set("theme"), 20.0);
+        storage.apply(&mut store, calling("theme"), 21.0);
+        assert_eq!(filed(&store), [("prefs".into(), Some(5)), ("theme".into(), Some(5))]);
+        assert!(store.storage_used, "the page used storage: followed from each document's start on");
+    }
+
+    #[test]
+    fn a_write_and_a_call_of_another_key_or_too_far_apart_stay_unpaired() {
+        let (mut storage, mut store) = (Storage::default(), Store::new(0.0));
+        storage.apply(&mut store, calling("prefs"), 10.0);
+        storage.apply(&mut store, set("other"), 11.0);
+        storage.apply(&mut store, set("late"), 100.0);
+        storage.apply(&mut store, calling("late"), 100.0 + PAIR_MS + 1.0);
+        assert_eq!(filed(&store), [("other".into(), None), ("late".into(), None)]);
+    }
 }
