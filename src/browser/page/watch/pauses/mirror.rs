@@ -72,6 +72,11 @@ impl Mirror {
         self.pending.push((local, key, by, now));
     }
 
+    /// Whether a write call paused on still waits for its event.
+    pub fn waiting(&self) -> bool {
+        self.pending.iter().any(|(.., at)| at.elapsed() < PENDING_FOR)
+    }
+
     /// Applies a write's event; returns the line of the call that made it, when it was paused on.
     pub fn wrote(&mut self, area: AreaId, write: Write) -> Option<CodeLocation> {
         let local = area.1;

@@ -23,7 +23,7 @@
 mod call;
 mod mirror;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -198,21 +198,41 @@ impl Reader {
                 self.note(event);
                 continue;
             }
-            // The events the renderer sent before the pause (the script's `scriptParsed`, its
-            // document's context, a write's event before a read that follows it) may still be on
-            // their way to their listeners: once a round trip to the renderer is answered they are
-            // in their channels. Apply them first.
-            self.barrier().await;
-            let mut pauses = vec![event.params];
-            while let Some(Some(event)) = events.next().now_or_never() {
-                if event.method == "Debugger.paused" {
-                    pauses.push(event.params);
-                } else {
-                    self.note(event);
-                }
-            }
-            for pause in pauses {
+            let mut pauses = VecDeque::from([event.params]);
+            while let Some(pause) = pauses.pop_front() {
+                self.catch_up(&mut events, &pause, &mut pauses).await;
                 self.paused(&pause).await;
+            }
+        }
+    }
+
+    /// Applies the events the renderer sent before `pause` (its script's `scriptParsed`, its
+    /// document's context, a write's event before a read that follows it): chromiumoxide hands
+    /// over a pause (which it cannot parse) at once but the events before it only at its next
+    /// turn, so they may still be on their way. Once a round trip to the renderer is answered,
+    /// they are in their channels. The round trip is the fetch of the paused script's source
+    /// when it is not kept (needed anyway), else a bare one; none when all the pause needs is
+    /// known. Another pause met meanwhile is queued.
+    async fn catch_up(
+        &mut self,
+        events: &mut SelectAll<BoxStream<'static, RawEvent>>,
+        pause: &Value,
+        pauses: &mut VecDeque<Value>,
+    ) {
+        let script = str_of(pause, "/callFrames/0/location/scriptId");
+        let context = script.and_then(|id| self.scripts.get(id)).map(|(_, context)| *context);
+        if context.is_some_and(|context| self.origins.contains_key(&context)) && !self.mirror.waiting() {
+            return;
+        }
+        match script {
+            Some(id) if !self.sources.iter().any(|(kept, _)| kept == id) => drop(self.source(id).await),
+            _ => self.barrier().await,
+        }
+        while let Some(Some(event)) = events.next().now_or_never() {
+            if event.method == "Debugger.paused" {
+                pauses.push_back(event.params);
+            } else {
+                self.note(event);
             }
         }
     }
