@@ -241,6 +241,14 @@ async fn the_readers_display_settings_are_gone_after_a_reload() {
     let written = clicked["effects"]["storage"].to_string();
     let write = "localStorage readerPrefs = {size: string, theme: string} by /reader/settings.js:5";
     assert!(written.contains(write), "{clicked}");
+    // Timed by the call: before the changes applyPrefs made after it, however long reading it took.
+    let at = |line: Option<&Value>| {
+        let line = line.and_then(Value::as_str).unwrap_or_else(|| panic!("{clicked}"));
+        line.trim_start_matches('+').split(' ').next().and_then(|n| n.parse::<i64>().ok())
+    };
+    let changes = clicked["effects"]["changes"].as_array().cloned().unwrap_or_default();
+    let applied = changes.iter().find(|line| line.as_str().is_some_and(|l| l.contains("#applied")));
+    assert!(at(clicked["effects"]["storage"].get(0)) <= at(applied), "{clicked}");
     wait_text(&sid, "#display-status", "Saved").await;
     assert_eq!(text(&sid, "#applied").await, "Showing large text on a sepia page.");
 

@@ -59,6 +59,9 @@ pub enum StorageEvent {
         by: CodeLocation,
         /// A similar key this session wrote (and where), when nothing wrote `key`.
         similar: Option<(String, Option<CodeLocation>)>,
+        /// When the call was made (its pause reached the service; ms since the Unix epoch), not
+        /// when the read was filed after it.
+        at: f64,
     },
     /// `setItem`/`removeItem` of `key` (`None`: `clear`) called at `by`, paused on before the
     /// write: the reducer gives its line to the write's own event, whichever comes first.
@@ -66,6 +69,8 @@ pub enum StorageEvent {
         local: bool,
         key: Option<String>,
         by: CodeLocation,
+        /// When the call was made (as for a read): the write is timed by it.
+        at: f64,
     },
     /// The document called storage more often than the service follows.
     Unfollowed {

@@ -37,6 +37,7 @@ use tokio::time::Instant;
 use self::call::{Call, Method};
 use self::mirror::{AreaId, Mirror, Write};
 use super::cdp_events::{PageEvent, StorageEvent, exchange_storage};
+use super::clock::now_ms;
 use super::dom::ASYNC_DEPTH;
 use super::exchanged::Found;
 use super::stacks::CodeLocation;
@@ -198,10 +199,10 @@ impl Reader {
                 self.note(event);
                 continue;
             }
-            let mut pauses = VecDeque::from([event.params]);
-            while let Some(pause) = pauses.pop_front() {
+            let mut pauses = VecDeque::from([(event.params, now_ms())]);
+            while let Some((pause, at)) = pauses.pop_front() {
                 self.catch_up(&mut events, &pause, &mut pauses).await;
-                self.paused(&pause).await;
+                self.paused(&pause, at).await;
             }
         }
     }
@@ -217,7 +218,7 @@ impl Reader {
         &mut self,
         events: &mut SelectAll<BoxStream<'static, RawEvent>>,
         pause: &Value,
-        pauses: &mut VecDeque<Value>,
+        pauses: &mut VecDeque<(Value, f64)>,
     ) {
         let script = str_of(pause, "/callFrames/0/location/scriptId");
         let context = script.and_then(|id| self.scripts.get(id)).map(|(_, context)| *context);
@@ -230,7 +231,7 @@ impl Reader {
         }
         while let Some(Some(event)) = events.next().now_or_never() {
             if event.method == "Debugger.paused" {
-                pauses.push_back(event.params);
+                pauses.push_back((event.params, now_ms()));
             } else {
                 self.note(event);
             }
@@ -291,7 +292,8 @@ impl Reader {
     }
 
     /// Reads a pause when it is a storage call the document's budget still follows, and resumes.
-    async fn paused(&mut self, pause: &Value) {
+    /// `at`: when the pause reached the service, which times the call (the page waits meanwhile).
+    async fn paused(&mut self, pause: &Value, at: f64) {
         let ours = str_of(pause, "/reason") == Some("debugCommand");
         let top = pause.pointer("/callFrames/0").and_then(|frame| {
             Some(Top {
@@ -338,15 +340,15 @@ impl Reader {
                         Some(key) => self.mirror.read(&(origin, local), key),
                         None => (Found::Unknown, None),
                     };
-                    self.send(PageEvent::Storage(StorageEvent::Read { local, key, found, by, similar }));
+                    self.send(PageEvent::Storage(StorageEvent::Read { local, key, found, by, similar, at }));
                 }
                 Method::SetItem | Method::RemoveItem if key.is_some() => {
                     self.mirror.calling(local, key.clone(), by.clone());
-                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key, by }));
+                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key, by, at }));
                 }
                 Method::Clear => {
                     self.mirror.calling(local, None, by.clone());
-                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key: None, by }));
+                    self.send(PageEvent::Storage(StorageEvent::Calling { local, key: None, by, at }));
                 }
                 Method::SetItem | Method::RemoveItem => {}
             }

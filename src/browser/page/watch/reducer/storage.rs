@@ -55,17 +55,22 @@ impl Storage {
             StorageEvent::Cleared { local, .. } => Some((*local, None)),
             _ => None,
         };
-        let (local, what, by) = match event {
-            StorageEvent::Calling { local, key, by } => return self.calling(store, (local, key), by, at),
-            StorageEvent::Set { local, key, value, by } => {
-                (local, StorageWhat::Set { key: key_of(store, &key), value: value_of(&value) }, by)
+        // A call paused on is timed by the call, not by when it was filed after its pause.
+        let (local, what, by, when) = match event {
+            StorageEvent::Calling { local, key, by, at: called } => {
+                return self.calling(store, (local, key), by, called);
             }
-            StorageEvent::Removed { local, key, by } => (local, StorageWhat::Removed { key: key_of(store, &key) }, by),
-            StorageEvent::Cleared { local, by } => (local, StorageWhat::Cleared, by),
-            StorageEvent::Read { local, key, found, by, similar } => {
+            StorageEvent::Set { local, key, value, by } => {
+                (local, StorageWhat::Set { key: key_of(store, &key), value: value_of(&value) }, by, None)
+            }
+            StorageEvent::Removed { local, key, by } => {
+                (local, StorageWhat::Removed { key: key_of(store, &key) }, by, None)
+            }
+            StorageEvent::Cleared { local, by } => (local, StorageWhat::Cleared, by, None),
+            StorageEvent::Read { local, key, found, by, similar, at: called } => {
                 let key = key.map(|key| key_of(store, &key));
                 let similar = similar.map(|(key, at)| (key_of(store, &key), at));
-                (local, StorageWhat::Read { key, found, similar }, Some(by))
+                (local, StorageWhat::Read { key, found, similar }, Some(by), Some(called))
             }
             StorageEvent::Unfollowed { budget } => {
                 store.timeline.push(
@@ -75,10 +80,14 @@ impl Storage {
                 return;
             }
         };
-        let by = match (by, &target) {
-            (None, Some(target)) => self.call_of(target),
-            (by, _) => by,
+        let (by, when) = match (by, &target) {
+            (None, Some(target)) => match self.call_of(target) {
+                Some((by, called)) => (Some(by), Some(called)),
+                None => (None, when),
+            },
+            (by, _) => (by, when),
         };
+        let at = when.unwrap_or(at);
         if self.kept.0 < PER_SECOND {
             self.kept.0 += 1;
             let lined = by.is_some();
@@ -125,10 +134,10 @@ impl Storage {
         self.calls.push_back((target, by, at));
     }
 
-    /// The line of the call that made a write to `target`, if it came first.
-    fn call_of(&mut self, target: &Target) -> Option<CodeLocation> {
+    /// The line and time of the call that made a write to `target`, if it came first.
+    fn call_of(&mut self, target: &Target) -> Option<(CodeLocation, f64)> {
         let i = self.calls.iter().position(|(t, ..)| t == target)?;
-        self.calls.remove(i).map(|(_, by, _)| by)
+        self.calls.remove(i).map(|(_, by, called)| (by, called))
     }
 }
 
@@ -154,18 +163,18 @@ mod tests {
         StorageEvent::Set { local: true, key: key.into(), value: "{\"size\":\"large\"}".into(), by: None }
     }
 
-    fn calling(key: &str) -> StorageEvent {
-        StorageEvent::Calling { local: true, key: Some(key.into()), by: line() }
+    fn calling(key: &str, at: f64) -> StorageEvent {
+        StorageEvent::Calling { local: true, key: Some(key.into()), by: line(), at }
     }
 
-    /// The lines of the storage notes filed, by key.
-    fn filed(store: &Store) -> Vec<(String, Option<u32>)> {
+    /// The writes filed: key, line, time.
+    fn filed(store: &Store) -> Vec<(String, Option<u32>, f64)> {
         store
             .timeline
             .iter()
             .filter_map(|entry| match &entry.record {
                 Record::Storage(StorageNote { what: StorageWhat::Set { key, .. }, by, .. }) => {
-                    Some((key.clone(), by.as_ref().map(|by| by.line)))
+                    Some((key.clone(), by.as_ref().map(|by| by.line), entry.at))
                 }
                 _ => None,
             })
@@ -177,22 +186,39 @@ mod tests {
         let (mut storage, mut store) = (Storage::default(), Store::new(0.0));
         assert!(!store.storage_used);
         // The call read while paused, then the browser's event of the write.
-        storage.apply(&mut store, calling("prefs"), 10.0);
+        storage.apply(&mut store, calling("prefs", 9.0), 10.0);
         storage.apply(&mut store, set("prefs"), 12.0);
         // The event first (its channel was ahead), the call's line after it.
         storage.apply(&mut store, set("theme"), 20.0);
-        storage.apply(&mut store, calling("theme"), 21.0);
-        assert_eq!(filed(&store), [("prefs".into(), Some(5)), ("theme".into(), Some(5))]);
+        storage.apply(&mut store, calling("theme", 19.0), 21.0);
+        // Timed by the call when it came first (the DOM changes after it are not shown before it).
+        assert_eq!(filed(&store), [("prefs".into(), Some(5), 9.0), ("theme".into(), Some(5), 20.0)]);
         assert!(store.storage_used, "the page used storage: followed from each document's start on");
     }
 
     #[test]
     fn a_write_and_a_call_of_another_key_or_too_far_apart_stay_unpaired() {
         let (mut storage, mut store) = (Storage::default(), Store::new(0.0));
-        storage.apply(&mut store, calling("prefs"), 10.0);
+        storage.apply(&mut store, calling("prefs", 10.0), 10.0);
         storage.apply(&mut store, set("other"), 11.0);
         storage.apply(&mut store, set("late"), 100.0);
-        storage.apply(&mut store, calling("late"), 100.0 + PAIR_MS + 1.0);
-        assert_eq!(filed(&store), [("other".into(), None), ("late".into(), None)]);
+        storage.apply(&mut store, calling("late", 100.0 + PAIR_MS + 1.0), 100.0 + PAIR_MS + 1.0);
+        assert_eq!(filed(&store), [("other".into(), None, 11.0), ("late".into(), None, 100.0)]);
+    }
+
+    #[test]
+    fn a_read_is_timed_by_its_call_not_by_when_it_was_filed() {
+        let (mut storage, mut store) = (Storage::default(), Store::new(0.0));
+        let read = StorageEvent::Read {
+            local: true,
+            key: Some("prefs".into()),
+            found: crate::browser::page::watch::exchanged::Found::Null,
+            by: line(),
+            similar: None,
+            at: 40.0,
+        };
+        storage.apply(&mut store, read, 47.0);
+        let times: Vec<f64> = store.timeline.iter().map(|entry| entry.at).collect();
+        assert_eq!(times, [40.0]);
     }
 }
