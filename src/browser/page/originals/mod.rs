@@ -17,9 +17,12 @@
 //! `Evicted` (a location in it is given as served and marked so, never as if it had no map), and
 //! what its map lists (the original sources' paths, a few KB) stays in an index, so `page.source`
 //! of an original file fetches again only the map that lists it. An answer fetches a let-go map
-//! again when it names the script (at most once per answer, within its budget), and holds every
-//! map it read its locations through until it is rendered: a map fetched for an answer is never
-//! lost to that answer because a later one in the same answer filled the cache.
+//! again when it names the script (at most once per answer, within its budget), and holds the
+//! maps it read its locations through until it is rendered: a map fetched for an answer is not
+//! lost to that answer because a later one in the same answer filled the cache. Bounded too: an
+//! answer holds at most [`HOLD_CAP`] bytes of maps (past it, a map the cache let go is marked not
+//! kept), and a session fetches [`FETCHES_AT_ONCE`] maps at a time, so however many scripts an
+//! answer names, a session's maps stay within the cache, one answer's hold and those fetches.
 //!
 //! One per session (`Siblings`): every tab's answers share its maps. Its fetches stop when the
 //! session goes.
@@ -32,14 +35,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use self::fetch::Fetched;
 use crate::browser::chromium::ids::FrameId;
 use crate::browser::page::source_map::{
-    Known, MapCache, Mapped, Resolver, Snapshot, Unmapped, Weigh, Why, is_library_path, names_path, script_key,
+    CACHE_CAP, Known, MapCache, Mapped, Resolver, Snapshot, Unmapped, Weigh, Why, is_library_path, names_path,
+    script_key,
 };
 
 /// How long one map's fetch may take, whoever waits for it (a 30 MB map on a loaded machine).
@@ -47,6 +51,12 @@ const FETCH_TIME: Duration = Duration::from_secs(20);
 /// Scripts whose outcome is remembered (maps or why none), at most; past it the outcomes without
 /// a map are forgotten (asked again when named again).
 const MAX_SCRIPTS: usize = 4096;
+/// Bytes of maps one answer holds (see [`Holding`]): twice the session's cap, so an answer never
+/// holds more than the cache's worth of maps it let go.
+const HOLD_CAP: usize = 2 * CACHE_CAP;
+/// Maps a session fetches at once (each up to `MAX_MAP_BYTES` of text while it is parsed); the
+/// others wait their turn.
+const FETCHES_AT_ONCE: usize = 4;
 
 /// A session's maps (see the module doc).
 pub struct Originals {
@@ -61,6 +71,8 @@ struct Shared {
     state: Mutex<State>,
     /// Bumped when a fetch ends.
     settled: watch::Sender<u64>,
+    /// One permit a fetch under way ([`FETCHES_AT_ONCE`]).
+    fetches: Semaphore,
 }
 
 #[derive(Default)]
@@ -84,8 +96,46 @@ enum Status {
     Unmapped(Unmapped),
 }
 
-/// Maps an answer holds while it is put together (see the module doc), by script.
-type Held = Arc<Mutex<HashMap<String, Arc<Mapped>>>>;
+/// Maps an answer holds while it is put together (see the module doc).
+type Held = Arc<Mutex<Holding>>;
+
+/// The maps an answer holds, by script, within a byte cap ([`HOLD_CAP`]): past it a map is not
+/// held, so the answer reads it through the cache while the cache keeps it, else gives its
+/// locations as served, marked not kept.
+struct Holding {
+    maps: HashMap<String, Arc<Mapped>>,
+    bytes: usize,
+    cap: usize,
+}
+
+impl Default for Holding {
+    fn default() -> Self {
+        Self::with_cap(HOLD_CAP)
+    }
+}
+
+impl Holding {
+    fn with_cap(cap: usize) -> Self {
+        Self { maps: HashMap::new(), bytes: 0, cap }
+    }
+
+    fn hold(&mut self, script: &str, mapped: Arc<Mapped>) {
+        if self.maps.contains_key(script) || self.bytes + mapped.bytes() > self.cap {
+            return;
+        }
+        self.bytes += mapped.bytes();
+        self.maps.insert(script.to_owned(), mapped);
+    }
+
+    fn holds(&self, script: &str) -> bool {
+        self.maps.contains_key(script)
+    }
+
+    fn take(&mut self) -> HashMap<String, Arc<Mapped>> {
+        self.bytes = 0;
+        std::mem::take(&mut self.maps)
+    }
+}
 
 /// The original sources a path suffix names, by what the session's maps list (kept or let go).
 #[derive(Debug, Default)]
@@ -111,8 +161,11 @@ impl Drop for Shared {
 
 impl Default for Originals {
     fn default() -> Self {
-        let shared = Shared { state: Mutex::new(State::default()), settled: watch::channel(0).0 };
-        Self { shared: Arc::new(shared), stop: CancellationToken::new(), off: AtomicBool::new(false) }
+        Self {
+            shared: Arc::new(Shared::new(State::default())),
+            stop: CancellationToken::new(),
+            off: AtomicBool::new(false),
+        }
     }
 }
 
@@ -152,15 +205,19 @@ impl Originals {
             let header = map_headers.get(&script).cloned();
             let held = held.clone();
             tokio::spawn(async move {
-                let deadline = Instant::now() + FETCH_TIME;
                 let fetched = tokio::select! {
                     () = stop.cancelled() => return,
-                    fetched = fetch::map_of(&page, &frame, (&script, header.as_deref()), deadline) => fetched,
+                    fetched = async {
+                        // Never closed: a permit always comes.
+                        let _turn = shared.fetches.acquire().await;
+                        let deadline = Instant::now() + FETCH_TIME;
+                        fetch::map_of(&page, &frame, (&script, header.as_deref()), deadline).await
+                    } => fetched,
                 };
                 // Held before the answer is told, so that it reads the map even when the cache
                 // let it go at once for another one.
                 if let Fetched::Mapped(mapped) = &fetched {
-                    lock(&held).insert(script.clone(), mapped.clone());
+                    lock(&held).hold(&script, mapped.clone());
                 }
                 shared.file(&script, fetched);
             });
@@ -169,7 +226,7 @@ impl Originals {
             let Ok(Ok(())) = tokio::time::timeout_at(until, settled.changed()).await else { break };
         }
         let snapshot = self.shared.hold(scripts, &held);
-        let held = std::mem::take(&mut *lock(&held));
+        let held = lock(&held).take();
         Resolver::holding(snapshot, held)
     }
 
@@ -205,6 +262,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    fn new(state: State) -> Self {
+        Self { state: Mutex::new(state), settled: watch::channel(0).0, fetches: Semaphore::new(FETCHES_AT_ONCE) }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         lock(&self.state)
     }
@@ -224,7 +285,7 @@ impl Shared {
                 // Asked about again: the most recently used now (`get`), held for the answer.
                 Some(Status::Mapped) => match state.cache.get(key) {
                     Some(mapped) => {
-                        lock(held).insert(key.to_owned(), mapped);
+                        lock(held).hold(key, mapped);
                         false
                     }
                     None => true,
@@ -254,10 +315,10 @@ impl Shared {
         let mut held = lock(held);
         for script in scripts {
             let key = script_key(script);
-            if !held.contains_key(key)
+            if !held.holds(key)
                 && let Some(mapped) = state.cache.peek(key)
             {
-                held.insert(key.to_owned(), mapped);
+                held.hold(key, mapped);
             }
         }
         state.snapshot.clone()
@@ -357,8 +418,7 @@ mod tests {
 
     /// A session's maps whose cache holds two of [`mapped`]`(_, 400)` but not three.
     fn shared() -> Shared {
-        let state = State { cache: MapCache::with_cap(1000 * 1024), ..State::default() };
-        Shared { state: Mutex::new(state), settled: watch::channel(0).0 }
+        Shared::new(State { cache: MapCache::with_cap(1000 * 1024), ..State::default() })
     }
 
     /// The three scripts' maps fetched for one answer, as `Originals::ensure` files them.
@@ -368,7 +428,7 @@ mod tests {
         assert_eq!(shared.start(&scripts, &held), scripts, "nobody looked for them yet");
         for n in 0..3 {
             let map = mapped(n, 400);
-            lock(&held).insert(script(n), map.clone());
+            lock(&held).hold(&script(n), map.clone());
             shared.file(&script(n), Fetched::Mapped(map));
         }
         held
@@ -390,7 +450,7 @@ mod tests {
         // The next answer that names it fetches it again (and only it); one that does not, does not.
         let held = Held::default();
         assert!(shared.start(&[script(1)], &held).is_empty());
-        assert!(lock(&held).contains_key(&script(1)), "a kept map is held for the answer");
+        assert!(lock(&held).holds(&script(1)), "a kept map is held for the answer");
         assert_eq!(shared.start(&[script(0), script(1), script(2)], &Held::default()), [script(0)]);
         assert!(shared.start(&[script(0)], &Held::default()).is_empty(), "once: it is loading now");
     }
@@ -401,7 +461,7 @@ mod tests {
         let held = three_fetched(&shared);
         let scripts: Vec<String> = (0..3).map(script).collect();
         let snapshot = shared.hold(&scripts, &held);
-        let answer = Resolver::holding(snapshot, std::mem::take(&mut *lock(&held)));
+        let answer = Resolver::holding(snapshot, lock(&held).take());
         for n in 0..3 {
             let place = answer.resolve(at(&script(n))).original.expect("read through its map");
             assert_eq!(place.source, format!("src/big-{n}.ts"));
@@ -441,5 +501,28 @@ mod tests {
             .shared
             .file(&script(0), Fetched::Unmapped(Unmapped::NotFetched { map_url: "m".into(), why: Why::Status(404) }));
         assert!(originals.listed("big-0.ts").scripts.is_empty());
+    }
+
+    #[test]
+    fn an_answer_holds_maps_up_to_its_cap_and_one_neither_held_nor_kept_is_marked() {
+        // The cache keeps two of five; the answer holds two (its cap): the first two fetched are
+        // held, the last two kept, the middle one neither.
+        let shared = shared();
+        let held: Held = Arc::new(Mutex::new(Holding::with_cap(2 * mapped(0, 400).bytes() + 1)));
+        let scripts: Vec<String> = (0..5).map(script).collect();
+        assert_eq!(shared.start(&scripts, &held), scripts);
+        for n in 0..5 {
+            let map = mapped(n, 400);
+            lock(&held).hold(&script(n), map.clone());
+            shared.file(&script(n), Fetched::Mapped(map));
+        }
+        let snapshot = shared.hold(&scripts, &held);
+        let holding = lock(&held);
+        assert!(holding.bytes <= holding.cap, "{} held past {}", holding.bytes, holding.cap);
+        drop(holding);
+        let answer = Resolver::holding(snapshot, lock(&held).take());
+        let read: Vec<bool> = (0..5).map(|n| answer.resolve(at(&script(n))).original.is_some()).collect();
+        assert_eq!(read, [true, true, false, true, true]);
+        assert_eq!(answer.resolve(at(&script(2))).note.as_deref(), Some(NOT_KEPT_AGAIN), "marked, not as unmapped");
     }
 }

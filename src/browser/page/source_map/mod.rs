@@ -28,7 +28,7 @@ mod mapped;
 mod names;
 mod resolver;
 
-pub use cache::{MapCache, Weigh};
+pub use cache::{CACHE_CAP, MapCache, Weigh};
 pub use library::{is_library_path, package_of};
 pub use map::{MAX_MAP_BYTES, SourceMap, names_path};
 pub use mapped::Mapped;
