@@ -76,11 +76,11 @@ pub async fn start(
     use chromiumoxide::cdp::browser_protocol::dom_storage::{
         EventDomStorageItemAdded, EventDomStorageItemRemoved, EventDomStorageItemUpdated, EventDomStorageItemsCleared,
     };
-    use chromiumoxide::cdp::js_protocol::debugger::{EventPaused, EventScriptParsed};
+    use chromiumoxide::cdp::js_protocol::debugger::EventPaused;
     use chromiumoxide::cdp::js_protocol::runtime::EventExecutionContextCreated;
     let mut events = SelectAll::new();
     events.push(raw::<EventPaused>(page).await?);
-    events.push(raw::<EventScriptParsed>(page).await?);
+    events.push(page_scripts(page).await?);
     events.push(raw::<EventExecutionContextCreated>(page).await?);
     events.push(raw::<EventDomStorageItemAdded>(page).await?);
     events.push(raw::<EventDomStorageItemUpdated>(page).await?);
@@ -120,6 +120,27 @@ pub async fn arm_document(page: &chromiumoxide::Page, deadline: Instant) -> Resu
 pub async fn disarm(page: &chromiumoxide::Page, deadline: Instant) {
     let _ = cdp::send(page, debugger::Disable {}, deadline).await;
     let _ = cdp::send(page, SetAsyncCallStackDepth { max_depth: ASYNC_DEPTH }, deadline).await;
+}
+
+/// The `scriptParsed` of the page's own scripts, as raw JSON of the three fields read here: the
+/// service's evaluations (no URL; one each while the Debugger is on) are dropped before anything
+/// is copied.
+async fn page_scripts(page: &chromiumoxide::Page) -> Result<BoxStream<'static, RawEvent>, BrowserError> {
+    use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
+    let method = "Debugger.scriptParsed";
+    let listener = page.event_listener::<EventScriptParsed>().await.map_err(|e| cdp::map_cdp_error(method, e))?;
+    Ok(listener
+        .filter_map(move |event| {
+            let params = (!event.url.is_empty()).then(|| {
+                serde_json::json!({
+                    "scriptId": event.script_id.inner(),
+                    "url": event.url,
+                    "executionContextId": event.execution_context_id.inner(),
+                })
+            });
+            std::future::ready(params.map(|params| RawEvent { method: method.to_owned(), params }))
+        })
+        .boxed())
 }
 
 /// A chromiumoxide listener, its events as raw JSON.
