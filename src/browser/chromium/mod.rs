@@ -4,6 +4,7 @@
 //! - `launch`: starting the Chromium process so it dies with the service, its profile directory
 //! - `process`: connecting to Chromium, pumping its CDP handler, stopping it
 //! - `event_routes`: which page an event belongs to; events chromiumoxide could not parse, routed raw
+//! - `listen`: a page's events of one kind from chromiumoxide's typed listener, as raw JSON too
 //! - `guards`: the launch flags that guard egress outside a session, checked on a browser we attach to
 //! - `browser_events`: browser-level download and popup events, forwarded to their page
 //! - `cdp`: sending a [`cdp::Command`] with a deadline and reading its answer once (our protection
@@ -22,9 +23,11 @@ mod guards;
 pub mod ids;
 pub mod kinds;
 mod launch;
+mod listen;
 mod process;
 pub mod protocol;
 pub mod supervisor;
 
 pub(super) use event_routes::{EventRoutes, RawEvent};
+pub(super) use listen::{Listened, listen};
 pub use process::{Chromium, Lifeline};

@@ -29,7 +29,7 @@ use super::watch::{Arm, Command, DialogArm, Env, LiveEvent, MAX_ARM, PageEvent, 
 use crate::browser::chromium::ids::{LoaderId, TargetId};
 use crate::browser::chromium::protocol::storage::DomStorageEnable;
 use crate::browser::chromium::protocol::target::{GetTargetInfo, SetAutoAttach};
-use crate::browser::chromium::{Chromium, EventRoutes, cdp};
+use crate::browser::chromium::{Chromium, EventRoutes, Listened, cdp, listen};
 use crate::browser::error::BrowserError;
 
 /// How long subscribing to a page's events and installing its DOM watcher may take.
@@ -497,22 +497,7 @@ async fn subscribe_exchanged(
 }
 
 /// A typed chromiumoxide listener, re-read through our lenient parser.
-async fn typed<T>(page: &chromiumoxide::Page) -> Result<BoxStream<'static, PageEvent>, BrowserError>
-where
-    T: chromiumoxide::cdp::IntoEventKind
-        + chromiumoxide::types::MethodType
-        + serde::Serialize
-        + Unpin
-        + Send
-        + Sync
-        + 'static,
-{
-    let method = T::method_id();
-    let listener = page.event_listener::<T>().await.map_err(|e| cdp::map_cdp_error(&method, e))?;
-    Ok(listener
-        .filter_map(move |event| {
-            let parsed = serde_json::to_value(&*event).ok().and_then(|v| PageEvent::parse(&method, v));
-            std::future::ready(parsed)
-        })
-        .boxed())
+async fn typed<T: Listened>(page: &chromiumoxide::Page) -> Result<BoxStream<'static, PageEvent>, BrowserError> {
+    let events = listen::<T>(page).await?;
+    Ok(events.filter_map(|event| std::future::ready(PageEvent::parse(&event.method, event.params))).boxed())
 }

@@ -47,7 +47,7 @@ use crate::browser::chromium::protocol::debugger::{
 use crate::browser::chromium::protocol::page::AddScriptToEvaluateOnNewDocument;
 use crate::browser::chromium::protocol::runtime::{Evaluate, GetIsolateId, SetAsyncCallStackDepth};
 use crate::browser::chromium::protocol::storage::{GetDomStorageItems, StorageId};
-use crate::browser::chromium::{RawEvent, cdp};
+use crate::browser::chromium::{RawEvent, cdp, listen};
 use crate::browser::error::BrowserError;
 
 /// Storage calls followed per document; past it its breakpoints are removed.
@@ -79,13 +79,13 @@ pub async fn start(
     use chromiumoxide::cdp::js_protocol::debugger::EventPaused;
     use chromiumoxide::cdp::js_protocol::runtime::EventExecutionContextCreated;
     let mut events = SelectAll::new();
-    events.push(raw::<EventPaused>(page).await?);
+    events.push(listen::<EventPaused>(page).await?);
     events.push(page_scripts(page).await?);
-    events.push(raw::<EventExecutionContextCreated>(page).await?);
-    events.push(raw::<EventDomStorageItemAdded>(page).await?);
-    events.push(raw::<EventDomStorageItemUpdated>(page).await?);
-    events.push(raw::<EventDomStorageItemRemoved>(page).await?);
-    events.push(raw::<EventDomStorageItemsCleared>(page).await?);
+    events.push(listen::<EventExecutionContextCreated>(page).await?);
+    events.push(listen::<EventDomStorageItemAdded>(page).await?);
+    events.push(listen::<EventDomStorageItemUpdated>(page).await?);
+    events.push(listen::<EventDomStorageItemRemoved>(page).await?);
+    events.push(listen::<EventDomStorageItemsCleared>(page).await?);
     let mut rescued = rescued;
     events.push(stream::poll_fn(move |cx| rescued.poll_recv(cx)).boxed());
     let reader = Reader { page: Some(page.clone()), out: Some(out), ..Reader::default() };
@@ -139,27 +139,6 @@ async fn page_scripts(page: &chromiumoxide::Page) -> Result<BoxStream<'static, R
                 })
             });
             std::future::ready(params.map(|params| RawEvent { method: method.to_owned(), params }))
-        })
-        .boxed())
-}
-
-/// A chromiumoxide listener, its events as raw JSON.
-async fn raw<T>(page: &chromiumoxide::Page) -> Result<BoxStream<'static, RawEvent>, BrowserError>
-where
-    T: chromiumoxide::cdp::IntoEventKind
-        + chromiumoxide::types::MethodType
-        + serde::Serialize
-        + Unpin
-        + Send
-        + Sync
-        + 'static,
-{
-    let method = T::method_id().to_string();
-    let listener = page.event_listener::<T>().await.map_err(|e| cdp::map_cdp_error(&method, e))?;
-    Ok(listener
-        .filter_map(move |event| {
-            let params = serde_json::to_value(&*event).ok();
-            std::future::ready(params.map(|params| RawEvent { method: method.clone(), params }))
         })
         .boxed())
 }
