@@ -219,6 +219,42 @@ async fn a_react_click_names_the_components_handler_and_the_requests_chain_in_or
     the_claim_click_speaks_the_apps_own_source(Mode::Dev).await;
 }
 
+/// The app keeps its list's revision in localStorage: the submit click's answer shows the write
+/// and the reload's load report the boot read, each with its line in the app's own source (the
+/// load report read through the maps too, never the bundle's or the dev server's served line).
+async fn the_claims_revision_is_written_and_read_back_in_the_apps_own_source(mode: Mode) {
+    let svc = shared();
+    let (sid, _) = open(svc, App::Expenses, mode).await;
+    let selector = "role=textbox[name=\"Description\"]";
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
+    let clicked =
+        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let written = texts_of(&clicked["effects"]["storage"]);
+    let write = "localStorage expenses:revision = string (1 chars) by ";
+    assert!(
+        written.iter().any(|line| line.contains(write) && line.contains("src/App.tsx:12")),
+        "the write with its original line: {written:#?}"
+    );
+    let reloaded = svc.ok("page.reload", json!({ "session_id": sid })).await;
+    let read = texts_of(&reloaded["load"]["storage"]);
+    assert!(
+        read.iter()
+            .any(|line| line.contains("localStorage expenses:revision → found by ") && line.contains("src/App.tsx:9")),
+        "the boot read with its original line: {reloaded}"
+    );
+    assert!(!read.iter().any(|line| names_library_or_bundle(line) || line.contains("/src/App.tsx")), "{read:#?}");
+}
+
+#[tokio::test]
+async fn a_react_apps_storage_write_and_boot_read_name_their_original_lines_from_the_production_build() {
+    the_claims_revision_is_written_and_read_back_in_the_apps_own_source(Mode::Prod).await;
+}
+
+#[tokio::test]
+async fn a_react_apps_storage_write_and_boot_read_name_their_original_lines_from_the_dev_server() {
+    the_claims_revision_is_written_and_read_back_in_the_apps_own_source(Mode::Dev).await;
+}
+
 #[tokio::test]
 async fn a_react_claim_refused_422_while_the_form_says_submitted_from_the_dev_server() {
     claim_refused_while_the_form_says_submitted(Mode::Dev).await;

@@ -140,15 +140,22 @@ impl Page {
     }
 }
 
-/// What a load report reads its messages' listeners through: where they are, and the maps of their
-/// scripts (nothing is asked for when the document got no message).
-pub(super) async fn listener_places(page: &Page, deadline: Instant) -> Places {
-    let fids = places::listener_fids(&page.watch().store());
-    if fids.is_empty() {
+/// What a load report reads its messages' listeners and its storage lines through: where the
+/// listeners are, and the maps of their scripts and of the storage calls' (nothing is asked for
+/// when the document got no message and made no storage call).
+pub(super) async fn load_places(page: &Page, deadline: Instant) -> Places {
+    let (fids, mut scripts) = {
+        let store = page.watch().store();
+        (places::listener_fids(&store), places::storage_scripts(&store))
+    };
+    if fids.is_empty() && scripts.is_empty() {
         return Places::default();
     }
-    let functions = page.locate().listing().locations(&fids, &page.loader_id(), deadline).await;
-    let scripts: Vec<String> = functions.values().map(|at| at.url.clone()).collect();
+    let functions = match fids.is_empty() {
+        true => Default::default(),
+        false => page.locate().listing().locations(&fids, &page.loader_id(), deadline).await,
+    };
+    scripts.extend(functions.values().map(|at| at.url.clone()));
     Places { maps: page.maps_for(&scripts, deadline).await, functions }
 }
 

@@ -177,7 +177,7 @@ impl Settled<'_> {
     /// (`Page::arrived`), which files what the page has reported until then; its messages'
     /// listeners named with where they are.
     pub async fn load(&self, deadline: Instant) -> Load {
-        let places = super::code::listener_places(self.page, deadline).await;
+        let places = super::code::load_places(self.page, deadline).await;
         let origin = origin_of(&self.page.watch().nav.borrow().url);
         let store = self.page.watch().store();
         let timeline = &store.timeline;

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::super::dom::ComponentSeen;
-use super::super::exchanged::StorageWhat;
+use super::super::exchanged::{StorageNote, StorageWhat};
 use super::super::facts::path_of;
 use super::super::records::Record;
 use super::super::sources;
@@ -281,6 +281,32 @@ pub fn listener_fids(store: &Store) -> Vec<u32> {
     fids
 }
 
+/// The lines a storage note names: the call's, and a similar key's writer's.
+fn storage_locations(note: &StorageNote) -> impl Iterator<Item = &CodeLocation> {
+    let similar = match &note.what {
+        StorageWhat::Read { similar: Some((_, at)), .. } => at.as_ref(),
+        _ => None,
+    };
+    note.by.iter().chain(similar)
+}
+
+/// The scripts the current document's storage calls name (`load.storage`'s lines and facts).
+pub fn storage_scripts(store: &Store) -> Vec<String> {
+    let start = store.timeline.current_origin();
+    let mut scripts: Vec<String> = store
+        .timeline
+        .iter()
+        .filter(|entry| entry.at >= start - 1.0)
+        .filter_map(|entry| if let Record::Storage(note) = &entry.record { Some(note) } else { None })
+        .flat_map(storage_locations)
+        .filter(|at| !at.url.is_empty())
+        .map(|at| at.url.clone())
+        .collect();
+    scripts.sort_unstable();
+    scripts.dedup();
+    scripts
+}
+
 /// The scripts the records after `seq` name (locations, stacks, initiators, the causes of DOM
 /// changes): the maps an answer about them needs.
 pub fn scripts_since(store: &Store, seq: u64) -> Vec<String> {
@@ -296,13 +322,7 @@ pub fn scripts_since(store: &Store, seq: u64) -> Vec<String> {
             Record::Request(r) => r.initiator.iter().chain(r.callers.frames()).for_each(&mut add),
             Record::Console(c) => c.location.iter().chain(c.trace.frames()).for_each(&mut add),
             Record::PageError(e) => e.location.iter().chain(e.trace.frames()).for_each(&mut add),
-            Record::Storage(note) => {
-                let similar = match &note.what {
-                    StorageWhat::Read { similar: Some((_, at)), .. } => at.as_ref(),
-                    _ => None,
-                };
-                note.by.iter().chain(similar).for_each(&mut add)
-            }
+            Record::Storage(note) => storage_locations(note).for_each(&mut add),
             Record::Dom(_) => dom = true,
             _ => {}
         }

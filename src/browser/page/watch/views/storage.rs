@@ -31,7 +31,8 @@ pub fn lines<'a>(
     let (mut lines, mut more, mut facts) = (Vec::new(), 0, Vec::new());
     for entry in entries {
         let Record::Storage(note) = &entry.record else { continue };
-        if let Some(fact) = misread(store, note, places).filter(|_| facts.len() < MAX_LINES) {
+        // Once each: a render run twice (React's StrictMode) reads twice.
+        if let Some(fact) = misread(store, note, places).filter(|f| facts.len() < MAX_LINES && !facts.contains(f)) {
             facts.push(fact);
         }
         if lines.len() == MAX_LINES {
