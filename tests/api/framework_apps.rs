@@ -158,6 +158,17 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
     assert_eq!(heading["text"], "Your claims (3)", "the list reloaded without the claim");
 }
 
+/// An expenses session (`mode`) in which a "Taxi" claim was filled in and "Submit claim" clicked,
+/// with the click's answer.
+async fn submit_taxi_claim(svc: &Service, mode: Mode) -> (SessionGuard, Value) {
+    let (sid, _) = open(svc, App::Expenses, mode).await;
+    let selector = "role=textbox[name=\"Description\"]";
+    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
+    let clicked =
+        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    (sid, clicked)
+}
+
 /// One click on "Submit claim" says, in the app's own source: the component's handler the click
 /// reached through React's delegation (`onClick = submit in <ClaimForm> (…ClaimForm.tsx:16)`), the
 /// request's chain back to it through the shared wrapper, the status line it rendered named by
@@ -165,11 +176,7 @@ async fn claim_refused_while_the_form_says_submitted(mode: Mode) {
 /// line from the location the answer wrote.
 async fn the_claim_click_speaks_the_apps_own_source(mode: Mode) {
     let svc = shared();
-    let (sid, _) = open(svc, App::Expenses, mode).await;
-    let selector = "role=textbox[name=\"Description\"]";
-    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
-    let clicked =
-        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let (sid, clicked) = submit_taxi_claim(svc, mode).await;
     let effects = &clicked["effects"];
     let reached = texts_of(&effects["reached"]);
     let handler = "click on button → onClick = submit in <ClaimForm> (src/components/ClaimForm.tsx:16)";
@@ -224,11 +231,7 @@ async fn a_react_click_names_the_components_handler_and_the_requests_chain_in_or
 /// load report read through the maps too, never the bundle's or the dev server's served line).
 async fn the_claims_revision_is_written_and_read_back_in_the_apps_own_source(mode: Mode) {
     let svc = shared();
-    let (sid, _) = open(svc, App::Expenses, mode).await;
-    let selector = "role=textbox[name=\"Description\"]";
-    svc.ok("page.fill", json!({ "session_id": sid, "selector": selector, "value": "Taxi" })).await;
-    let clicked =
-        svc.ok("page.click", json!({ "session_id": sid, "selector": "role=button[name=\"Submit claim\"]" })).await;
+    let (sid, clicked) = submit_taxi_claim(svc, mode).await;
     let written = texts_of(&clicked["effects"]["storage"]);
     let write = "localStorage expenses:revision = string (1 chars) by ";
     assert!(
